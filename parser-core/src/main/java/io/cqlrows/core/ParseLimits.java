@@ -1,0 +1,182 @@
+package io.cqlrows.core;
+
+/**
+ * Limits applied to untrusted input, in the style of Jackson's {@code StreamReadConstraints}.
+ * Immutable; start from {@link #defaults()} and change what you need with {@link #builder()}.
+ *
+ * <p>Counts and lengths are always checked against the bytes actually present before anything is
+ * allocated; these limits add an upper bound on top of that, so that a frame that is large but
+ * well formed cannot make the parser build an absurd type tree or object graph.
+ */
+public final class ParseLimits {
+  /** Default {@link #maxFrameBodyLength()}: 256 MiB, the protocol's own frame limit. */
+  public static final int DEFAULT_MAX_FRAME_BODY_LENGTH = 256 * 1024 * 1024;
+  /** Default {@link #maxColumns()}. */
+  public static final int DEFAULT_MAX_COLUMNS = 65_535;
+  /** Default {@link #maxTypeDepth()}: deeper than any schema Cassandra accepts in practice. */
+  public static final int DEFAULT_MAX_TYPE_DEPTH = 64;
+  /** Default {@link #maxTypeNameLength()} for custom class-name strings, in characters. */
+  public static final int DEFAULT_MAX_TYPE_NAME_LENGTH = 65_535;
+  /** Default {@link #maxCollectionElements()} per list, set or map value. */
+  public static final int DEFAULT_MAX_COLLECTION_ELEMENTS = 16 * 1024 * 1024;
+  /** Default {@link #maxVectorDimension()}. */
+  public static final int DEFAULT_MAX_VECTOR_DIMENSION = 1 << 20;
+  /** Default {@link #maxUdtFields()} per UDT or tuple type. */
+  public static final int DEFAULT_MAX_UDT_FIELDS = 32_767;
+
+  private static final ParseLimits DEFAULTS = new Builder().build();
+
+  private final int maxFrameBodyLength;
+  private final int maxColumns;
+  private final int maxTypeDepth;
+  private final int maxTypeNameLength;
+  private final int maxCollectionElements;
+  private final int maxVectorDimension;
+  private final int maxUdtFields;
+
+  private ParseLimits(Builder b) {
+    this.maxFrameBodyLength = b.maxFrameBodyLength;
+    this.maxColumns = b.maxColumns;
+    this.maxTypeDepth = b.maxTypeDepth;
+    this.maxTypeNameLength = b.maxTypeNameLength;
+    this.maxCollectionElements = b.maxCollectionElements;
+    this.maxVectorDimension = b.maxVectorDimension;
+    this.maxUdtFields = b.maxUdtFields;
+  }
+
+  /** The default limits (see the {@code DEFAULT_*} constants). */
+  public static ParseLimits defaults() {
+    return DEFAULTS;
+  }
+
+  /** A builder starting from the defaults. */
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /** A builder starting from these limits. */
+  public Builder toBuilder() {
+    Builder b = new Builder();
+    b.maxFrameBodyLength = maxFrameBodyLength;
+    b.maxColumns = maxColumns;
+    b.maxTypeDepth = maxTypeDepth;
+    b.maxTypeNameLength = maxTypeNameLength;
+    b.maxCollectionElements = maxCollectionElements;
+    b.maxVectorDimension = maxVectorDimension;
+    b.maxUdtFields = maxUdtFields;
+    return b;
+  }
+
+  /** Largest envelope body (after decompression) accepted, in bytes. */
+  public int maxFrameBodyLength() {
+    return maxFrameBodyLength;
+  }
+
+  /** Largest {@code columns_count} accepted in result or prepared metadata. */
+  public int maxColumns() {
+    return maxColumns;
+  }
+
+  /** Deepest type nesting accepted, both in {@code [option]} trees and custom class names. */
+  public int maxTypeDepth() {
+    return maxTypeDepth;
+  }
+
+  /** Longest custom type class name accepted, in characters. */
+  public int maxTypeNameLength() {
+    return maxTypeNameLength;
+  }
+
+  /** Largest element count of one list, set or map value. */
+  public int maxCollectionElements() {
+    return maxCollectionElements;
+  }
+
+  /** Largest vector dimension accepted in a type. */
+  public int maxVectorDimension() {
+    return maxVectorDimension;
+  }
+
+  /** Largest number of fields of one UDT or components of one tuple type. */
+  public int maxUdtFields() {
+    return maxUdtFields;
+  }
+
+  @Override
+  public String toString() {
+    return "ParseLimits{maxFrameBodyLength=" + maxFrameBodyLength
+        + ", maxColumns=" + maxColumns
+        + ", maxTypeDepth=" + maxTypeDepth
+        + ", maxTypeNameLength=" + maxTypeNameLength
+        + ", maxCollectionElements=" + maxCollectionElements
+        + ", maxVectorDimension=" + maxVectorDimension
+        + ", maxUdtFields=" + maxUdtFields + '}';
+  }
+
+  /** Builds {@link ParseLimits}; every value must be positive. */
+  public static final class Builder {
+    private int maxFrameBodyLength = DEFAULT_MAX_FRAME_BODY_LENGTH;
+    private int maxColumns = DEFAULT_MAX_COLUMNS;
+    private int maxTypeDepth = DEFAULT_MAX_TYPE_DEPTH;
+    private int maxTypeNameLength = DEFAULT_MAX_TYPE_NAME_LENGTH;
+    private int maxCollectionElements = DEFAULT_MAX_COLLECTION_ELEMENTS;
+    private int maxVectorDimension = DEFAULT_MAX_VECTOR_DIMENSION;
+    private int maxUdtFields = DEFAULT_MAX_UDT_FIELDS;
+
+    private Builder() {}
+
+    /** See {@link ParseLimits#maxFrameBodyLength()}. */
+    public Builder maxFrameBodyLength(int value) {
+      this.maxFrameBodyLength = positive("maxFrameBodyLength", value);
+      return this;
+    }
+
+    /** See {@link ParseLimits#maxColumns()}. */
+    public Builder maxColumns(int value) {
+      this.maxColumns = positive("maxColumns", value);
+      return this;
+    }
+
+    /** See {@link ParseLimits#maxTypeDepth()}. */
+    public Builder maxTypeDepth(int value) {
+      this.maxTypeDepth = positive("maxTypeDepth", value);
+      return this;
+    }
+
+    /** See {@link ParseLimits#maxTypeNameLength()}. */
+    public Builder maxTypeNameLength(int value) {
+      this.maxTypeNameLength = positive("maxTypeNameLength", value);
+      return this;
+    }
+
+    /** See {@link ParseLimits#maxCollectionElements()}. */
+    public Builder maxCollectionElements(int value) {
+      this.maxCollectionElements = positive("maxCollectionElements", value);
+      return this;
+    }
+
+    /** See {@link ParseLimits#maxVectorDimension()}. */
+    public Builder maxVectorDimension(int value) {
+      this.maxVectorDimension = positive("maxVectorDimension", value);
+      return this;
+    }
+
+    /** See {@link ParseLimits#maxUdtFields()}. */
+    public Builder maxUdtFields(int value) {
+      this.maxUdtFields = positive("maxUdtFields", value);
+      return this;
+    }
+
+    /** The immutable limits. */
+    public ParseLimits build() {
+      return new ParseLimits(this);
+    }
+
+    private static int positive(String name, int value) {
+      if (value <= 0) {
+        throw new IllegalArgumentException(name + ": " + value + " (expected: > 0)");
+      }
+      return value;
+    }
+  }
+}

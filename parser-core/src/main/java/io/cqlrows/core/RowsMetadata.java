@@ -1,0 +1,82 @@
+package io.cqlrows.core;
+
+import java.util.Arrays;
+
+/**
+ * The {@code <metadata>} of a ROWS result (spec §4.2.5.2), resolved: when the result carried
+ * {@code No_metadata}, {@link #columns()} are the prepared columns the caller supplied. Immutable.
+ */
+public final class RowsMetadata {
+  /** {@code Global_tables_spec}: one keyspace and table for all columns. */
+  public static final int FLAG_GLOBAL_TABLES_SPEC = 0x0001;
+  /** {@code Has_more_pages}: a {@code paging_state} follows. */
+  public static final int FLAG_HAS_MORE_PAGES = 0x0002;
+  /** {@code No_metadata}: no column specs; the client knows them from PREPARE. */
+  public static final int FLAG_NO_METADATA = 0x0004;
+  /** {@code Metadata_changed}: a {@code new_metadata_id} follows (v5). */
+  public static final int FLAG_METADATA_CHANGED = 0x0008;
+
+  private final int flags;
+  private final int columnCount;
+  private final byte[] pagingState;
+  private final byte[] newMetadataId;
+  private final ResultColumns columns;
+
+  RowsMetadata(
+      int flags, int columnCount, byte[] pagingState, byte[] newMetadataId, ResultColumns columns) {
+    this.flags = flags;
+    this.columnCount = columnCount;
+    this.pagingState = pagingState;
+    this.newMetadataId = newMetadataId;
+    this.columns = columns;
+  }
+
+  /** The raw {@code <flags>} int. */
+  public int flags() {
+    return flags;
+  }
+
+  /** {@code columns_count} as sent. */
+  public int columnCount() {
+    return columnCount;
+  }
+
+  /** Whether {@code Has_more_pages} was set. */
+  public boolean hasMorePages() {
+    return (flags & FLAG_HAS_MORE_PAGES) != 0;
+  }
+
+  /** Whether the result carried {@code No_metadata} (its columns came from the caller). */
+  public boolean noMetadata() {
+    return (flags & FLAG_NO_METADATA) != 0;
+  }
+
+  /** Whether {@code Metadata_changed} was set; see {@link #newMetadataId()}. */
+  public boolean metadataChanged() {
+    return (flags & FLAG_METADATA_CHANGED) != 0;
+  }
+
+  /** A copy of {@code paging_state}, or {@code null} if absent (or sent as a null [bytes]). */
+  public byte[] pagingState() {
+    return pagingState == null ? null : pagingState.clone();
+  }
+
+  /** A copy of {@code new_metadata_id}, or {@code null} if absent. */
+  public byte[] newMetadataId() {
+    return newMetadataId == null ? null : newMetadataId.clone();
+  }
+
+  /** The columns with their compiled deserializers. */
+  public ResultColumns columns() {
+    return columns;
+  }
+
+  @Override
+  public String toString() {
+    return "RowsMetadata{flags=0x" + Integer.toHexString(flags)
+        + ", columns=" + columns
+        + (pagingState != null ? ", paging_state=" + pagingState.length + " bytes" : "")
+        + (newMetadataId != null ? ", new_metadata_id=" + Arrays.toString(newMetadataId) : "")
+        + '}';
+  }
+}
