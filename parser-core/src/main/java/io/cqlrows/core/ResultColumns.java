@@ -5,23 +5,19 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The columns of a ROWS result together with the deserializers compiled for them, once.
+ * The column specs of a ROWS result.
  *
  * <p>Obtained from {@link RowsMetadata#columns()} (or {@link PreparedResult#resultColumns()}) and
- * handed back to {@link ResultReader} for results sent with {@code No_metadata}, so that the
- * deserializers of a prepared statement are built once and reused for every execution and page.
- * Immutable and thread-safe.
+ * handed back to {@link ResultReader} for results sent with {@code No_metadata}. A reader compiles
+ * the deserializers for an instance once and reuses them for every page and execution that
+ * presents the same instance (or equal specs). Immutable and thread-safe.
  */
 public final class ResultColumns {
   private final List<ColumnSpec> specs;
   private final Map<String, Integer> indexByName;
-  final ValueDeserializer[] deserializers;
-  final ParseLimits limits;
 
-  private ResultColumns(List<ColumnSpec> specs, ParseLimits limits) {
+  private ResultColumns(List<ColumnSpec> specs) {
     this.specs = List.copyOf(specs);
-    this.limits = limits;
-    this.deserializers = DeserializerFactory.forColumns(this.specs, limits);
     Map<String, Integer> byName = new HashMap<>(this.specs.size() * 2);
     for (int i = this.specs.size() - 1; i >= 0; i--) {
       byName.put(this.specs.get(i).name(), i); // first occurrence wins
@@ -30,18 +26,12 @@ public final class ResultColumns {
   }
 
   /**
-   * Compiles deserializers for these columns.
+   * Columns from specs, e.g. built by hand or kept from a PREPARED result.
    *
-   * @param specs the column specs, e.g. from a PREPARED result
-   * @param limits the limits the deserializers enforce on values
+   * @param specs the column specs, in order (copied)
    */
-  public static ResultColumns of(List<ColumnSpec> specs, ParseLimits limits) {
-    return new ResultColumns(specs, limits);
-  }
-
-  /** Compiles deserializers for these columns with {@link ParseLimits#defaults()}. */
   public static ResultColumns of(List<ColumnSpec> specs) {
-    return new ResultColumns(specs, ParseLimits.defaults());
+    return new ResultColumns(specs);
   }
 
   /** The column specs in order (unmodifiable). */

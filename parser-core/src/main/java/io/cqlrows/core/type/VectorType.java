@@ -22,8 +22,9 @@ public record VectorType(CqlType element, int dimension) implements CqlType {
   }
 
   /**
-   * Packed width of one vector value, or -1 if the vector is variable-width. Also -1 when the
-   * product does not fit an int (such a value could never be in one frame anyway).
+   * Packed width of one vector value, or -1 if the vector is variable-width. When the product
+   * does not fit an int the vector is still fixed-width, and {@code Integer.MAX_VALUE} is returned:
+   * no value of that size fits a frame, so every value is a length mismatch.
    */
   @Override
   public int fixedLengthInVector() {
@@ -32,7 +33,7 @@ public record VectorType(CqlType element, int dimension) implements CqlType {
       return -1;
     }
     long total = (long) w * dimension;
-    return total > Integer.MAX_VALUE ? -1 : (int) total;
+    return (int) Math.min(total, Integer.MAX_VALUE);
   }
 
   @Override

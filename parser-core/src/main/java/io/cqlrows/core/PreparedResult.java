@@ -1,0 +1,64 @@
+package io.cqlrows.core;
+
+import java.util.List;
+
+/**
+ * A PREPARED result (kind 0x0004; SPEC §2.3): the statement id, the bind variables and the result
+ * columns, which the caller keeps and hands back to {@link ResultReader#read(io.netty.buffer.ByteBuf,
+ * io.cqlrows.core.sink.RowSink, ResultColumns)} when executions come back with {@code No_metadata}.
+ * Immutable.
+ */
+public final class PreparedResult implements CqlResult {
+  /** Prepared. */
+  public static final int KIND = 0x0004;
+
+  private final byte[] id;
+  private final byte[] resultMetadataId;
+  private final List<ColumnSpec> variables;
+  private final int[] partitionKeyIndexes;
+  private final RowsMetadata resultMetadata;
+
+  PreparedResult(byte[] id, byte[] resultMetadataId, List<ColumnSpec> variables,
+      int[] partitionKeyIndexes, RowsMetadata resultMetadata) {
+    this.id = id;
+    this.resultMetadataId = resultMetadataId;
+    this.variables = List.copyOf(variables);
+    this.partitionKeyIndexes = partitionKeyIndexes;
+    this.resultMetadata = resultMetadata;
+  }
+
+  @Override
+  public int kind() {
+    return KIND;
+  }
+
+  /** A copy of the statement id. */
+  public byte[] id() {
+    return id.clone();
+  }
+
+  /** A copy of {@code result_metadata_id} (v5), or {@code null} before v5. */
+  public byte[] resultMetadataId() {
+    return resultMetadataId == null ? null : resultMetadataId.clone();
+  }
+
+  /** The bind variables, in order. */
+  public List<ColumnSpec> variables() {
+    return variables;
+  }
+
+  /** Bind-variable index of each partition key column, in key order (v4+; may be empty). */
+  public int[] partitionKeyIndexes() {
+    return partitionKeyIndexes.clone();
+  }
+
+  /** The result metadata as sent (often {@code No_metadata} with no columns for non-SELECTs). */
+  public RowsMetadata resultMetadata() {
+    return resultMetadata;
+  }
+
+  /** The result columns, to pass back for {@code No_metadata} results of this statement. */
+  public ResultColumns resultColumns() {
+    return resultMetadata.columns();
+  }
+}

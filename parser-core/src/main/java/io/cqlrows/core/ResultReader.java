@@ -1,0 +1,357 @@
+package io.cqlrows.core;
+
+import io.cqlrows.core.CqlParseException.Reason;
+import io.cqlrows.core.sink.RowSink;
+import io.cqlrows.core.type.CustomType;
+import io.netty.buffer.ByteBuf;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Reads the body of a RESULT message (native_protocol_v5.spec §4.2.5; SPEC §2): the kind, then for
+ * ROWS the metadata, {@code rows_count} and every cell into a {@link RowSink}; the other kinds are
+ * recognised and summarised, never misread as rows.
+ *
+ * <pre>{@code
+ * ResultReader reader = new ResultReader(5, ParseLimits.defaults());   // one per connection
+ * RowsCollector rows = new RowsCollector();
+ * CqlResult result = reader.read(body, rows);                         // body: the RESULT body
+ * for (Row row : rows.rows()) { float[] v = row.getFloatVector("embedding"); ... }
+ * }</pre>
+ *
+ * <p><b>Compiled once.</b> The deserializers of a set of columns are built on first use and
+ * reused: for results that carry metadata, the reader compares the column-spec bytes with the
+ * previous page's and skips re-parsing them when equal; for {@code No_metadata} results, pass the
+ * same {@link ResultColumns} (from the PREPARED result) every time.
+ *
+ * <p><b>Ownership.</b> The body is borrowed: read from its reader index to its writer index, never
+ * retained, released or modified (indices included). Bytes after a complete body are ignored, as
+ * the spec asks of clients.
+ *
+ * <p><b>Threading.</b> Not thread-safe: one instance per connection (or per thread). The {@link
+ * ResultColumns} and metadata it returns are immutable and may be shared.
+ */
+public final class ResultReader {
+  private static final int CACHE_SIZE = 32;
+
+  private final int protocolVersion;
+  private final ParseLimits limits;
+  private boolean rawCellsWithoutMetadata;
+
+  /** Deserializers per column set, most recently used last. */
+  private final Map<ResultColumns, ValueDeserializer[]> compiled =
+      new LinkedHashMap<>(16, 0.75f, true) {
+        private static final long serialVersionUID = 1L;
+
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<ResultColumns, ValueDeserializer[]> e) {
+          return size() > CACHE_SIZE;
+        }
+      };
+
+  private ResultColumns lastColumns;
+  private ValueDeserializer[] lastDeserializers;
+  /** The column-spec bytes of the last result that carried metadata, and what they parsed to. */
+  private byte[] lastSpecBytes;
+  private int lastSpecKey;
+  private ResultColumns lastSpecColumns;
+
+  /**
+   * A reader for one connection.
+   *
+   * @param protocolVersion the negotiated native protocol version (3, 4, 5 or 6)
+   * @param limits limits on untrusted input
+   */
+  public ResultReader(int protocolVersion, ParseLimits limits) {
+    if (protocolVersion < 3) {
+      throw new IllegalArgumentException(
+          "protocolVersion: " + protocolVersion + " (expected: >= 3)");
+    }
+    this.protocolVersion = protocolVersion;
+    this.limits = java.util.Objects.requireNonNull(limits, "limits");
+  }
+
+  /** A reader with {@link ParseLimits#defaults()}. */
+  public ResultReader(int protocolVersion) {
+    this(protocolVersion, ParseLimits.defaults());
+  }
+
+  /**
+   * What to do with a {@code No_metadata} ROWS result when no prepared columns are given: by
+   * default it is an error ({@link Reason#METADATA_MISMATCH}); when enabled, the columns are
+   * named {@code column0}, {@code column1}... of an opaque custom type {@code 'unknown'} and every
+   * cell is delivered as raw bytes (a replay tool's fallback).
+   *
+   * @return this reader
+   */
+  public ResultReader rawCellsWithoutMetadata(boolean enabled) {
+    this.rawCellsWithoutMetadata = enabled;
+    return this;
+  }
+
+  /** The protocol version this reader parses. */
+  public int protocolVersion() {
+    return protocolVersion;
+  }
+
+  /** The limits this reader enforces. */
+  public ParseLimits limits() {
+    return limits;
+  }
+
+  /**
+   * Reads a RESULT body whose ROWS (if any) carry their own metadata.
+   *
+   * @param body the RESULT body after the envelope prelude. Borrowed: not retained, released or
+   *     modified.
+   * @param sink receives the rows of a ROWS result
+   * @throws CqlParseException if the body is malformed; offsets are relative to the reader index
+   */
+  public CqlResult read(ByteBuf body, RowSink sink) {
+    return read(body, sink, null);
+  }
+
+  /**
+   * Reads a RESULT body; a {@code No_metadata} ROWS result is decoded with {@code
+   * preparedColumns}.
+   *
+   * @param body the RESULT body after the envelope prelude. Borrowed: not retained, released or
+   *     modified.
+   * @param sink receives the rows of a ROWS result
+   * @param preparedColumns the result columns of the prepared statement that was executed, or
+   *     {@code null}
+   * @throws CqlParseException if the body is malformed or the columns do not fit it
+   */
+  public CqlResult read(ByteBuf body, RowSink sink, ResultColumns preparedColumns) {
+    int start = body.readerIndex();
+    BodyReader in = new BodyReader(body, start, start, body.writerIndex());
+    try {
+      int at = in.position;
+      int kind = in.readInt("kind");
+      switch (kind) {
+        case VoidResult.KIND:
+          return new VoidResult();
+        case RowsResult.KIND:
+          return readRows(in, sink, preparedColumns);
+        case SetKeyspaceResult.KIND:
+          return new SetKeyspaceResult(in.readString("keyspace"));
+        case PreparedResult.KIND:
+          return readPrepared(in);
+        case SchemaChangeResult.KIND:
+          return readSchemaChange(in);
+        default:
+          throw in.error(Reason.UNKNOWN_RESULT_KIND, "kind", at,
+              "0x" + Integer.toHexString(kind) + " is not a RESULT kind");
+      }
+    } catch (CqlParseException e) {
+      throw e.withContext(body, start, -1, -1, null, null);
+    }
+  }
+
+  private RowsResult readRows(BodyReader in, RowSink sink, ResultColumns prepared) {
+    RowsMetadata metadata = readRowsMetadata(in, prepared);
+    int countAt = in.position;
+    int rowCount = in.readInt("rows_count");
+    int columnCount = metadata.columns().size();
+    checkRowCount(in, rowCount, columnCount, countAt);
+    ValueDeserializer[] deserializers = deserializersFor(metadata.columns());
+    sink.onResultStart(metadata, rowCount);
+    RowsParser rows = new RowsParser(metadata.columns(), deserializers, sink, rowCount);
+    in.position = rows.parse(in.buf, in.start, in.position, in.end, true);
+    sink.onResultEnd(rowCount);
+    return new RowsResult(metadata, rowCount);
+  }
+
+  private static void checkRowCount(BodyReader in, int rowCount, int columnCount, int at) {
+    if (rowCount < 0) {
+      throw in.error(Reason.INVALID_COUNT, "rows_count", at, rowCount + " (expected: >= 0)");
+    }
+    if (columnCount == 0 && rowCount > 0) {
+      throw in.error(Reason.INVALID_COUNT, "rows_count", at,
+          rowCount + " rows without columns");
+    }
+    // every cell takes at least its 4-byte length
+    long need = (long) rowCount * columnCount * 4;
+    if (need > in.remaining()) {
+      throw in.error(Reason.TRUNCATED, "rows_count", at,
+          rowCount + " rows x " + columnCount + " columns need at least " + need
+              + " bytes, have " + in.remaining());
+    }
+  }
+
+  /** Rows {@code <metadata>} in the encoder's wire order (SPEC §2.1). */
+  private RowsMetadata readRowsMetadata(BodyReader in, ResultColumns prepared) {
+    int flags = in.readInt("flags");
+    int countAt = in.position;
+    int columnCount = in.readInt("columns_count");
+    checkColumnCount(in, columnCount, countAt);
+    byte[] pagingState = null;
+    if ((flags & RowsMetadata.FLAG_HAS_MORE_PAGES) != 0) {
+      pagingState = in.readBytes("paging_state");
+    }
+    byte[] newMetadataId = null;
+    if ((flags & RowsMetadata.FLAG_METADATA_CHANGED) != 0) {
+      newMetadataId = in.readShortBytes("new_metadata_id");
+    }
+    ResultColumns columns;
+    if ((flags & RowsMetadata.FLAG_NO_METADATA) != 0) {
+      columns = noMetadataColumns(in, prepared, columnCount, countAt);
+    } else {
+      columns = readColumnSpecs(in, flags, columnCount);
+    }
+    return new RowsMetadata(flags, columnCount, pagingState, newMetadataId, columns);
+  }
+
+  private ResultColumns noMetadataColumns(BodyReader in, ResultColumns prepared, int count,
+      int at) {
+    if (prepared == null) {
+      if (!rawCellsWithoutMetadata) {
+        throw in.error(Reason.METADATA_MISMATCH, "columns_count", at,
+            "No_metadata result but no prepared columns were given");
+      }
+      List<ColumnSpec> specs = new ArrayList<>(count);
+      for (int i = 0; i < count; i++) {
+        specs.add(new ColumnSpec("", "", "column" + i, new CustomType("unknown")));
+      }
+      return ResultColumns.of(specs);
+    }
+    if (prepared.size() != count) {
+      throw in.error(Reason.METADATA_MISMATCH, "columns_count", at,
+          count + " columns in the result, " + prepared.size() + " in the prepared metadata");
+    }
+    return prepared;
+  }
+
+  private void checkColumnCount(BodyReader in, int columnCount, int at) {
+    if (columnCount < 0) {
+      throw in.error(Reason.INVALID_COUNT, "columns_count", at,
+          columnCount + " (expected: >= 0)");
+    }
+    if (columnCount > limits.maxColumns()) {
+      throw in.error(Reason.LIMIT_EXCEEDED, "columns_count", at,
+          columnCount + " columns, more than " + limits.maxColumns() + " (ParseLimits.maxColumns)");
+    }
+  }
+
+  /**
+   * {@code [Global_tables_spec] col_spec*}. When the bytes equal the previous result's, the
+   * previous {@link ResultColumns} (and its compiled deserializers) are reused without parsing.
+   */
+  private ResultColumns readColumnSpecs(BodyReader in, int flags, int columnCount) {
+    int key = columnCount * 2 + (flags & RowsMetadata.FLAG_GLOBAL_TABLES_SPEC);
+    int from = in.position;
+    if (lastSpecBytes != null && lastSpecKey == key && regionEquals(in, lastSpecBytes)) {
+      in.position += lastSpecBytes.length;
+      return lastSpecColumns;
+    }
+    List<ColumnSpec> specs = readSpecs(in, flags, columnCount);
+    ResultColumns columns = ResultColumns.of(specs);
+    byte[] raw = new byte[in.position - from];
+    in.buf.getBytes(from, raw);
+    lastSpecBytes = raw;
+    lastSpecKey = key;
+    lastSpecColumns = columns;
+    return columns;
+  }
+
+  private List<ColumnSpec> readSpecs(BodyReader in, int flags, int columnCount) {
+    boolean global = (flags & RowsMetadata.FLAG_GLOBAL_TABLES_SPEC) != 0;
+    String keyspace = null;
+    String table = null;
+    if (global) {
+      keyspace = in.readString("global keyspace");
+      table = in.readString("global table");
+    }
+    // every col_spec needs at least a 2-byte name length and a 2-byte option id
+    if ((long) columnCount * 4 > in.remaining()) {
+      throw in.truncated("col_spec", (long) columnCount * 4);
+    }
+    List<ColumnSpec> specs = new ArrayList<>(columnCount);
+    for (int i = 0; i < columnCount; i++) {
+      String ks = global ? keyspace : in.readString("col_spec keyspace");
+      String tb = global ? table : in.readString("col_spec table");
+      String name = in.readString("col_spec name");
+      try {
+        specs.add(new ColumnSpec(ks, tb, name, CqlTypeReader.read(in, limits)));
+      } catch (CqlParseException e) {
+        throw e.withContext(in.buf, in.start, -1, i, name, null);
+      }
+    }
+    return specs;
+  }
+
+  private static boolean regionEquals(BodyReader in, byte[] expected) {
+    if (expected.length > in.remaining()) {
+      return false;
+    }
+    ByteBuf buf = in.buf;
+    if (buf.hasArray()) {
+      int from = buf.arrayOffset() + in.position;
+      return Arrays.equals(buf.array(), from, from + expected.length, expected, 0, expected.length);
+    }
+    for (int i = 0; i < expected.length; i++) {
+      if (buf.getByte(in.position + i) != expected[i]) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  ValueDeserializer[] deserializersFor(ResultColumns columns) {
+    if (columns == lastColumns) {
+      return lastDeserializers;
+    }
+    ValueDeserializer[] d = compiled.get(columns);
+    if (d == null) {
+      d = DeserializerFactory.forColumns(columns.specs(), limits);
+      compiled.put(columns, d);
+    }
+    lastColumns = columns;
+    lastDeserializers = d;
+    return d;
+  }
+
+  /** PREPARED (SPEC §2.3): id, [result_metadata_id], prepared metadata, result metadata. */
+  private PreparedResult readPrepared(BodyReader in) {
+    byte[] id = in.readShortBytes("id");
+    byte[] resultMetadataId = protocolVersion >= 5 ? in.readShortBytes("result_metadata_id") : null;
+    int flags = in.readInt("prepared flags");
+    int countAt = in.position;
+    int columnCount = in.readInt("prepared columns_count");
+    checkColumnCount(in, columnCount, countAt);
+    int[] pk = new int[0];
+    if (protocolVersion >= 4) {
+      int pkAt = in.position;
+      int pkCount = in.readInt("pk_count");
+      if (pkCount < 0 || (long) pkCount * 2 > in.remaining()) {
+        throw in.error(pkCount < 0 ? Reason.INVALID_COUNT : Reason.TRUNCATED, "pk_count", pkAt,
+            pkCount + " partition key indexes, " + in.remaining() + " bytes left");
+      }
+      pk = new int[pkCount];
+      for (int i = 0; i < pkCount; i++) {
+        pk[i] = in.readUnsignedShort("pk_index");
+      }
+    }
+    List<ColumnSpec> variables = readSpecs(in, flags, columnCount);
+    RowsMetadata result = readRowsMetadata(in, ResultColumns.of(List.of()));
+    return new PreparedResult(id, resultMetadataId, variables, pk, result);
+  }
+
+  private static SchemaChangeResult readSchemaChange(BodyReader in) {
+    String change = in.readString("change_type");
+    String target = in.readString("target");
+    String keyspace = in.readString("keyspace");
+    String name = "";
+    List<String> args = List.of();
+    if (!"KEYSPACE".equals(target)) {
+      name = in.readString("name");
+      if ("FUNCTION".equals(target) || "AGGREGATE".equals(target)) {
+        args = in.readStringList("argument types");
+      }
+    }
+    return new SchemaChangeResult(change, target, keyspace, name, args);
+  }
+}

@@ -1,0 +1,333 @@
+package io.cqlrows.core.sink;
+
+import io.cqlrows.core.ColumnSpec;
+import io.cqlrows.core.RowsMetadata;
+import io.cqlrows.core.type.CqlType;
+import io.cqlrows.core.type.NativeType;
+import io.cqlrows.core.type.VectorType;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.BitSet;
+import java.util.List;
+
+/**
+ * Collects one ROWS result column by column into primitive arrays: the fast path for analytics
+ * and embeddings. Each {@code vector<float, N>} column becomes one row-major {@code float[rows *
+ * N]} matrix filled by a bulk big-endian copy straight from the frame (an embedding matrix
+ * straight from the wire); likewise {@code vector<double|int|bigint, N>}.
+ *
+ * <table>
+ *   <caption>Column storage by CQL type</caption>
+ *   <tr><th>CQL</th><th>{@link Column} accessor</th></tr>
+ *   <tr><td>int, smallint, tinyint, date (epoch days)</td><td>{@link Column#ints()}</td></tr>
+ *   <tr><td>bigint, counter, timestamp (ms), time (ns)</td><td>{@link Column#longs()}</td></tr>
+ *   <tr><td>uuid, timeuuid</td><td>{@link Column#longs()}: msb, lsb pairs (2 per row)</td></tr>
+ *   <tr><td>float / double / boolean</td><td>{@link Column#floats()} / {@link Column#doubles()}
+ *       / {@link Column#booleans()}</td></tr>
+ *   <tr><td>vector&lt;float|double|int|bigint, N&gt;</td><td>the same arrays, N per row</td></tr>
+ *   <tr><td>everything else</td><td>{@link Column#objects()} (as {@link RowSink#onObject})</td></tr>
+ * </table>
+ *
+ * <p>A row without a value (NULL, not set, empty) has its bit set in {@link Column#nulls()} and
+ * zeros in the primitive slots. Arrays grow as rows arrive (never pre-sized beyond what the frame
+ * holds), and are trimmed to the row count at the end. Each result replaces the previous one. Not
+ * thread-safe.
+ */
+public final class ColumnarSink implements RowSink {
+  private final List<Column> columns = new ArrayList<>();
+  private int rowCount;
+  private int row;
+
+  @Override
+  public void onResultStart(RowsMetadata metadata, int rowCount) {
+    columns.clear();
+    this.rowCount = 0;
+    int initial = Math.min(rowCount, 64);
+    for (ColumnSpec spec : metadata.columns().specs()) {
+      columns.add(new Column(spec, initial, rowCount));
+    }
+  }
+
+  @Override
+  public void onRowStart(int row) {
+    this.row = row;
+  }
+
+  @Override
+  public void onRowEnd(int row) {
+    rowCount = row + 1;
+  }
+
+  @Override
+  public void onResultEnd(int rowCount) {
+    for (Column c : columns) {
+      c.trim(rowCount);
+    }
+  }
+
+  @Override
+  public void onNull(int column) {
+    columns.get(column).nulls.set(row);
+  }
+
+  @Override
+  public void onNotSet(int column) {
+    columns.get(column).nulls.set(row);
+  }
+
+  @Override
+  public void onEmpty(int column) {
+    columns.get(column).nulls.set(row);
+  }
+
+  @Override
+  public void onObject(int column, Object value) {
+    Column c = columns.get(column);
+    c.ensure(row);
+    c.objects[row] = value;
+  }
+
+  @Override
+  public void onBoolean(int column, boolean value) {
+    Column c = columns.get(column);
+    c.ensure(row);
+    c.booleans[row] = value;
+  }
+
+  @Override
+  public void onTinyint(int column, byte value) {
+    onInt(column, value);
+  }
+
+  @Override
+  public void onSmallint(int column, short value) {
+    onInt(column, value);
+  }
+
+  @Override
+  public void onInt(int column, int value) {
+    Column c = columns.get(column);
+    c.ensure(row);
+    c.ints[row] = value;
+  }
+
+  @Override
+  public void onDate(int column, int epochDays) {
+    onInt(column, epochDays);
+  }
+
+  @Override
+  public void onBigint(int column, long value) {
+    Column c = columns.get(column);
+    c.ensure(row);
+    c.longs[row] = value;
+  }
+
+  @Override
+  public void onTimestamp(int column, long epochMillis) {
+    onBigint(column, epochMillis);
+  }
+
+  @Override
+  public void onTime(int column, long nanosOfDay) {
+    onBigint(column, nanosOfDay);
+  }
+
+  @Override
+  public void onUuid(int column, long mostSigBits, long leastSigBits) {
+    Column c = columns.get(column);
+    c.ensure(row);
+    c.longs[2 * row] = mostSigBits;
+    c.longs[2 * row + 1] = leastSigBits;
+  }
+
+  @Override
+  public void onFloat(int column, float value) {
+    Column c = columns.get(column);
+    c.ensure(row);
+    c.floats[row] = value;
+  }
+
+  @Override
+  public void onDouble(int column, double value) {
+    Column c = columns.get(column);
+    c.ensure(row);
+    c.doubles[row] = value;
+  }
+
+  @Override
+  public void onFloatVector(int column, FloatVector value) {
+    Column c = columns.get(column);
+    c.ensure(row);
+    value.copyTo(c.floats, row * c.width);
+  }
+
+  @Override
+  public void onDoubleVector(int column, DoubleVector value) {
+    Column c = columns.get(column);
+    c.ensure(row);
+    value.copyTo(c.doubles, row * c.width);
+  }
+
+  @Override
+  public void onIntVector(int column, IntVector value) {
+    Column c = columns.get(column);
+    c.ensure(row);
+    value.copyTo(c.ints, row * c.width);
+  }
+
+  @Override
+  public void onLongVector(int column, LongVector value) {
+    Column c = columns.get(column);
+    c.ensure(row);
+    value.copyTo(c.longs, row * c.width);
+  }
+
+  /** Rows in the last result. */
+  public int rowCount() {
+    return rowCount;
+  }
+
+  /** Column {@code i} of the last result. */
+  public Column column(int i) {
+    return columns.get(i);
+  }
+
+  /** Number of columns of the last result. */
+  public int columnCount() {
+    return columns.size();
+  }
+
+  /**
+   * One column's values. Exactly one of the array accessors is non-null, chosen by the column's
+   * type (see {@link ColumnarSink}); the arrays are the sink's own, valid until the next result.
+   */
+  public static final class Column {
+    private final ColumnSpec spec;
+    private final Kind kind;
+    /** Slots per row: N for vectors, 2 for uuids, else 1. */
+    final int width;
+    private final int maxRows;
+    private int capacity;
+    final BitSet nulls = new BitSet();
+    int[] ints;
+    long[] longs;
+    float[] floats;
+    double[] doubles;
+    boolean[] booleans;
+    Object[] objects;
+
+    private enum Kind { INT, LONG, FLOAT, DOUBLE, BOOLEAN, OBJECT }
+
+    Column(ColumnSpec spec, int initialRows, int maxRows) {
+      this.spec = spec;
+      CqlType t = spec.type();
+      if (t instanceof VectorType v) {
+        CqlType e = v.element();
+        boolean fast = e == NativeType.FLOAT || e == NativeType.DOUBLE || e == NativeType.INT
+            || e == NativeType.BIGINT;
+        this.kind = fast ? kindOf(e) : Kind.OBJECT;
+        this.width = fast ? v.dimension() : 1;
+      } else {
+        this.kind = kindOf(t);
+        this.width = t == NativeType.UUID || t == NativeType.TIMEUUID ? 2 : 1;
+      }
+      this.maxRows = maxRows;
+      allocate(initialRows);
+    }
+
+    private static Kind kindOf(CqlType t) {
+      if (!(t instanceof NativeType n)) {
+        return Kind.OBJECT;
+      }
+      switch (n) {
+        case INT: case SMALLINT: case TINYINT: case DATE: return Kind.INT;
+        case BIGINT: case COUNTER: case TIMESTAMP: case TIME: case UUID: case TIMEUUID:
+          return Kind.LONG;
+        case FLOAT: return Kind.FLOAT;
+        case DOUBLE: return Kind.DOUBLE;
+        case BOOLEAN: return Kind.BOOLEAN;
+        default: return Kind.OBJECT;
+      }
+    }
+
+    private void allocate(int rows) {
+      capacity = rows;
+      int slots = Math.multiplyExact(rows, width);
+      switch (kind) {
+        case INT: ints = ints == null ? new int[slots] : Arrays.copyOf(ints, slots); break;
+        case LONG: longs = longs == null ? new long[slots] : Arrays.copyOf(longs, slots); break;
+        case FLOAT: floats = floats == null ? new float[slots] : Arrays.copyOf(floats, slots); break;
+        case DOUBLE:
+          doubles = doubles == null ? new double[slots] : Arrays.copyOf(doubles, slots);
+          break;
+        case BOOLEAN:
+          booleans = booleans == null ? new boolean[slots] : Arrays.copyOf(booleans, slots);
+          break;
+        default: objects = objects == null ? new Object[rows] : Arrays.copyOf(objects, rows);
+      }
+    }
+
+    void ensure(int row) {
+      if (row >= capacity) {
+        allocate(Math.min(maxRows, Math.max(row + 1, capacity * 2)));
+      }
+    }
+
+    void trim(int rows) {
+      if (rows != capacity) {
+        allocate(rows);
+      }
+    }
+
+    /** The column's spec. */
+    public ColumnSpec spec() {
+      return spec;
+    }
+
+    /** Values per row in the primitive array: N for vectors, 2 for uuids, else 1. */
+    public int width() {
+      return width;
+    }
+
+    /** Rows that have no value (NULL, not set or empty). */
+    public BitSet nulls() {
+      return nulls;
+    }
+
+    /** Whether row {@code r} has no value. */
+    public boolean isNull(int r) {
+      return nulls.get(r);
+    }
+
+    /** int-like values, or {@code null} for other types. */
+    public int[] ints() {
+      return ints;
+    }
+
+    /** long-like values, or {@code null} for other types. */
+    public long[] longs() {
+      return longs;
+    }
+
+    /** float values (row-major {@code rows x N} for vectors), or {@code null}. */
+    public float[] floats() {
+      return floats;
+    }
+
+    /** double values (row-major for vectors), or {@code null}. */
+    public double[] doubles() {
+      return doubles;
+    }
+
+    /** boolean values, or {@code null}. */
+    public boolean[] booleans() {
+      return booleans;
+    }
+
+    /** Boxed values for every other type, or {@code null}. */
+    public Object[] objects() {
+      return objects;
+    }
+  }
+}
