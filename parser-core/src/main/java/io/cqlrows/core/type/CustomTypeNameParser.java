@@ -1,0 +1,450 @@
+package io.cqlrows.core.type;
+
+import io.cqlrows.core.CqlParseException;
+import io.cqlrows.core.CqlParseException.Reason;
+import io.cqlrows.core.ParseLimits;
+import java.nio.ByteBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CodingErrorAction;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * Parses the Java class-name strings that a server sends for a custom type ({@code [option]} id
+ * 0x0000), such as {@code org.apache.cassandra.db.marshal.VectorType(...FloatType , 3)}, into a
+ * {@link CqlType} (spec §4).
+ *
+ * <p>The accepted syntax is the one of Apache Cassandra's {@code db/marshal/TypeParser.java}, which
+ * serves as the reference; this is an independent recursive-descent implementation. It is stricter
+ * than Cassandra in a few places that no server produces: parameters must be separated by exactly
+ * one comma (no leading, doubled or trailing commas), and the whole string must be consumed.
+ */
+public final class CustomTypeNameParser {
+  /** The package assumed for a class name without a {@code '.'}. */
+  static final String MARSHAL_PACKAGE = "org.apache.cassandra.db.marshal.";
+
+  private static final String FIELD = "custom type name";
+  private static final int QUOTE_LIMIT = 120;
+
+  private static final Map<String, NativeType> NATIVE =
+      Map.ofEntries(
+          Map.entry("AsciiType", NativeType.ASCII),
+          Map.entry("LongType", NativeType.BIGINT),
+          Map.entry("BytesType", NativeType.BLOB),
+          Map.entry("BooleanType", NativeType.BOOLEAN),
+          Map.entry("CounterColumnType", NativeType.COUNTER),
+          Map.entry("DecimalType", NativeType.DECIMAL),
+          Map.entry("DoubleType", NativeType.DOUBLE),
+          Map.entry("FloatType", NativeType.FLOAT),
+          Map.entry("Int32Type", NativeType.INT),
+          Map.entry("UTF8Type", NativeType.TEXT),
+          Map.entry("TimestampType", NativeType.TIMESTAMP),
+          Map.entry("DateType", NativeType.TIMESTAMP),
+          Map.entry("UUIDType", NativeType.UUID),
+          Map.entry("IntegerType", NativeType.VARINT),
+          Map.entry("TimeUUIDType", NativeType.TIMEUUID),
+          Map.entry("InetAddressType", NativeType.INET),
+          Map.entry("SimpleDateType", NativeType.DATE),
+          Map.entry("TimeType", NativeType.TIME),
+          Map.entry("ShortType", NativeType.SMALLINT),
+          Map.entry("ByteType", NativeType.TINYINT),
+          Map.entry("DurationType", NativeType.DURATION));
+
+  private final String str;
+  private final ParseLimits limits;
+  private int pos;
+
+  private CustomTypeNameParser(String str, ParseLimits limits) {
+    this.str = str;
+    this.limits = limits;
+  }
+
+  /**
+   * Parses a custom type class name.
+   *
+   * <p>Names without a {@code '.'} are taken to be in {@code org.apache.cassandra.db.marshal}. The
+   * marshal classes of the CQL native types map to {@link NativeType} ({@code DateType} to {@code
+   * timestamp}); {@code ListType}, {@code SetType}, {@code MapType}, {@code TupleType}, {@code
+   * UserType} (hex-encoded name and field names) and {@code VectorType} to the matching records;
+   * {@code FrozenType(X)} marks a list, set, map or UDT as frozen and is transparent for anything
+   * else; {@code ReversedType(X)} and the legacy {@code (reversed=true)} parameter yield the base
+   * type. Any other class, with its parameters, becomes a {@link CustomType} holding that part of
+   * the string verbatim.
+   *
+   * <p>Recursion is bounded by {@link ParseLimits#maxTypeDepth()}, which is checked before every
+   * nested type is parsed. Should a depth limit configured far above the default still exhaust
+   * the thread's stack, that too is reported as {@link Reason#TYPE_TOO_DEEP}.
+   *
+   * @param className the class name as sent by the server
+   * @param limits the limits to apply: maximum length, nesting depth, UDT fields and tuple
+   *     components, vector dimension
+   * @return the type
+   * @throws CqlParseException with {@link Reason#LIMIT_EXCEEDED} if the string, a UDT or a tuple,
+   *     or a vector dimension is larger than allowed, {@link Reason#TYPE_TOO_DEEP} if types nest
+   *     deeper than allowed, or {@link Reason#INVALID_TYPE_NAME} for any other malformation; the
+   *     detail gives the (0-based) character position
+   */
+  public static CqlType parse(String className, ParseLimits limits) {
+    Objects.requireNonNull(limits, "limits");
+    CustomTypeNameParser parser =
+        new CustomTypeNameParser(className == null ? "" : className, limits);
+    if (parser.str.length() > limits.maxTypeNameLength()) {
+      throw parser.fail(
+          Reason.LIMIT_EXCEEDED,
+          "type name of " + parser.str.length() + " chars exceeds the limit of "
+              + limits.maxTypeNameLength(),
+          0);
+    }
+    try {
+      return parser.parseWhole();
+    } catch (StackOverflowError e) {
+      // Only reachable when maxTypeDepth is configured far above any real schema.
+      throw parser.fail(
+          Reason.TYPE_TOO_DEEP,
+          "types nest too deeply for the thread's stack (maxTypeDepth " + limits.maxTypeDepth()
+              + ")",
+          parser.pos);
+    }
+  }
+
+  /** Parses one type that must span the whole string, blanks around it aside. */
+  CqlType parseWhole() {
+    CqlType type = parseType(1);
+    skipBlanks();
+    if (pos < str.length()) {
+      throw fail(Reason.INVALID_TYPE_NAME, "expected end of string, found " + found(), pos);
+    }
+    return type;
+  }
+
+  /** Parses one type at nesting level {@code depth} (the outermost type is level 1). */
+  CqlType parseType(int depth) {
+    if (depth > limits.maxTypeDepth()) {
+      throw fail(Reason.TYPE_TOO_DEEP, "types nest deeper than " + limits.maxTypeDepth(), pos);
+    }
+    skipBlanks();
+    int start = pos;
+    String name = readIdentifier("type name");
+    int nameEnd = pos;
+    String simple = simpleMarshalName(name);
+    skipBlanks();
+    NativeType nativeType = NATIVE.get(simple);
+    if (nativeType != null) {
+      if (peek('(')) {
+        skipDefaultParameters();
+      }
+      return nativeType;
+    }
+    switch (simple) {
+      case "ListType":
+        return new ListType(single(simple, depth), false);
+      case "SetType":
+        return new SetType(single(simple, depth), false);
+      case "MapType":
+        return map(depth);
+      case "FrozenType":
+        return freeze(single(simple, depth));
+      case "ReversedType":
+        return single(simple, depth);
+      case "TupleType":
+        return tuple(depth);
+      case "UserType":
+        return udt(depth);
+      case "VectorType":
+        return vector(depth);
+      default:
+        return unknown(start, nameEnd, depth);
+    }
+  }
+
+  /** The name without the marshal package, or "" for a class outside that package. */
+  static String simpleMarshalName(String name) {
+    if (name.indexOf('.') < 0) {
+      return name;
+    }
+    return name.startsWith(MARSHAL_PACKAGE) ? name.substring(MARSHAL_PACKAGE.length()) : "";
+  }
+
+  /** Skips {@code ()}, {@code (reversed)}, {@code (reversed=true)}: they never change the type. */
+  void skipDefaultParameters() {
+    expect('(');
+    skipBlanks();
+    if (consume(')')) {
+      return;
+    }
+    do {
+      skipBlanks();
+      readIdentifier("parameter name");
+      skipBlanks();
+      if (consume('=')) {
+        skipBlanks();
+        readIdentifier("parameter value");
+        skipBlanks();
+      }
+    } while (consume(','));
+    expect(')');
+  }
+
+  /** A parenthesised, comma-separated list of types, possibly empty. */
+  List<CqlType> typeParameters(int depth) {
+    expect('(');
+    List<CqlType> types = new ArrayList<>();
+    skipBlanks();
+    if (consume(')')) {
+      return types;
+    }
+    do {
+      if (types.size() == limits.maxUdtFields()) {
+        throw fail(
+            Reason.LIMIT_EXCEEDED, "more than " + limits.maxUdtFields() + " type parameters", pos);
+      }
+      types.add(parseType(depth + 1));
+      skipBlanks();
+    } while (consume(','));
+    expect(')');
+    return types;
+  }
+
+  CqlType single(String what, int depth) {
+    return exactTypeParameters(what, 1, depth).get(0);
+  }
+
+  MapType map(int depth) {
+    List<CqlType> kv = exactTypeParameters("MapType", 2, depth);
+    return new MapType(kv.get(0), kv.get(1), false);
+  }
+
+  TupleType tuple(int depth) {
+    int at = pos;
+    List<CqlType> components = typeParameters(depth);
+    if (components.isEmpty()) {
+      throw fail(Reason.INVALID_TYPE_NAME, "TupleType needs at least 1 component", at);
+    }
+    return new TupleType(components);
+  }
+
+  /** Type parameters that must number exactly {@code arity}. */
+  List<CqlType> exactTypeParameters(String what, int arity, int depth) {
+    int at = pos;
+    if (!peek('(')) {
+      throw fail(
+          Reason.INVALID_TYPE_NAME, "expected '(' after " + what + ", found " + found(), pos);
+    }
+    List<CqlType> types = typeParameters(depth);
+    if (types.size() != arity) {
+      throw fail(
+          Reason.INVALID_TYPE_NAME,
+          what + " takes " + arity + " type parameter" + (arity == 1 ? "" : "s") + ", got "
+              + types.size(),
+          at);
+    }
+    return types;
+  }
+
+  /** {@code FrozenType(X)}: freezes collections and UDTs, leaves anything else as it is. */
+  static CqlType freeze(CqlType type) {
+    if (type instanceof ListType l) {
+      return new ListType(l.element(), true);
+    }
+    if (type instanceof SetType s) {
+      return new SetType(s.element(), true);
+    }
+    if (type instanceof MapType m) {
+      return new MapType(m.key(), m.value(), true);
+    }
+    if (type instanceof UdtType u) {
+      return new UdtType(u.keyspace(), u.name(), u.fields(), true);
+    }
+    return type;
+  }
+
+  /** {@code UserType(keyspace,hexName,hexField:type,...)}. */
+  UdtType udt(int depth) {
+    expect('(');
+    skipBlanks();
+    String keyspace = readIdentifier("keyspace");
+    skipBlanks();
+    expect(',');
+    skipBlanks();
+    String name = readHex("UDT name");
+    List<UdtType.Field> fields = new ArrayList<>();
+    skipBlanks();
+    while (consume(',')) {
+      if (fields.size() == limits.maxUdtFields()) {
+        throw fail(
+            Reason.LIMIT_EXCEEDED, "more than " + limits.maxUdtFields() + " UDT fields", pos);
+      }
+      skipBlanks();
+      String fieldName = readHex("UDT field name");
+      skipBlanks();
+      expect(':');
+      fields.add(new UdtType.Field(fieldName, parseType(depth + 1)));
+      skipBlanks();
+    }
+    expect(')');
+    return new UdtType(keyspace, name, fields, false);
+  }
+
+  /** {@code VectorType(type , dimension)}. */
+  VectorType vector(int depth) {
+    expect('(');
+    CqlType element = parseType(depth + 1);
+    skipBlanks();
+    expect(',');
+    skipBlanks();
+    int at = pos;
+    int dimension = dimension(readIdentifier("vector dimension"), at);
+    skipBlanks();
+    expect(')');
+    return new VectorType(element, dimension);
+  }
+
+  /** A positive decimal int, at most {@link ParseLimits#maxVectorDimension()}. */
+  int dimension(String token, int at) {
+    String bad = "vector dimension '" + token + "'";
+    boolean negative = token.charAt(0) == '-';
+    int i = negative || token.charAt(0) == '+' ? 1 : 0;
+    if (i == token.length()) {
+      throw fail(Reason.INVALID_TYPE_NAME, bad + " is not a number", at);
+    }
+    long value = 0;
+    for (; i < token.length(); i++) {
+      char c = token.charAt(i);
+      if (c < '0' || c > '9') {
+        throw fail(Reason.INVALID_TYPE_NAME, bad + " is not a number", at);
+      }
+      value = value * 10 + (c - '0');
+      if (value > Integer.MAX_VALUE) {
+        throw fail(Reason.INVALID_TYPE_NAME, bad + " is not an int", at);
+      }
+    }
+    if (negative || value == 0) {
+      throw fail(Reason.INVALID_TYPE_NAME, bad + " is not positive", at);
+    }
+    if (value > limits.maxVectorDimension()) {
+      throw fail(
+          Reason.LIMIT_EXCEEDED, bad + " exceeds the limit of " + limits.maxVectorDimension(), at);
+    }
+    return (int) value;
+  }
+
+  /** A class cqlrows does not interpret: skips its parameters, keeps the text verbatim. */
+  CustomType unknown(int start, int nameEnd, int depth) {
+    if (!peek('(')) {
+      return new CustomType(str.substring(start, nameEnd));
+    }
+    int open = pos;
+    int level = 0;
+    for (; pos < str.length(); pos++) {
+      char c = str.charAt(pos);
+      if (c == '(') {
+        level++;
+        if (depth + level > limits.maxTypeDepth()) {
+          throw fail(Reason.TYPE_TOO_DEEP, "types nest deeper than " + limits.maxTypeDepth(), pos);
+        }
+      } else if (c == ')') {
+        if (--level == 0) {
+          pos++;
+          return new CustomType(str.substring(start, pos));
+        }
+      } else if (!isIdentifierChar(c) && !isBlank(c) && ",:=>".indexOf(c) < 0) {
+        throw fail(Reason.INVALID_TYPE_NAME, "unexpected " + found(), pos);
+      }
+    }
+    throw fail(Reason.INVALID_TYPE_NAME, "unbalanced '(' opened", open);
+  }
+
+  /** Reads a hex-encoded UTF-8 string (UDT and field names). */
+  String readHex(String what) {
+    int at = pos;
+    String hex = readIdentifier(what);
+    if (hex.length() % 2 != 0) {
+      throw fail(
+          Reason.INVALID_TYPE_NAME, what + " '" + hex + "' has an odd number of hex digits", at);
+    }
+    byte[] bytes = new byte[hex.length() / 2];
+    for (int i = 0; i < bytes.length; i++) {
+      int hi = Character.digit(hex.charAt(2 * i), 16);
+      int lo = Character.digit(hex.charAt(2 * i + 1), 16);
+      if (hi < 0 || lo < 0) {
+        throw fail(Reason.INVALID_TYPE_NAME, what + " '" + hex + "' is not hex", at);
+      }
+      bytes[i] = (byte) (hi << 4 | lo);
+    }
+    try {
+      return StandardCharsets.UTF_8
+          .newDecoder()
+          .onMalformedInput(CodingErrorAction.REPORT)
+          .onUnmappableCharacter(CodingErrorAction.REPORT)
+          .decode(ByteBuffer.wrap(bytes))
+          .toString();
+    } catch (CharacterCodingException e) {
+      throw fail(Reason.INVALID_TYPE_NAME, what + " '" + hex + "' is not UTF-8", at);
+    }
+  }
+
+  /** Reads a non-empty run of identifier characters. */
+  String readIdentifier(String what) {
+    int start = pos;
+    while (pos < str.length() && isIdentifierChar(str.charAt(pos))) {
+      pos++;
+    }
+    if (pos == start) {
+      throw fail(Reason.INVALID_TYPE_NAME, "expected " + what + ", found " + found(), pos);
+    }
+    return str.substring(start, pos);
+  }
+
+  static boolean isIdentifierChar(char c) {
+    return (c >= '0' && c <= '9')
+        || (c >= 'a' && c <= 'z')
+        || (c >= 'A' && c <= 'Z')
+        || c == '-'
+        || c == '+'
+        || c == '.'
+        || c == '_'
+        || c == '&';
+  }
+
+  static boolean isBlank(char c) {
+    return c == ' ' || c == '\t' || c == '\n';
+  }
+
+  void skipBlanks() {
+    while (pos < str.length() && isBlank(str.charAt(pos))) {
+      pos++;
+    }
+  }
+
+  boolean peek(char c) {
+    return pos < str.length() && str.charAt(pos) == c;
+  }
+
+  boolean consume(char c) {
+    if (peek(c)) {
+      pos++;
+      return true;
+    }
+    return false;
+  }
+
+  void expect(char c) {
+    if (!consume(c)) {
+      throw fail(Reason.INVALID_TYPE_NAME, "expected '" + c + "', found " + found(), pos);
+    }
+  }
+
+  /** The character at the current position, for messages. */
+  String found() {
+    return pos < str.length() ? "'" + str.charAt(pos) + "'" : "end of string";
+  }
+
+  CqlParseException fail(Reason reason, String what, int at) {
+    String quoted = str.length() <= QUOTE_LIMIT ? str : str.substring(0, QUOTE_LIMIT) + "...";
+    return CqlParseException.at(
+        reason, FIELD, -1, null, what + " at char " + at + " of \"" + quoted + "\"");
+  }
+}
