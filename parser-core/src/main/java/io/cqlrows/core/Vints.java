@@ -19,7 +19,7 @@ final class Vints {
   }
 
   private static int extraBytes(int firstByte) {
-    return Integer.numberOfLeadingZeros(~(firstByte & 0xFF)) - 24;
+    return Integer.numberOfLeadingZeros(~firstByte & 0xFF) - 24;
   }
 
   /** The unsigned vint at {@code index}; throws TRUNCATED if it runs past {@code end}. */
