@@ -1,0 +1,13 @@
+/**
+ * Where rows go: the {@link io.cqlrows.core.sink.RowSink} interface and the sinks cqlrows ships:
+ * {@link io.cqlrows.core.sink.RowsCollector} (materialised rows with typed getters), {@link
+ * io.cqlrows.core.sink.ColumnarSink} (primitive arrays, vector columns as one matrix), {@link
+ * io.cqlrows.core.sink.JsonLinesSink} (the corpus's canonical JSON) and {@link
+ * io.cqlrows.core.sink.CountingSink}.
+ *
+ * <p><b>Ownership.</b> Buffers and vector views passed to a sink are borrowed: valid only during
+ * the call. Sinks that keep values copy them.
+ *
+ * <p><b>Threading.</b> Sinks are called by one thread at a time and are not thread-safe.
+ */
+package io.cqlrows.core.sink;
