@@ -19,6 +19,10 @@ import org.junit.jupiter.api.extension.ExtensionContext;
  * <p>Netty only notices a leak when the garbage collector has collected an unreleased buffer and a
  * later allocation polls the detector's queue. After each class this extension runs the collector,
  * polls, and fails with the leak records collected since the previous check.
+ *
+ * <p>Netty tracks pooled and direct buffers; unpooled heap buffers are left to the garbage
+ * collector and never reported. Tests that hand such buffers to the code under test also assert
+ * {@code refCnt()} afterwards.
  */
 public final class LeakCheckExtension implements AfterAllCallback {
   private static final ConcurrentLinkedQueue<String> LEAKS = new ConcurrentLinkedQueue<>();
