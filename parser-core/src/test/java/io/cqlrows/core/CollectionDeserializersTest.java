@@ -306,7 +306,8 @@ class CollectionDeserializersTest {
     assertEquals(Arrays.asList(null, null, null), ((UdtValue) udts.get(0)).values());
     List<?> tuples = (List<?>) value(list(tuple(INT, TEXT)), oneEmpty);
     assertEquals(Arrays.asList(null, null), ((TupleValue) tuples.get(0)).values());
-    assertEquals(Map.of("k", List.of()), value(map(TEXT, list(INT)), "00000001 00000001 6b 00000000"));
+    assertEquals(Map.of("k", List.of()),
+        value(map(TEXT, list(INT)), "00000001 00000001 6b 00000000"));
     TupleValue t = (TupleValue) value(tuple(list(INT), INT), "00000000 00000000");
     assertEquals(Arrays.asList(List.of(), null), t.values());
   }

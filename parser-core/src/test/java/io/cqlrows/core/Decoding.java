@@ -17,11 +17,12 @@ import java.util.stream.Collectors;
  * transferred: the helper releases), and checks before releasing that the parser neither retained,
  * released nor moved it.
  */
-final class Decoding {
+public final class Decoding {
   private Decoding() {}
 
   /** Reads {@code body} with {@code reader}; the body is checked untouched and released. */
-  static CqlResult read(ResultReader reader, ByteBuf body, RowSink sink, ResultColumns prepared) {
+  public static CqlResult read(
+      ResultReader reader, ByteBuf body, RowSink sink, ResultColumns prepared) {
     int readerIndex = body.readerIndex();
     int writerIndex = body.writerIndex();
     try {
@@ -35,58 +36,59 @@ final class Decoding {
   }
 
   /** All sink events of a protocol v4 read. */
-  static List<String> events(ByteBuf body) {
+  public static List<String> events(ByteBuf body) {
     RecordingSink sink = new RecordingSink();
     read(new ResultReader(4), body, sink, null);
     return sink.events();
   }
 
   /** Only the cell events ({@code "0:int 1"}), without start/row/end markers. */
-  static List<String> cellEvents(ByteBuf body) {
+  public static List<String> cellEvents(ByteBuf body) {
     return events(body).stream()
         .filter(e -> Character.isDigit(e.charAt(0)))
         .collect(Collectors.toList());
   }
 
   /** The one cell event of a one-column, one-row body. */
-  static String cellEvent(ByteBuf body) {
+  public static String cellEvent(ByteBuf body) {
     List<String> cells = cellEvents(body);
     assertEquals(1, cells.size(), () -> "cell events: " + cells);
     return cells.get(0);
   }
 
   /** The rows, materialised by {@link RowsCollector}. */
-  static List<Row> rows(ByteBuf body) {
+  public static List<Row> rows(ByteBuf body) {
     RowsCollector sink = new RowsCollector();
     read(new ResultReader(4), body, sink, null);
     return sink.rows();
   }
 
   /** The one row of a body. */
-  static Row row(ByteBuf body) {
+  public static Row row(ByteBuf body) {
     List<Row> rows = rows(body);
     assertEquals(1, rows.size());
     return rows.get(0);
   }
 
   /** The object {@link RowsCollector} keeps for the first cell of a one-row body. */
-  static Object value(ByteBuf body) {
+  public static Object value(ByteBuf body) {
     return row(body).getObject(0);
   }
 
   /** The exception a protocol v4 read of {@code body} throws. */
-  static CqlParseException error(ByteBuf body) {
+  public static CqlParseException error(ByteBuf body) {
     return error(new ResultReader(4), body, null);
   }
 
   /** The exception a read throws. */
-  static CqlParseException error(ResultReader reader, ByteBuf body, ResultColumns prepared) {
+  public static CqlParseException error(
+      ResultReader reader, ByteBuf body, ResultColumns prepared) {
     return assertThrows(
         CqlParseException.class, () -> read(reader, body, new RecordingSink(), prepared));
   }
 
   /** Asserts the reason, field, offset, row and column of an error. */
-  static void assertError(
+  public static void assertError(
       CqlParseException e, CqlParseException.Reason reason, String field, int offset, int row,
       int column) {
     assertEquals(reason, e.reason(), e::getMessage);

@@ -345,8 +345,8 @@ class ResultReaderTest {
     ByteBuf body = RowsBodies.rows().column("v", deepListOption(100_000)).row("00000000").build();
     CqlParseException e = Decoding.error(body);
     int firstOption = FIRST_COL_SPEC + 3;
-    assertError(e, Reason.TYPE_TOO_DEEP, "option", firstOption + 2 * ParseLimits.DEFAULT_MAX_TYPE_DEPTH,
-        -1, 0);
+    int offset = firstOption + 2 * ParseLimits.DEFAULT_MAX_TYPE_DEPTH;
+    assertError(e, Reason.TYPE_TOO_DEEP, "option", offset, -1, 0);
   }
 
   @Test

@@ -13,32 +13,32 @@ import java.util.List;
  * friends. Every {@code ByteBuf} returned is owned by the caller (Ownership transferred: the
  * caller releases).
  */
-final class RowsBodies {
-  static final String MARSHAL = "org.apache.cassandra.db.marshal.";
+public final class RowsBodies {
+  public static final String MARSHAL = "org.apache.cassandra.db.marshal.";
 
   private RowsBodies() {}
 
   // ---- [option] hex (SPEC §3) ----
 
   /** A native type id. */
-  static String opt(int id) {
+  public static String opt(int id) {
     return String.format("%04x", id);
   }
 
-  static String list(String element) {
+  public static String list(String element) {
     return "0020" + element;
   }
 
-  static String set(String element) {
+  public static String set(String element) {
     return "0022" + element;
   }
 
-  static String map(String key, String value) {
+  public static String map(String key, String value) {
     return "0021" + key + value;
   }
 
   /** {@code tuple<components...>}. */
-  static String tuple(String... components) {
+  public static String tuple(String... components) {
     StringBuilder sb = new StringBuilder("0031").append(String.format("%04x", components.length));
     for (String c : components) {
       sb.append(c);
@@ -47,7 +47,7 @@ final class RowsBodies {
   }
 
   /** A UDT; {@code fields} alternates field name and field type option hex. */
-  static String udt(String keyspace, String name, String... fields) {
+  public static String udt(String keyspace, String name, String... fields) {
     StringBuilder sb = new StringBuilder("0030").append(str(keyspace)).append(str(name));
     sb.append(String.format("%04x", fields.length / 2));
     for (int i = 0; i < fields.length; i += 2) {
@@ -57,23 +57,23 @@ final class RowsBodies {
   }
 
   /** A custom type (id 0x0000) with its class name. */
-  static String custom(String className) {
+  public static String custom(String className) {
     return "0000" + str(className);
   }
 
   /** The class name Cassandra sends for {@code vector<element, dimension>} (SPEC §4.3). */
-  static String vectorClass(String elementClass, int dimension) {
+  public static String vectorClass(String elementClass, int dimension) {
     String e = elementClass.contains(".") ? elementClass : MARSHAL + elementClass;
     return MARSHAL + "VectorType(" + e + " , " + dimension + ")";
   }
 
   /** {@code vector<element, dimension>} as an [option]: a custom type. */
-  static String vector(String elementClass, int dimension) {
+  public static String vector(String elementClass, int dimension) {
     return custom(vectorClass(elementClass, dimension));
   }
 
   /** {@code [string]} as hex. */
-  static String str(String s) {
+  public static String str(String s) {
     byte[] b = s.getBytes(StandardCharsets.UTF_8);
     StringBuilder sb = new StringBuilder(String.format("%04x", b.length));
     for (byte x : b) {
@@ -85,27 +85,27 @@ final class RowsBodies {
   // ---- bodies ----
 
   /** One column {@code v} of a native type, one row with this cell ({@code null}: a NULL cell). */
-  static ByteBuf single(int optionId, String cellHex) {
+  public static ByteBuf single(int optionId, String cellHex) {
     return singleOption(opt(optionId), cellHex);
   }
 
   /** One column {@code v} of a custom type (e.g. a vector), one row with this cell. */
-  static ByteBuf single(String className, String cellHex) {
+  public static ByteBuf single(String className, String cellHex) {
     return singleOption(custom(className), cellHex);
   }
 
   /** One column {@code v} whose type is given as [option] hex, one row with this cell. */
-  static ByteBuf singleOption(String optionHex, String cellHex) {
+  public static ByteBuf singleOption(String optionHex, String cellHex) {
     return rows().column("v", optionHex).row(cellHex).build();
   }
 
   /** A general ROWS body, by default with Global_tables_spec {@code ks.t}. */
-  static Builder rows() {
+  public static Builder rows() {
     return new Builder();
   }
 
   /** Builds one ROWS body. */
-  static final class Builder {
+  public static final class Builder {
     private int flags = RowsMetadata.FLAG_GLOBAL_TABLES_SPEC;
     private final List<String[]> columns = new ArrayList<>();
     private Integer columnsCount;
@@ -117,57 +117,57 @@ final class RowsBodies {
     private String trailing = "";
 
     /** A column of a native type. */
-    Builder column(String name, int optionId) {
+    public Builder column(String name, int optionId) {
       return column(name, opt(optionId));
     }
 
     /** A column whose type is [option] hex. */
-    Builder column(String name, String optionHex) {
+    public Builder column(String name, String optionHex) {
       columns.add(new String[] {name, optionHex});
       return this;
     }
 
     /** ORs extra bits into {@code flags}. */
-    Builder flags(int extra) {
+    public Builder flags(int extra) {
       flags |= extra;
       return this;
     }
 
     /** Per-column keyspace and table instead of Global_tables_spec. */
-    Builder perColumnTables() {
+    public Builder perColumnTables() {
       flags &= ~RowsMetadata.FLAG_GLOBAL_TABLES_SPEC;
       return this;
     }
 
     /** Has_more_pages with this paging_state. */
-    Builder pagingState(String hex) {
+    public Builder pagingState(String hex) {
       flags |= RowsMetadata.FLAG_HAS_MORE_PAGES;
       pagingState = hex;
       return this;
     }
 
     /** Metadata_changed with this new_metadata_id. */
-    Builder newMetadataId(String hex) {
+    public Builder newMetadataId(String hex) {
       flags |= RowsMetadata.FLAG_METADATA_CHANGED;
       newMetadataId = hex;
       return this;
     }
 
     /** No_metadata with this columns_count: no col_specs are written. */
-    Builder noMetadata(int count) {
+    public Builder noMetadata(int count) {
       flags = (flags | RowsMetadata.FLAG_NO_METADATA) & ~RowsMetadata.FLAG_GLOBAL_TABLES_SPEC;
       columnsCount = count;
       return this;
     }
 
     /** Overrides {@code columns_count}. */
-    Builder columnsCount(int count) {
+    public Builder columnsCount(int count) {
       columnsCount = count;
       return this;
     }
 
     /** One row; each cell is hex ({@code ""}: empty value) or {@code null} (NULL). */
-    Builder row(String... cellHex) {
+    public Builder row(String... cellHex) {
       for (String c : cellHex) {
         cell(c);
       }
@@ -176,7 +176,7 @@ final class RowsBodies {
     }
 
     /** One [bytes] cell without counting a row (with {@link #rowCount}). */
-    Builder cell(String hex) {
+    public Builder cell(String hex) {
       CqlBytes b = CqlBytes.create();
       if (hex == null) {
         b.nullCell();
@@ -188,25 +188,25 @@ final class RowsBodies {
     }
 
     /** Raw bytes in the rows content (e.g. a cell length of -2). */
-    Builder raw(String hex) {
+    public Builder raw(String hex) {
       cells.append(hex.replace(" ", ""));
       return this;
     }
 
     /** Overrides {@code rows_count}. */
-    Builder rowCount(int n) {
+    public Builder rowCount(int n) {
       rowCount = n;
       return this;
     }
 
     /** Bytes after the last row. */
-    Builder trailing(String hex) {
+    public Builder trailing(String hex) {
       trailing = hex.replace(" ", "");
       return this;
     }
 
     /** The metadata part only ({@code <flags>...col_spec*}), as written inside PREPARED. */
-    CqlBytes metadata(CqlBytes b) {
+    public CqlBytes metadata(CqlBytes b) {
       b.int32(flags).int32(columnsCount != null ? columnsCount : columns.size());
       if (pagingState != null) {
         b.bytes(pagingState);
@@ -232,18 +232,18 @@ final class RowsBodies {
     }
 
     /** The whole body. */
-    CqlBytes bytes() {
+    public CqlBytes bytes() {
       CqlBytes b = metadata(CqlBytes.create().int32(RowsResult.KIND));
       b.int32(rowCount != null ? rowCount : rows);
       return b.hex(cells.toString()).hex(trailing);
     }
 
-    String hex() {
+    public String hex() {
       return bytes().toHex();
     }
 
     /** The body. Ownership transferred: the caller releases. */
-    ByteBuf build() {
+    public ByteBuf build() {
       return bytes().toByteBuf();
     }
   }

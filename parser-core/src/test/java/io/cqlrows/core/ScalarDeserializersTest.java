@@ -287,8 +287,8 @@ class ScalarDeserializersTest {
   })
   void rejectsWrongLengthForType(NativeType type, String hex) {
     CqlParseException e = Decoding.error(single(type.optionId(), hex));
-    assertError(e, Reason.LENGTH_MISMATCH, "value", bodySize(type.optionId(), hex) - hex.length() / 2,
-        0, 0);
+    int offset = bodySize(type.optionId(), hex) - hex.length() / 2;
+    assertError(e, Reason.LENGTH_MISMATCH, "value", offset, 0, 0);
     assertSame(type, e.type());
   }
 

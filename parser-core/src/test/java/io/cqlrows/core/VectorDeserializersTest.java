@@ -163,7 +163,8 @@ class VectorDeserializersTest {
   void decodesSmallintTinyintDateTimeCounterAsVintPrefixed() {
     assertEquals(List.of((short) 10, (short) 20, (short) 30),
         value("ShortType", 3, "02 000a 02 0014 02 001e"));
-    assertEquals(List.of((byte) 1, (byte) -1, (byte) 127), value("ByteType", 3, "01 01 01 ff 01 7f"));
+    assertEquals(List.of((byte) 1, (byte) -1, (byte) 127),
+        value("ByteType", 3, "01 01 01 ff 01 7f"));
     assertEquals(List.of(LocalDate.EPOCH, LocalDate.of(1970, 1, 2)),
         value("SimpleDateType", 2, "04 80000000 04 80000001"));
     assertEquals(List.of(LocalTime.ofNanoOfDay(1), LocalTime.ofNanoOfDay(2)),
