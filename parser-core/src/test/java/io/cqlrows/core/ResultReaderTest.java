@@ -18,6 +18,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.cqlrows.core.CqlParseException.Reason;
+import io.cqlrows.core.sink.RowSink;
 import io.cqlrows.core.type.CustomType;
 import io.cqlrows.core.type.NativeType;
 import io.cqlrows.core.type.VectorType;
@@ -26,6 +27,7 @@ import io.cqlrows.testing.RecordingSink;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import java.lang.management.ManagementFactory;
+import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -138,6 +140,16 @@ class ResultReaderTest {
         "/row 0", "end 1"), sink.events());
     assertTrue(r.metadata().noMetadata());
     assertSame(p.resultColumns(), r.metadata().columns());
+  }
+
+  @Test
+  void rejectsInvalidPartitionKeyCount() {
+    ByteBuf negative = CqlBytes.create().int32(4).int16(1).hex("01").int32(1).int32(0)
+        .int32(-1).toByteBuf();
+    assertError(Decoding.error(negative), Reason.INVALID_COUNT, "pk_count", 4 + 3 + 8, -1, -1);
+    ByteBuf beyond = CqlBytes.create().int32(4).int16(1).hex("01").int32(1).int32(0)
+        .int32(3).int16(0).toByteBuf();
+    assertError(Decoding.error(beyond), Reason.TRUNCATED, "pk_count", 4 + 3 + 8, -1, -1);
   }
 
   @ParameterizedTest
@@ -411,13 +423,62 @@ class ResultReaderTest {
   @Test
   void skipsUnwantedColumnsWithoutDecoding() {
     RecordingSink recording = new RecordingSink();
-    io.cqlrows.core.sink.RowSink sink = new SkippingSink(recording, 1);
+    RowSink sink = new SkippingSink(recording, 1);
     // column 1 is an int of 3 bytes: an error only if decoded
     Decoding.read(new ResultReader(4), RowsBodies.rows().column("a", INT).column("bad", INT)
         .column("c", TEXT).row("00000001", "000002", "63").row("00000002", "", null).build(),
         sink, null);
     assertEquals(List.of("start 2", "row 0", "0:int 1", "2:string c", "/row 0",
         "row 1", "0:int 2", "2:null", "/row 1", "end 2"), recording.events());
+  }
+
+  @Test
+  void asksWantsColumnAfterResultStart() {
+    List<String> calls = new ArrayList<>();
+    RowSink sink = new RowSink() {
+      @Override
+      public void onResultStart(RowsMetadata metadata, int rowCount) {
+        calls.add("start " + metadata.columns().size());
+      }
+
+      @Override
+      public boolean wantsColumn(int column) {
+        calls.add("wants " + column);
+        return true;
+      }
+
+      @Override
+      public void onRowStart(int row) {
+        calls.add("row " + row);
+      }
+
+      @Override
+      public void onRowEnd(int row) {}
+
+      @Override
+      public void onNull(int column) {}
+
+      @Override
+      public void onNotSet(int column) {}
+
+      @Override
+      public void onEmpty(int column) {}
+
+      @Override
+      public void onObject(int column, Object value) {}
+    };
+    Decoding.read(new ResultReader(4), RowsBodies.rows().column("a", INT).column("b", INT)
+        .row("00000001", "00000002").row("00000003", "00000004").build(), sink, null);
+    assertEquals(List.of("start 2", "wants 0", "wants 1", "row 0", "row 1"), calls);
+  }
+
+  @Test
+  void rejectsUdtTypeWithMoreFieldsThanMaxUdtFields() {
+    ResultReader reader = new ResultReader(4, ParseLimits.builder().maxUdtFields(2).build());
+    String type = udt("ks", "u", "a", INT, "b", INT, "c", INT);
+    CqlParseException e = Decoding.error(reader, RowsBodies.singleOption(type, ""), null);
+    // the field count follows the option id and the two strings "ks" and "u"
+    assertError(e, Reason.LIMIT_EXCEEDED, "field count", FIRST_COL_SPEC + 3 + 2 + 4 + 3, -1, 0);
   }
 
   @Test
@@ -534,7 +595,7 @@ class ResultReaderTest {
   }
 
   /** Forwards every event except those of one column, which it does not want. */
-  private static final class SkippingSink implements io.cqlrows.core.sink.RowSink {
+  private static final class SkippingSink implements RowSink {
     private final RecordingSink delegate;
     private final int skipped;
 
