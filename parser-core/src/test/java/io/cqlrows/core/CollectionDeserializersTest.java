@@ -189,6 +189,7 @@ class CollectionDeserializersTest {
       try {
         e = assertThrows(CqlParseException.class, () -> reader.read(body, sink));
       } finally {
+        assertEquals(1, body.refCnt());
         body.release();
       }
       long allocated = mx.getCurrentThreadAllocatedBytes() - before;

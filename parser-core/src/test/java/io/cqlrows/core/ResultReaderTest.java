@@ -315,6 +315,7 @@ class ResultReaderTest {
     try {
       e = assertThrows(CqlParseException.class, () -> reader.read(body, sink));
     } finally {
+      assertEquals(1, body.refCnt());
       body.release();
     }
     long allocated = mx.getCurrentThreadAllocatedBytes() - before;
