@@ -65,15 +65,16 @@ final class CollectionDeserializers {
       throw CqlParseException.at(Reason.INVALID_COUNT, "element count", index, type,
           n + " (expected: >= 0)");
     }
-    if (n > limits.maxCollectionElements()) {
-      throw CqlParseException.at(Reason.LIMIT_EXCEEDED, "element count", index, type,
-          n + " elements, more than " + limits.maxCollectionElements()
-              + " (ParseLimits.maxCollectionElements)");
-    }
+    // the bytes present first: a count they cannot hold is truncated input, whatever the limit
     long need = (long) n * minBytesPerElement;
     if (need > end - index - 4) {
       throw CqlParseException.at(Reason.TRUNCATED, "element count", index, type,
           n + " elements need at least " + need + " bytes, have " + (end - index - 4));
+    }
+    if (n > limits.maxCollectionElements()) {
+      throw CqlParseException.at(Reason.LIMIT_EXCEEDED, "element count", index, type,
+          n + " elements, more than " + limits.maxCollectionElements()
+              + " (ParseLimits.maxCollectionElements)");
     }
     return n;
   }

@@ -28,7 +28,15 @@ final class CqlTypeReader {
   private CqlTypeReader() {}
 
   static CqlType read(BodyReader in, ParseLimits limits) {
-    return read(in, limits, 1);
+    try {
+      return read(in, limits, 1);
+    } catch (StackOverflowError e) {
+      // Only reachable when maxTypeDepth is configured far above any real schema (as in
+      // CustomTypeNameParser): report it like any other type nested too deeply.
+      throw in.error(Reason.TYPE_TOO_DEEP, "option", in.position,
+          "types nest too deeply for the thread's stack (maxTypeDepth " + limits.maxTypeDepth()
+              + ")");
+    }
   }
 
   private static CqlType read(BodyReader in, ParseLimits limits, int depth) {

@@ -295,11 +295,22 @@ final class ScalarDeserializers {
 
     @Override
     void deliver(ByteBuf buf, int index, int length, RowSink sink, int column) {
-      sink.onString(column, buf.toString(index, length, charset));
+      sink.onString(column, string(buf, index, length));
     }
 
     @Override
     Object decode(ByteBuf buf, int index, int length) {
+      return string(buf, index, length);
+    }
+
+    private String string(ByteBuf buf, int index, int length) {
+      if (charset == StandardCharsets.US_ASCII) {
+        // Netty decodes US-ASCII byte by byte, mapping 0x80-0xFF to U+0080-U+00FF; the JDK's
+        // decoder replaces them with U+FFFD, as documented above.
+        byte[] b = new byte[length];
+        buf.getBytes(index, b);
+        return new String(b, charset);
+      }
       return buf.toString(index, length, charset);
     }
   }

@@ -18,7 +18,9 @@ final class Vints {
     return b0 >= 0 ? 1 : 1 + extraBytes(b0);
   }
 
+  /** The number of leading one-bits of the byte {@code firstByte} (signed or unsigned form). */
   private static int extraBytes(int firstByte) {
+    // mask after the complement: ~(b & 0xFF) would set the 24 high bits and always give -24
     return Integer.numberOfLeadingZeros(~firstByte & 0xFF) - 24;
   }
 
