@@ -410,7 +410,10 @@ final class ScalarDeserializers {
     }
   }
 
-  /** {@code duration}: three signed vints, months (int), days (int), nanoseconds (long). */
+  /**
+   * {@code duration}: three signed vints, months (int), days (int), nanoseconds (long), all with
+   * the same sign (as Cassandra validates them); anything else is {@code INVALID_VALUE}.
+   */
   static final class DurationDeserializer extends ValueDeserializer {
     DurationDeserializer() {
       super(NativeType.DURATION);
@@ -437,6 +440,14 @@ final class ScalarDeserializers {
       if (months != (int) months || days != (int) days) {
         throw CqlParseException.at(Reason.INVALID_VALUE, "value", index, type,
             "months " + months + " or days " + days + " out of int range");
+      }
+      boolean anyNegative = months < 0 || days < 0 || nanos < 0;
+      boolean anyPositive = months > 0 || days > 0 || nanos > 0;
+      if (anyNegative && anyPositive) {
+        // Cassandra's DurationSerializer.validate rejects mixed signs; so do we.
+        throw CqlParseException.at(Reason.INVALID_VALUE, "value", index, type,
+            "months " + months + ", days " + days + " and nanoseconds " + nanos
+                + " do not all have the same sign");
       }
       return new CqlDuration((int) months, (int) days, nanos);
     }

@@ -196,6 +196,14 @@ class ScalarDeserializersTest {
   }
 
   @Test
+  void rejectsDurationWithMixedSigns() {
+    // months 1, days -1, nanoseconds 0: Cassandra never stores such a duration
+    CqlParseException e = Decoding.error(single(0x0015, "020100"));
+    assertEquals(Reason.INVALID_VALUE, e.reason());
+    assertSame(NativeType.DURATION, e.type());
+  }
+
+  @Test
   void rejectsDurationWithMissingComponent() {
     CqlParseException e = Decoding.error(single(0x0015, "0204"));
     assertError(e, Reason.TRUNCATED, "vint", bodySize(0x0015, "0204"), 0, 0);

@@ -29,8 +29,10 @@ import java.util.List;
  * </table>
  *
  * <p>A row without a value (NULL, not set, empty) has its bit set in {@link Column#nulls()} and
- * zeros in the primitive slots. Arrays grow as rows arrive (never pre-sized beyond what the frame
- * holds), and are trimmed to the row count at the end. Each result replaces the previous one. Not
+ * zeros in the primitive slots. Arrays grow as values arrive, so they never hold more than about
+ * twice what the frame carried, and are trimmed to {@code rowCount * width} slots at the end;
+ * only when a result ends with so many rows without values that padding them would exceed 2^20
+ * slots beyond that do the arrays stay shorter (index them only for rows that are not null). Each result replaces the previous one. Not
  * thread-safe.
  */
 public final class ColumnarSink implements RowSink {
@@ -42,9 +44,8 @@ public final class ColumnarSink implements RowSink {
   public void onResultStart(RowsMetadata metadata, int rowCount) {
     columns.clear();
     this.rowCount = 0;
-    int initial = Math.min(rowCount, 64);
     for (ColumnSpec spec : metadata.columns().specs()) {
-      columns.add(new Column(spec, initial, rowCount));
+      columns.add(new Column(spec, rowCount));
     }
   }
 
@@ -219,7 +220,10 @@ public final class ColumnarSink implements RowSink {
 
     private enum Kind { INT, LONG, FLOAT, DOUBLE, BOOLEAN, OBJECT }
 
-    Column(ColumnSpec spec, int initialRows, int maxRows) {
+    /** Padding for trailing rows without values that is always allowed: 2^20 slots. */
+    static final long MAX_PADDING_SLOTS = 1L << 20;
+
+    Column(ColumnSpec spec, int maxRows) {
       this.spec = spec;
       CqlType t = spec.type();
       if (t instanceof VectorType v) {
@@ -233,7 +237,7 @@ public final class ColumnarSink implements RowSink {
         this.width = t == NativeType.UUID || t == NativeType.TIMEUUID ? 2 : 1;
       }
       this.maxRows = maxRows;
-      allocate(initialRows);
+      allocate(0); // grown as values arrive: never more than twice what the frame carried
     }
 
     private static Kind kindOf(CqlType t) {
@@ -270,12 +274,20 @@ public final class ColumnarSink implements RowSink {
 
     void ensure(int row) {
       if (row >= capacity) {
-        allocate(Math.min(maxRows, Math.max(row + 1, capacity * 2)));
+        allocate(Math.min(maxRows, Math.max(Math.max(row + 1, 16), capacity * 2)));
       }
     }
 
+    /**
+     * Sizes the arrays to exactly {@code rows}, unless padding trailing rows without values would
+     * take more than {@link #MAX_PADDING_SLOTS} slots beyond twice what was filled: then the arrays
+     * stop at the capacity they grew to, so NULL cells can never make the sink allocate more
+     * than the frame carried.
+     */
     void trim(int rows) {
-      if (rows != capacity) {
+      long wanted = (long) rows * width;
+      long allowed = Math.max(2L * capacity * width, MAX_PADDING_SLOTS);
+      if (rows < capacity || wanted <= allowed) {
         allocate(rows);
       }
     }

@@ -185,4 +185,36 @@ class ColumnarSinkTest {
     assertArrayEquals(new double[] {1}, sink.column(0).doubles());
     assertTrue(sink.column(0).nulls().isEmpty());
   }
+
+  @Test
+  void nullCellsOfAHugeVectorColumnAllocateNothingBeyondTheFrame() throws Exception {
+    RowsBodies.Builder b = RowsBodies.rows()
+        .column("v", RowsBodies.vector("org.apache.cassandra.db.marshal.FloatType", 1 << 20));
+    for (int r = 0; r < 4000; r++) {
+      b.row((String) null);
+    }
+    ByteBuf body = b.build();
+    com.sun.management.ThreadMXBean mx =
+        (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
+    long before = mx.getThreadAllocatedBytes(Thread.currentThread().getId());
+    ColumnarSink sink = read(body);
+    long allocated = mx.getThreadAllocatedBytes(Thread.currentThread().getId()) - before;
+    assertEquals(4000, sink.rowCount());
+    assertEquals(4000, sink.column(0).nulls().cardinality());
+    assertTrue(allocated < 16L << 20, "allocated " + allocated + " bytes for 4000 NULL cells");
+  }
+
+  @Test
+  void padsTrailingNullRowsOfAnOrdinaryMatrixToTheFullRowCount() {
+    RowsBodies.Builder b = RowsBodies.rows()
+        .column("v", RowsBodies.vector("org.apache.cassandra.db.marshal.FloatType", 4));
+    b.row("3f800000400000004040000040800000");
+    for (int r = 0; r < 9; r++) {
+      b.row((String) null);
+    }
+    ColumnarSink sink = read(b.build());
+    assertEquals(40, sink.column(0).floats().length);
+    assertEquals(4f, sink.column(0).floats()[3]);
+    assertEquals(0f, sink.column(0).floats()[39]);
+  }
 }
