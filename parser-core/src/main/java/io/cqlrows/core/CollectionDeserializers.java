@@ -85,7 +85,7 @@ final class CollectionDeserializers {
   }
 
   /** {@code list<T>} and {@code set<T>}: a {@code List} in wire order. */
-  static final class ListDeserializer extends ValueDeserializer {
+  static final class ListDeserializer extends ValueDeserializer.ToObject {
     private final ValueDeserializer element;
     private final ParseLimits limits;
 
@@ -93,11 +93,6 @@ final class CollectionDeserializers {
       super(type);
       this.element = element;
       this.limits = limits;
-    }
-
-    @Override
-    void deliver(ByteBuf buf, int index, int length, RowSink sink, int column) {
-      sink.onObject(column, decode(buf, index, length));
     }
 
     @Override
@@ -124,7 +119,7 @@ final class CollectionDeserializers {
   }
 
   /** {@code map<K, V>}: a {@code LinkedHashMap} in wire order (unmodifiable view). */
-  static final class MapDeserializer extends ValueDeserializer {
+  static final class MapDeserializer extends ValueDeserializer.ToObject {
     private final ValueDeserializer key;
     private final ValueDeserializer value;
     private final ParseLimits limits;
@@ -135,11 +130,6 @@ final class CollectionDeserializers {
       this.key = key;
       this.value = value;
       this.limits = limits;
-    }
-
-    @Override
-    void deliver(ByteBuf buf, int index, int length, RowSink sink, int column) {
-      sink.onObject(column, decode(buf, index, length));
     }
 
     @Override
@@ -190,17 +180,12 @@ final class CollectionDeserializers {
   }
 
   /** A user-defined type: a {@link UdtValue}. */
-  static final class UdtDeserializer extends ValueDeserializer {
+  static final class UdtDeserializer extends ValueDeserializer.ToObject {
     private final ValueDeserializer[] fields;
 
     UdtDeserializer(UdtType type, ValueDeserializer[] fields) {
       super(type);
       this.fields = fields;
-    }
-
-    @Override
-    void deliver(ByteBuf buf, int index, int length, RowSink sink, int column) {
-      sink.onObject(column, decode(buf, index, length));
     }
 
     @Override
@@ -215,17 +200,12 @@ final class CollectionDeserializers {
   }
 
   /** A tuple: a {@link TupleValue}. */
-  static final class TupleDeserializer extends ValueDeserializer {
+  static final class TupleDeserializer extends ValueDeserializer.ToObject {
     private final ValueDeserializer[] components;
 
     TupleDeserializer(TupleType type, ValueDeserializer[] components) {
       super(type);
       this.components = components;
-    }
-
-    @Override
-    void deliver(ByteBuf buf, int index, int length, RowSink sink, int column) {
-      sink.onObject(column, decode(buf, index, length));
     }
 
     @Override

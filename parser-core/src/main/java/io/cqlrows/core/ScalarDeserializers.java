@@ -341,14 +341,9 @@ final class ScalarDeserializers {
   }
 
   /** {@code varint}: big-endian two's complement, any length >= 1. */
-  static final class VarintDeserializer extends ValueDeserializer {
+  static final class VarintDeserializer extends ValueDeserializer.ToObject {
     VarintDeserializer() {
       super(NativeType.VARINT);
-    }
-
-    @Override
-    void deliver(ByteBuf buf, int index, int length, RowSink sink, int column) {
-      sink.onObject(column, decode(buf, index, length));
     }
 
     @Override
@@ -360,14 +355,9 @@ final class ScalarDeserializers {
   }
 
   /** {@code decimal}: an [int] scale, then a varint unscaled value of at least one byte. */
-  static final class DecimalDeserializer extends ValueDeserializer {
+  static final class DecimalDeserializer extends ValueDeserializer.ToObject {
     DecimalDeserializer() {
       super(NativeType.DECIMAL);
-    }
-
-    @Override
-    void deliver(ByteBuf buf, int index, int length, RowSink sink, int column) {
-      sink.onObject(column, decode(buf, index, length));
     }
 
     @Override
@@ -384,14 +374,9 @@ final class ScalarDeserializers {
   }
 
   /** {@code inet}: 4 (IPv4) or 16 (IPv6) address bytes, no port. */
-  static final class InetDeserializer extends ValueDeserializer {
+  static final class InetDeserializer extends ValueDeserializer.ToObject {
     InetDeserializer() {
       super(NativeType.INET);
-    }
-
-    @Override
-    void deliver(ByteBuf buf, int index, int length, RowSink sink, int column) {
-      sink.onObject(column, decode(buf, index, length));
     }
 
     @Override
@@ -414,14 +399,9 @@ final class ScalarDeserializers {
    * {@code duration}: three signed vints, months (int), days (int), nanoseconds (long), all with
    * the same sign (as Cassandra validates them); anything else is {@code INVALID_VALUE}.
    */
-  static final class DurationDeserializer extends ValueDeserializer {
+  static final class DurationDeserializer extends ValueDeserializer.ToObject {
     DurationDeserializer() {
       super(NativeType.DURATION);
-    }
-
-    @Override
-    void deliver(ByteBuf buf, int index, int length, RowSink sink, int column) {
-      sink.onObject(column, decode(buf, index, length));
     }
 
     @Override

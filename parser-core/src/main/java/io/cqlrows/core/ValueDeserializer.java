@@ -68,4 +68,16 @@ abstract class ValueDeserializer {
         type,
         "expected " + expected + " bytes, got " + actual);
   }
+
+  /** A type without a primitive sink event: the top-level cell goes to {@link RowSink#onObject}. */
+  abstract static class ToObject extends ValueDeserializer {
+    ToObject(CqlType type) {
+      super(type);
+    }
+
+    @Override
+    final void deliver(ByteBuf buf, int index, int length, RowSink sink, int column) {
+      sink.onObject(column, decode(buf, index, length));
+    }
+  }
 }

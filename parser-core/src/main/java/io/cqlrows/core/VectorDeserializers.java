@@ -237,7 +237,7 @@ final class VectorDeserializers {
   }
 
   /** Other fixed-width elements, packed at a stride: a {@code List}. */
-  static final class StrideVectorDeserializer extends ValueDeserializer {
+  static final class StrideVectorDeserializer extends ValueDeserializer.ToObject {
     private final ValueDeserializer element;
     private final int width;
     private final int dimension;
@@ -247,11 +247,6 @@ final class VectorDeserializers {
       this.element = element;
       this.width = type.element().fixedLengthInVector();
       this.dimension = type.dimension();
-    }
-
-    @Override
-    void deliver(ByteBuf buf, int index, int length, RowSink sink, int column) {
-      sink.onObject(column, decode(buf, index, length));
     }
 
     @Override
@@ -269,7 +264,7 @@ final class VectorDeserializers {
   }
 
   /** Variable-width elements, each after an unsigned vint length: a {@code List}. */
-  static final class VintVectorDeserializer extends ValueDeserializer {
+  static final class VintVectorDeserializer extends ValueDeserializer.ToObject {
     private final ValueDeserializer element;
     private final int dimension;
 
@@ -277,11 +272,6 @@ final class VectorDeserializers {
       super(type);
       this.element = element;
       this.dimension = type.dimension();
-    }
-
-    @Override
-    void deliver(ByteBuf buf, int index, int length, RowSink sink, int column) {
-      sink.onObject(column, decode(buf, index, length));
     }
 
     @Override
