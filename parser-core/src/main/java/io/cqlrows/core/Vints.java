@@ -18,8 +18,10 @@ final class Vints {
     return b0 >= 0 ? 1 : 1 + extraBytes(b0);
   }
 
+  /** Leading one-bits of the first byte; {@code firstByte} is the sign-extended byte. */
   private static int extraBytes(int firstByte) {
-    return Integer.numberOfLeadingZeros(~(firstByte & 0xFF)) - 24;
+    // the complement of the sign-extended byte has 24 leading zeros plus one per leading one-bit
+    return Integer.numberOfLeadingZeros(~firstByte) - 24;
   }
 
   /** The unsigned vint at {@code index}; throws TRUNCATED if it runs past {@code end}. */
