@@ -1,0 +1,133 @@
+package io.cqlrows.netty.frame;
+
+import io.cqlrows.core.CqlParseException;
+import io.cqlrows.core.CqlParseException.Reason;
+import io.netty.buffer.ByteBuf;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+
+/**
+ * Reads the prelude of a frame body (SPEC §1.2): {@code [uuid]} tracing id, then {@code [string
+ * list]} warnings, then {@code [bytes map]} custom payload, each only if its flag is set.
+ *
+ * <p>Every read is bounds-checked against the frame body before anything is allocated; a problem
+ * throws a {@link CqlParseException} whose offset is relative to the first byte after the header.
+ * Reads are absolute: the buffer's indices never move. Borrowed buffer; one instance per frame.
+ */
+final class PreludeReader {
+  private static final int UUID_LENGTH = 16;
+
+  private final ByteBuf buf;
+  /** Index of the first body byte (offsets in errors are relative to it). */
+  private final int start;
+  /** Exclusive end of the body. */
+  private final int end;
+  /** Next index to read. */
+  private int position;
+
+  PreludeReader(ByteBuf buf, int start, int end) {
+    this.buf = buf;
+    this.start = start;
+    this.end = end;
+    this.position = start;
+  }
+
+  /** Index of the first byte after what was read: the start of the message body. */
+  int position() {
+    return position;
+  }
+
+  /**
+   * Reads the prelude the flags announce.
+   *
+   * @param response tracing ids precede the body only in responses; in a request the flag merely
+   *     asks for tracing
+   */
+  FramePrelude read(int flags, boolean response) {
+    try {
+      UUID tracingId = null;
+      if (response && (flags & Frame.FLAG_TRACING) != 0) {
+        require(UUID_LENGTH, "tracing_id");
+        tracingId = new UUID(buf.getLong(position), buf.getLong(position + 8));
+        position += UUID_LENGTH;
+      }
+      List<String> warnings =
+          (flags & Frame.FLAG_WARNING) != 0 ? readStringList("warnings") : List.of();
+      Map<String, byte[]> payload =
+          (flags & Frame.FLAG_CUSTOM_PAYLOAD) != 0 ? readBytesMap("custom_payload") : Map.of();
+      if (tracingId == null && warnings.isEmpty() && payload.isEmpty()) {
+        return FramePrelude.NONE;
+      }
+      return new FramePrelude(tracingId, warnings, payload);
+    } catch (CqlParseException e) {
+      throw e.withContext(buf, start, -1, -1, null, null);
+    }
+  }
+
+  /** {@code [string list]}: a [short] n, then n [string]. */
+  private List<String> readStringList(String field) {
+    int n = readUnsignedShort(field);
+    // each [string] takes at least its 2-byte length: bound the list before allocating
+    require((long) n * 2, field);
+    List<String> list = new ArrayList<>(n);
+    for (int i = 0; i < n; i++) {
+      list.add(readString(field));
+    }
+    return list;
+  }
+
+  /** {@code [bytes map]}: a [short] n, then n pairs of [string] key and [bytes] value. */
+  private Map<String, byte[]> readBytesMap(String field) {
+    int n = readUnsignedShort(field);
+    // each pair takes at least a 2-byte key length and a 4-byte value length
+    require((long) n * 6, field);
+    Map<String, byte[]> map = new LinkedHashMap<>(n * 2);
+    for (int i = 0; i < n; i++) {
+      String key = readString(field + " key");
+      map.put(key, readBytes(field + " value"));
+    }
+    return map;
+  }
+
+  /** {@code [string]}: a [short] length, then that many UTF-8 bytes. */
+  private String readString(String field) {
+    int n = readUnsignedShort(field);
+    require(n, field);
+    String s = buf.toString(position, n, StandardCharsets.UTF_8);
+    position += n;
+    return s;
+  }
+
+  /** {@code [bytes]}: an [int] length, then that many bytes; a negative length means null. */
+  private byte[] readBytes(String field) {
+    require(4, field);
+    int n = buf.getInt(position);
+    position += 4;
+    if (n < 0) {
+      return null;
+    }
+    require(n, field);
+    byte[] b = new byte[n];
+    buf.getBytes(position, b);
+    position += n;
+    return b;
+  }
+
+  private int readUnsignedShort(String field) {
+    require(2, field);
+    int v = buf.getUnsignedShort(position);
+    position += 2;
+    return v;
+  }
+
+  private void require(long n, String field) {
+    if (n > end - position) {
+      throw CqlParseException.at(Reason.TRUNCATED, field, position, null,
+          "need " + n + " bytes, have " + (end - position));
+    }
+  }
+}

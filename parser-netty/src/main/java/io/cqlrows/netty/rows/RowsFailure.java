@@ -1,0 +1,20 @@
+package io.cqlrows.netty.rows;
+
+import io.cqlrows.core.CqlParseException;
+import io.cqlrows.netty.CqlFrameException;
+
+/**
+ * The response on one stream could not be used; the connection can. Fired by {@link
+ * RowsFrameHandler} instead of a {@link RowsResponse} when the RESULT parser rejects a body (the
+ * sink may have received part of the rows), or when the frame decoder reports a frame-local error
+ * for a stream a sink was registered for. Not reference counted; holds no buffer.
+ *
+ * @param streamId the stream id of the failed response
+ * @param cause the frame-local error; {@link CqlFrameException#parseError()} is the parser's
+ */
+public record RowsFailure(int streamId, CqlFrameException cause) {
+  /** The RESULT parser's error, or {@code null} if the frame failed before parsing. */
+  public CqlParseException parseError() {
+    return cause.parseError();
+  }
+}

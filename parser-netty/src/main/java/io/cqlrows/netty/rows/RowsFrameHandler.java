@@ -1,0 +1,169 @@
+package io.cqlrows.netty.rows;
+
+import io.cqlrows.core.CqlParseException;
+import io.cqlrows.core.CqlResult;
+import io.cqlrows.core.ResultColumns;
+import io.cqlrows.core.ResultReader;
+import io.cqlrows.core.sink.RowSink;
+import io.cqlrows.netty.CqlFrameException;
+import io.cqlrows.netty.frame.Frame;
+import io.cqlrows.netty.frame.Opcode;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.util.collection.IntObjectHashMap;
+import io.netty.util.collection.IntObjectMap;
+import java.util.Objects;
+import java.util.function.Function;
+
+/**
+ * Parses RESULT responses into the {@link RowSink} registered for their stream and fires a {@link
+ * RowsResponse} (or a {@link RowsFailure}) downstream in place of the frame.
+ *
+ * <p>A driver calls {@link #expect} before writing a request: the next response on that stream
+ * consumes the registration. If it is a RESULT, the body is parsed into the sink; any other
+ * response (an ERROR, say) is passed downstream unchanged. A RESULT on a stream without a
+ * registration goes to the default sink factory, if one was given; when there is none or it
+ * returns {@code null}, the frame is passed downstream. Requests and server events pass through.
+ *
+ * <p><b>Errors.</b> A body the parser rejects is frame-local: the frame is released, a {@link
+ * RowsFailure} is fired for the stream and the handler goes on with the next frame. A frame-local
+ * {@link CqlFrameException} from the decoder for a registered stream also becomes a {@link
+ * RowsFailure}. Every other exception, connection-level ones included, passes downstream.
+ *
+ * <p><b>Ownership.</b> Frames this handler parses are released here, in {@code finally}; frames it
+ * passes on are Ownership transferred (the next handler releases them). Sinks are called during
+ * {@code channelRead} and see borrowed buffers only.
+ *
+ * <p><b>Threading.</b> One instance per channel; not thread-safe, not {@code @Sharable}: call
+ * {@link #expect} from the channel's event loop.
+ */
+public final class RowsFrameHandler extends ChannelInboundHandlerAdapter {
+  /** What to do with the next response on one stream. */
+  private record Expectation(RowSink sink, ResultColumns preparedColumns) {}
+
+  /** Parses bodies; holds this connection's compiled column sets. */
+  private final ResultReader reader;
+  /** Sink for a RESULT nobody registered for; may return null. Null for none. */
+  private final Function<Frame, RowSink> defaultSinks;
+  /** Registrations by stream id. */
+  private final IntObjectMap<Expectation> expectations = new IntObjectHashMap<>();
+
+  /**
+   * A handler for one connection.
+   *
+   * @param reader the connection's RESULT reader
+   * @param defaultSinks a sink for a RESULT on a stream without registration, or {@code null} to
+   *     pass such a frame downstream; it may return {@code null} for the same. It must not keep
+   *     or release the frame it is shown.
+   */
+  public RowsFrameHandler(ResultReader reader, Function<Frame, RowSink> defaultSinks) {
+    this.reader = Objects.requireNonNull(reader, "reader");
+    this.defaultSinks = defaultSinks;
+  }
+
+  /** A handler without default sink: RESULTs nobody registered for pass downstream. */
+  public RowsFrameHandler(ResultReader reader) {
+    this(reader, null);
+  }
+
+  /**
+   * Registers the sink for the next response on {@code streamId}, whose ROWS carry metadata.
+   *
+   * @throws IllegalStateException if the stream already has a registration
+   */
+  public void expect(int streamId, RowSink sink) {
+    expect(streamId, sink, null);
+  }
+
+  /**
+   * Registers the sink for the next response on {@code streamId}, the response to an EXECUTE:
+   * a {@code No_metadata} ROWS result is decoded with {@code preparedColumns}.
+   *
+   * @param streamId the request's stream id, 0-32767
+   * @param sink receives the rows
+   * @param preparedColumns the prepared statement's result columns, or {@code null}
+   * @throws IllegalStateException if the stream already has a registration
+   */
+  public void expect(int streamId, RowSink sink, ResultColumns preparedColumns) {
+    if (streamId < 0 || streamId > Short.MAX_VALUE) {
+      throw new IllegalArgumentException("streamId: " + streamId + " (expected: 0-32767)");
+    }
+    Objects.requireNonNull(sink, "sink");
+    if (expectations.containsKey(streamId)) {
+      throw new IllegalStateException("stream " + streamId + " already has a registered sink");
+    }
+    expectations.put(streamId, new Expectation(sink, preparedColumns));
+  }
+
+  /**
+   * Drops the registration of {@code streamId} (e.g. after a timeout).
+   *
+   * @return whether there was one
+   */
+  public boolean cancel(int streamId) {
+    return expectations.remove(streamId) != null;
+  }
+
+  /** The number of streams with a registration. */
+  public int pendingCount() {
+    return expectations.size();
+  }
+
+  @Override
+  public void channelRead(ChannelHandlerContext ctx, Object msg) {
+    if (!(msg instanceof Frame frame) || !frame.isResponse() || frame.streamId() < 0) {
+      ctx.fireChannelRead(msg);
+      return;
+    }
+    Expectation expected = expectations.remove(frame.streamId());
+    if (frame.opcode() != Opcode.RESULT) {
+      ctx.fireChannelRead(frame);
+      return;
+    }
+    RowSink sink = expected != null ? expected.sink() : defaultSink(frame);
+    if (sink == null) {
+      ctx.fireChannelRead(frame);
+      return;
+    }
+    ctx.fireChannelRead(parse(frame, sink, expected == null ? null : expected.preparedColumns()));
+  }
+
+  private RowSink defaultSink(Frame frame) {
+    if (defaultSinks == null) {
+      return null;
+    }
+    try {
+      return defaultSinks.apply(frame);
+    } catch (RuntimeException e) {
+      frame.release();
+      throw e;
+    }
+  }
+
+  /** Parses and releases the frame; returns the message to fire. */
+  private Object parse(Frame frame, RowSink sink, ResultColumns prepared) {
+    try {
+      CqlResult result = reader.read(frame.body(), sink, prepared);
+      return new RowsResponse(frame.streamId(), result, frame.flags(), frame.warnings(),
+          frame.tracingId(), frame.customPayload());
+    } catch (CqlParseException e) {
+      long at = frame.bodyOffset() < 0 ? -1 : frame.bodyOffset() + Math.max(0, e.offset());
+      return new RowsFailure(frame.streamId(),
+          CqlFrameException.frameError(frame.streamId(), at, e.getMessage(), e));
+    } finally {
+      frame.release();
+    }
+  }
+
+  @Override
+  public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+    if (cause instanceof CqlFrameException e
+        && !e.connectionLevel()
+        && e.streamId() >= 0
+        && expectations.remove(e.streamId()) != null) {
+      ctx.fireChannelRead(new RowsFailure(e.streamId(), e));
+      return;
+    }
+    ctx.fireExceptionCaught(cause);
+  }
+}

@@ -1,0 +1,224 @@
+package io.cqlrows.netty.cli;
+
+import static io.cqlrows.netty.CqlTestFrames.corpusBytes;
+import static io.cqlrows.netty.CqlTestFrames.corpusLines;
+import static io.cqlrows.netty.CqlTestFrames.frameBytes;
+import static io.cqlrows.netty.CqlTestFrames.json;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.netty.buffer.ByteBufUtil;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+class CqlRowsCliTest {
+  @TempDir Path dir;
+
+  @ParameterizedTest
+  @ValueSource(ints = {0, 1})
+  void replaysTheCaptureAsTheDriverDecodedIt(int conn) throws IOException {
+    Path file = copy(String.format("conn-%02d.s2c.bin", conn));
+    Result r = run("replay", "--format", "jsonl", file.toString());
+    assertEquals(0, r.status, r.err);
+    assertEquals("", r.err);
+    List<JsonNode> expected = corpusLines("results.jsonl", conn);
+    List<String> lines = r.lines();
+    assertEquals(expected.size(), lines.size());
+    for (int i = 0; i < lines.size(); i++) {
+      compare(expected.get(i), json(lines.get(i)));
+    }
+  }
+
+  /** One ROWS line against the driver's decoding of the same frame. */
+  private static void compare(JsonNode expected, JsonNode actual) {
+    String where = "frame " + expected.get("frame").asInt() + " (" + expected.get("query").asText()
+        + ")";
+    assertEquals(expected.get("stream"), actual.get("stream"), where);
+    assertEquals(expected.get("row_count"), actual.get("row_count"), where);
+    JsonNode columns = expected.get("columns");
+    assertEquals(columns.size(), actual.get("columns").size(), where);
+    if (expected.get("columns_from").asText().equals("prepared")) {
+      comparePreparedRows(expected, actual, where);
+      return;
+    }
+    for (int c = 0; c < columns.size(); c++) {
+      assertEquals(columns.get(c).get("name"), actual.get("columns").get(c).get("name"), where);
+      assertEquals(columns.get(c).get("type"), actual.get("columns").get(c).get("type"), where);
+    }
+    for (int r = 0; r < expected.get("rows").size(); r++) {
+      JsonNode want = expected.get("rows").get(r);
+      JsonNode got = actual.get("rows").get(r);
+      for (int c = 0; c < columns.size(); c++) {
+        if (want.get(c).has("driver_error")) {
+          assertDriverErrorCell(expected, want, got, c);
+        } else {
+          assertEquals(want.get(c), got.get(c), where + " row " + r + " column "
+              + columns.get(c).get("name").asText());
+        }
+      }
+    }
+  }
+
+  /**
+   * The driver fails on {@code vec_counter.v} (it takes counters for fixed-size elements); the
+   * parser decodes the vint-prefixed elements.
+   */
+  private static void assertDriverErrorCell(JsonNode expected, JsonNode want, JsonNode got, int c) {
+    assertEquals("vec_counter", expected.get("columns").get(c).get("table").asText());
+    assertEquals("v", expected.get("columns").get(c).get("name").asText());
+    assertEquals("0x08000000000000000108fffffffffffffffe", want.get(c).get("raw").asText());
+    assertEquals(1, want.get(0).asInt(), "the row with id 1");
+    assertEquals(json("[\"1\",\"-2\"]"), got.get(c));
+  }
+
+  /**
+   * No_metadata results: without the client side the replay cannot tell which PREPARED result
+   * applies, so cells are raw bytes. The first column of every prepared query is {@code id int}.
+   */
+  private static void comparePreparedRows(JsonNode expected, JsonNode actual, String where) {
+    assertEquals("column0", actual.get("columns").get(0).get("name").asText(), where);
+    assertEquals("int", expected.get("columns").get(0).get("type").asText(), where);
+    for (int r = 0; r < expected.get("rows").size(); r++) {
+      int id = expected.get("rows").get(r).get(0).asInt();
+      assertEquals(String.format("0x%08x", id), actual.get("rows").get(r).get(0).asText(), where);
+    }
+  }
+
+  @Test
+  void printsTablesWithStreamTitlesAndValues() throws IOException {
+    Result r = run("replay", "--format", "table", copy("conn-01.s2c.bin").toString());
+    assertEquals(0, r.status, r.err);
+    assertTrue(r.out.startsWith("stream 0: 1 row\ncluster_name\n------------\ncapture\n"), r.out);
+    assertTrue(r.out.contains("stream 0: 200 rows\n"), "vec1536");
+    assertTrue(r.out.contains("9223372036854775807"), "counters");
+    assertTrue(r.out.contains(",… (1536)]"), "abbreviated vector<float, 1536>");
+  }
+
+  @Test
+  void stopsAfterTheLimit() throws IOException {
+    Result r = run("replay", "--limit", "2", copy("conn-01.s2c.bin").toString());
+    assertEquals(0, r.status, r.err);
+    assertEquals(2, r.lines().size());
+  }
+
+  @Test
+  void reportsMissingFileOnOneLine() {
+    Result r = run("replay", dir.resolve("nope.bin").toString());
+    assertEquals(1, r.status);
+    assertOneErrorLine(r, "no such file");
+  }
+
+  @Test
+  void reportsCaptureEndingInsideAFrame() throws IOException {
+    byte[] capture = corpusBytes("conn-01.s2c.bin");
+    // frame 24 (the traced tuples result) starts at 1385206; cut it after 100 bytes
+    Path file = dir.resolve("cut.bin");
+    Files.write(file, Arrays.copyOf(capture, 1_385_206 + 100));
+    Result r = run("replay", file.toString());
+    assertNotEquals(0, r.status);
+    assertOneErrorLine(r, "capture ends inside a frame at offset 1385206");
+    assertEquals(23, r.lines().size(), "the results before the cut are printed");
+  }
+
+  @Test
+  void reportsGarbageOnOneLine() throws IOException {
+    Path file = dir.resolve("garbage.bin");
+    Files.writeString(file, "GET / HTTP/1.1\r\nHost: example.com\r\n\r\n");
+    Result r = run("replay", file.toString());
+    assertEquals(1, r.status);
+    assertOneErrorLine(r, "version byte: 0x47");
+    assertEquals("", r.out);
+  }
+
+  @Test
+  void reportsCompressedFrameOnOneLine() throws IOException {
+    Path file = dir.resolve("lz4.bin");
+    Files.write(file, frameBytes(0x84, 0x01, 0, 0x02, new byte[] {0, 0, 0, 0, 0}));
+    Result r = run("replay", file.toString());
+    assertEquals(1, r.status);
+    assertOneErrorLine(r, "no compression was negotiated (frame header at offset 0)");
+  }
+
+  @Test
+  void printsFrameLocalErrorAsJsonAndGoesOn() throws IOException {
+    // ROWS, one int column, one row whose cell is 3 bytes long; then a good READY and a Void
+    byte[] rows = ByteBufUtil.decodeHexDump(
+        "00000002" + "00000001" + "00000001" + "00026b73" + "000174" + "000178" + "0009"
+            + "00000001" + "00000003" + "010203");
+    Path file = dir.resolve("bad-cell.bin");
+    Files.write(file, concat(frameBytes(0x84, 0, 7, 0x08, rows),
+        frameBytes(0x84, 0, 8, 0x08, ByteBufUtil.decodeHexDump("00000001"))));
+    Result r = run("replay", file.toString());
+    assertEquals(0, r.status, r.err);
+    JsonNode line = json(r.out);
+    assertEquals(7, line.get("stream").asInt());
+    assertTrue(line.get("error").asText().contains("row 0, column 0 'x' int"), r.out);
+  }
+
+  @Test
+  void printsUsageForHelp() {
+    Result r = run("--help");
+    assertEquals(0, r.status);
+    assertTrue(r.out.startsWith("usage: cqlrows replay"), r.out);
+  }
+
+  @Test
+  void rejectsBadUsageWithStatusTwo() {
+    for (String[] args : new String[][] {{}, {"play", "x"}, {"replay"}, {"replay", "--format",
+        "xml", "f"}, {"replay", "--limit", "-1", "f"}, {"replay", "--bogus", "f"}}) {
+      Result r = run(args);
+      assertEquals(2, r.status, Arrays.toString(args));
+      assertTrue(r.err.contains("usage: cqlrows replay"), r.err);
+    }
+  }
+
+  private static void assertOneErrorLine(Result r, String expected) {
+    assertTrue(r.err.startsWith("cqlrows: "), r.err);
+    assertTrue(r.err.contains(expected), r.err);
+    assertEquals(1, r.err.lines().count(), r.err);
+    assertFalse(r.err.contains("\tat "), "no stack trace");
+  }
+
+  private Path copy(String resource) throws IOException {
+    Path file = dir.resolve(resource);
+    Files.write(file, corpusBytes(resource));
+    return file;
+  }
+
+  private static byte[] concat(byte[] a, byte[] b) {
+    byte[] out = Arrays.copyOf(a, a.length + b.length);
+    System.arraycopy(b, 0, out, a.length, b.length);
+    return out;
+  }
+
+  private static Result run(String... args) {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    ByteArrayOutputStream err = new ByteArrayOutputStream();
+    int status;
+    try (PrintStream o = new PrintStream(out, true, StandardCharsets.UTF_8);
+        PrintStream e = new PrintStream(err, true, StandardCharsets.UTF_8)) {
+      status = CqlRowsCli.run(args, o, e);
+    }
+    return new Result(status, out.toString(StandardCharsets.UTF_8),
+        err.toString(StandardCharsets.UTF_8));
+  }
+
+  private record Result(int status, String out, String err) {
+    List<String> lines() {
+      return out.lines().toList();
+    }
+  }
+}

@@ -1,0 +1,204 @@
+package io.cqlrows.netty.rows;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.cqlrows.core.ColumnSpec;
+import io.cqlrows.core.CqlParseException;
+import io.cqlrows.core.ResultColumns;
+import io.cqlrows.core.ResultReader;
+import io.cqlrows.core.RowsResult;
+import io.cqlrows.core.VoidResult;
+import io.cqlrows.core.sink.RowSink;
+import io.cqlrows.core.type.NativeType;
+import io.cqlrows.netty.CqlFrameException;
+import io.cqlrows.netty.frame.Frame;
+import io.cqlrows.netty.frame.FramePrelude;
+import io.cqlrows.netty.frame.Opcode;
+import io.cqlrows.testing.CqlBytes;
+import io.cqlrows.testing.RecordingSink;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.channel.embedded.EmbeddedChannel;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.function.Function;
+import org.junit.jupiter.api.Test;
+
+class RowsFrameHandlerTest {
+  private static final int INT = 0x0009;
+
+  @Test
+  void failsOnlyTheStreamWithTheBrokenCell() {
+    RowsFrameHandler handler = new RowsFrameHandler(new ResultReader(4));
+    EmbeddedChannel channel = new EmbeddedChannel(handler);
+    RecordingSink sinkA = new RecordingSink();
+    RecordingSink sinkB = new RecordingSink();
+    handler.expect(1, sinkA);
+    handler.expect(2, sinkB);
+    assertEquals(2, handler.pendingCount());
+
+    // an int cell of 3 bytes in row 0, column 1
+    Frame broken = result(1, rows(CqlBytes.create().bytes("00000001").bytes("000002")), 100);
+    Frame good = result(2, rows(CqlBytes.create().bytes("00000007").nullCell()), -1);
+    channel.writeInbound(broken, good);
+    assertEquals(0, broken.refCnt());
+    assertEquals(0, good.refCnt());
+
+    RowsFailure failure = channel.readInbound();
+    assertEquals(1, failure.streamId());
+    CqlFrameException error = failure.cause();
+    assertFalse(error.connectionLevel());
+    assertEquals(1, error.streamId());
+    CqlParseException cause = failure.parseError();
+    assertSame(cause, error.getCause());
+    assertEquals(CqlParseException.Reason.LENGTH_MISMATCH, cause.reason());
+    assertEquals(0, cause.row());
+    assertEquals(1, cause.column());
+    assertEquals("v", cause.columnName());
+    assertEquals(NativeType.INT, cause.type());
+    assertEquals(100 + cause.offset(), error.offset());
+
+    RowsResponse response = channel.readInbound();
+    assertEquals(2, response.streamId());
+    RowsResult rows = assertInstanceOf(RowsResult.class, response.result());
+    assertEquals(1, rows.rowCount());
+    assertEquals(List.of("start 1", "row 0", "0:int 7", "1:null", "/row 0", "end 1"),
+        sinkB.events());
+    assertEquals(0, handler.pendingCount());
+    assertFalse(channel.finishAndReleaseAll());
+  }
+
+  @Test
+  void passesNonResultFramesDownstreamUnreleased() {
+    RowsFrameHandler handler = new RowsFrameHandler(new ResultReader(4));
+    EmbeddedChannel channel = new EmbeddedChannel(handler);
+    handler.expect(3, new RecordingSink());
+    Frame error = frame(3, Opcode.ERROR, CqlBytes.create().int32(0x2200).string("bad query"));
+    Frame event = frame(-1, Opcode.EVENT, CqlBytes.create().string("SCHEMA_CHANGE"));
+    channel.writeInbound(error, event);
+    assertSame(error, channel.readInbound());
+    assertSame(event, channel.readInbound());
+    assertTrue(error.release());
+    assertTrue(event.release());
+    assertEquals(0, handler.pendingCount(), "the ERROR answered stream 3");
+    assertFalse(channel.finishAndReleaseAll());
+  }
+
+  @Test
+  void passesUnregisteredResultDownstreamWhenTheDefaultSinkIsNull() {
+    Function<Frame, RowSink> none = f -> null;
+    EmbeddedChannel channel = new EmbeddedChannel(new RowsFrameHandler(new ResultReader(4), none));
+    Frame frame = result(5, rows(CqlBytes.create().bytes("00000001").bytes("00000002")), -1);
+    channel.writeInbound(frame);
+    assertSame(frame, channel.readInbound());
+    assertTrue(frame.release());
+    assertFalse(channel.finishAndReleaseAll());
+  }
+
+  @Test
+  void parsesUnregisteredResultIntoTheDefaultSinkWithFrameInfo() {
+    RecordingSink sink = new RecordingSink();
+    RowsFrameHandler handler = new RowsFrameHandler(new ResultReader(4), f -> sink);
+    EmbeddedChannel channel = new EmbeddedChannel(handler);
+    UUID tracing = UUID.randomUUID();
+    FramePrelude prelude = new FramePrelude(tracing, List.of("careful"), Map.of());
+    Frame frame = new Frame(4, true, Frame.FLAG_TRACING | Frame.FLAG_WARNING, 6, Opcode.RESULT,
+        prelude, body(rows(CqlBytes.create().bytes("00000001").bytes("00000002"))), -1);
+    channel.writeInbound(frame);
+    RowsResponse response = channel.readInbound();
+    assertEquals(6, response.streamId());
+    assertEquals(Frame.FLAG_TRACING | Frame.FLAG_WARNING, response.flags());
+    assertEquals(List.of("careful"), response.warnings());
+    assertEquals(tracing, response.tracingId());
+    assertEquals("0:int 1", sink.events().get(2));
+    assertFalse(channel.finishAndReleaseAll());
+  }
+
+  @Test
+  void decodesNoMetadataRowsWithThePreparedColumns() {
+    RowsFrameHandler handler = new RowsFrameHandler(new ResultReader(4));
+    EmbeddedChannel channel = new EmbeddedChannel(handler);
+    RecordingSink sink = new RecordingSink();
+    ResultColumns prepared =
+        ResultColumns.of(List.of(new ColumnSpec("ks", "t", "n", NativeType.INT)));
+    handler.expect(8, sink, prepared);
+    // <kind Rows><flags No_metadata><columns_count 1><rows_count 1> cell
+    CqlBytes body = CqlBytes.create().int32(2).int32(0x0004).int32(1).int32(1).bytes("0000002a");
+    channel.writeInbound(result(8, body, -1));
+    RowsResponse response = channel.readInbound();
+    assertSame(prepared, ((RowsResult) response.result()).metadata().columns());
+    assertEquals("0:int 42", sink.events().get(2));
+    assertFalse(channel.finishAndReleaseAll());
+  }
+
+  @Test
+  void turnsFrameLocalDecoderErrorOfARegisteredStreamIntoAFailure() {
+    RowsFrameHandler handler = new RowsFrameHandler(new ResultReader(4));
+    EmbeddedChannel channel = new EmbeddedChannel(handler);
+    handler.expect(4, new RecordingSink());
+    CqlFrameException local = CqlFrameException.frameError(4, 10, "malformed frame prelude", null);
+    channel.pipeline().fireExceptionCaught(local);
+    RowsFailure failure = channel.readInbound();
+    assertSame(local, failure.cause());
+    assertNull(failure.parseError());
+
+    CqlFrameException fatal = CqlFrameException.connectionError(0, "version byte: 0x07");
+    channel.pipeline().fireExceptionCaught(fatal);
+    assertSame(fatal, assertThrows(CqlFrameException.class, channel::checkException));
+    assertFalse(channel.finishAndReleaseAll());
+  }
+
+  @Test
+  void rejectsASecondRegistrationForTheSameStream() {
+    RowsFrameHandler handler = new RowsFrameHandler(new ResultReader(4));
+    handler.expect(1, new RecordingSink());
+    assertThrows(IllegalStateException.class, () -> handler.expect(1, new RecordingSink()));
+    assertThrows(IllegalArgumentException.class, () -> handler.expect(-1, new RecordingSink()));
+    assertTrue(handler.cancel(1));
+    assertFalse(handler.cancel(1));
+  }
+
+  @Test
+  void passesVoidResultSummaryForARegisteredStream() {
+    RowsFrameHandler handler = new RowsFrameHandler(new ResultReader(4));
+    EmbeddedChannel channel = new EmbeddedChannel(handler);
+    RecordingSink sink = new RecordingSink();
+    handler.expect(9, sink);
+    channel.writeInbound(result(9, CqlBytes.create().int32(1), -1));
+    RowsResponse response = channel.readInbound();
+    assertInstanceOf(VoidResult.class, response.result());
+    assertTrue(sink.events().isEmpty());
+    assertFalse(channel.finishAndReleaseAll());
+  }
+
+  /** A ROWS body with Global_tables_spec ks.t, columns id int and v int, one row of cells. */
+  private static CqlBytes rows(CqlBytes cells) {
+    return CqlBytes.create()
+        .int32(2) // kind: Rows
+        .int32(0x0001).int32(2).string("ks").string("t") // flags, columns_count, global spec
+        .columnSpec("id", INT).columnSpec("v", INT)
+        .int32(1) // rows_count
+        .hex(cells.toHex());
+  }
+
+  private static Frame result(int streamId, CqlBytes body, long bodyOffset) {
+    return new Frame(4, true, 0, streamId, Opcode.RESULT, FramePrelude.NONE, body(body),
+        bodyOffset);
+  }
+
+  private static Frame frame(int streamId, Opcode opcode, CqlBytes body) {
+    return new Frame(4, true, 0, streamId, opcode, body(body));
+  }
+
+  /** The bytes in a buffer the leak check tracks. Ownership transferred (caller releases). */
+  private static ByteBuf body(CqlBytes bytes) {
+    return ByteBufAllocator.DEFAULT.buffer().writeBytes(bytes.toArray());
+  }
+}
