@@ -5,9 +5,9 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.ArrayNode;
 import io.cqlrows.core.sink.JsonLinesSink;
 import io.cqlrows.testing.Corpus;
+import io.cqlrows.testing.CorpusAssertions;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
 import java.util.ArrayList;
@@ -36,7 +36,7 @@ class CorpusReplayTest {
     List<JsonNode> actual = replay(conn);
     assertEquals(expected.size(), actual.size(), "ROWS results in " + conn);
     for (int i = 0; i < expected.size(); i++) {
-      compare(expected.get(i), actual.get(i));
+      CorpusAssertions.assertSameResult(expected.get(i), actual.get(i));
     }
   }
 
@@ -81,13 +81,7 @@ class CorpusReplayTest {
   }
 
   private static List<JsonNode> expectedResults(String conn) {
-    List<JsonNode> out = new ArrayList<>();
-    for (JsonNode r : Corpus.jsonLines(CAPTURE, "results.jsonl")) {
-      if (r.get("s2c_file").asText().equals(conn + ".s2c.bin")) {
-        out.add(r);
-      }
-    }
-    return out;
+    return CorpusAssertions.expectedResults(CAPTURE, conn);
   }
 
   /** Decodes every ROWS result of the capture into one parsed JSON line each. */
@@ -124,45 +118,5 @@ class CorpusReplayTest {
       }
     }
     return out;
-  }
-
-  private static void compare(JsonNode expected, JsonNode actual) {
-    String where = "frame " + expected.get("frame") + " (" + expected.get("query").asText() + ")";
-    assertEquals(expected.get("stream").asInt(), actual.get("stream").asInt(), where);
-    assertEquals(expected.get("row_count").asInt(), actual.get("row_count").asInt(), where);
-    JsonNode expColumns = expected.get("columns");
-    JsonNode actColumns = actual.get("columns");
-    assertEquals(expColumns.size(), actColumns.size(), where);
-    for (int c = 0; c < expColumns.size(); c++) {
-      assertEquals(expColumns.get(c).get("name").asText(), actColumns.get(c).get("name").asText(),
-          where);
-      assertEquals(expColumns.get(c).get("type").asText(), actColumns.get(c).get("type").asText(),
-          where + " column " + c);
-    }
-    JsonNode expRows = expected.get("rows");
-    JsonNode actRows = actual.get("rows");
-    for (int r = 0; r < expRows.size(); r++) {
-      for (int c = 0; c < expColumns.size(); c++) {
-        JsonNode exp = expRows.get(r).get(c);
-        JsonNode act = actRows.get(r).get(c);
-        if (exp.isObject() && exp.has("driver_error")) {
-          assertDriverErrorCell(exp, act, where);
-        } else {
-          assertEquals(exp, act, where + " row " + r + " column " + c);
-        }
-      }
-    }
-  }
-
-  /**
-   * The driver cannot decode {@code vector<counter, 2>} (it assumes 8-byte packed counters; the
-   * server length-prefixes each). Ours must be what the bytes mean: {@code 08 <8 bytes>} twice.
-   */
-  private static void assertDriverErrorCell(JsonNode exp, JsonNode act, String where) {
-    String raw = exp.get("raw").asText();
-    assertEquals("0x08000000000000000108fffffffffffffffe", raw, where);
-    ArrayNode expectedValue = (ArrayNode) Corpus.json("[\"1\",\"-2\"]");
-    assertEquals(expectedValue, act, where);
-    assertTrue(act.isArray());
   }
 }

@@ -45,7 +45,18 @@ public final class CqlFrameException extends CorruptedFrameException {
    * @param detail what was wrong, in Netty's style ({@code "name: value (expected: ...)"})
    */
   public static CqlFrameException connectionError(long offset, String detail) {
-    String where = offset >= 0 ? " (frame header at offset " + offset + ")" : "";
+    return connectionError(offset, detail, "frame header");
+  }
+
+  /**
+   * A connection-level error at a named structure.
+   *
+   * @param offset byte offset in the connection's inbound stream of {@code what}, or -1
+   * @param detail what was wrong
+   * @param what the structure at the offset, e.g. {@code "segment header"}
+   */
+  public static CqlFrameException connectionError(long offset, String detail, String what) {
+    String where = offset >= 0 ? " (" + what + " at offset " + offset + ")" : "";
     return new CqlFrameException(detail + where, -1, true, offset, null);
   }
 

@@ -3,22 +3,47 @@ package io.cqlrows.netty;
 import io.cqlrows.core.ParseLimits;
 import io.cqlrows.core.ResultReader;
 import io.cqlrows.core.sink.RowSink;
+import io.cqlrows.netty.compression.Compression;
 import io.cqlrows.netty.frame.BytesToFrameDecoder;
+import io.cqlrows.netty.frame.BytesToSegmentDecoder;
 import io.cqlrows.netty.frame.Frame;
+import io.cqlrows.netty.frame.SegmentFormat;
+import io.cqlrows.netty.frame.SegmentToFrameDecoder;
 import io.cqlrows.netty.rows.RowsFrameHandler;
+import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelPipeline;
 import java.util.function.Function;
 
 /**
- * Installs the cqlrows handlers in a pipeline, under the names below, fixing the protocol version
- * once: {@value #BYTES_TO_FRAME_DECODER} ({@link BytesToFrameDecoder}), then {@value
- * #ROWS_FRAME_HANDLER} ({@link RowsFrameHandler}). Downstream handlers receive {@link
- * io.cqlrows.netty.rows.RowsResponse}, {@link io.cqlrows.netty.rows.RowsFailure} and the {@link
- * Frame}s nobody parsed (which they release).
+ * Installs the cqlrows handlers in a pipeline under fixed names, and switches a v5 connection to
+ * segments.
+ *
+ * <pre>
+ * v3/v4, and v5 until READY:  {@value #BYTES_TO_FRAME_DECODER} -> {@value #ROWS_FRAME_HANDLER}
+ * v5 after READY:             {@value #BYTES_TO_SEGMENT_DECODER} -> {@value #SEGMENT_TO_FRAME_DECODER}
+ *                                 -> {@value #ROWS_FRAME_HANDLER}
+ * </pre>
+ *
+ * <p>Downstream handlers receive {@link io.cqlrows.netty.rows.RowsResponse}, {@link
+ * io.cqlrows.netty.rows.RowsFailure}, the {@link Frame}s nobody parsed (which they release), and
+ * connection-level {@link CqlFrameException}s through {@code exceptionCaught}.
+ *
+ * <pre>{@code
+ * RowsFrameHandler rows = CqlPipeline.install(ch.pipeline(), 5, limits, Compression.LZ4, null);
+ * ch.pipeline().addLast("driver", driverHandler);
+ * // in driverHandler, on the READY response to STARTUP:
+ * CqlPipeline.switchToSegments(ctx.pipeline(), SegmentFormat.LZ4);
+ * // per request:
+ * rows.expect(streamId, sink);            // or expect(streamId, sink, prepared.resultColumns())
+ * }</pre>
  */
 public final class CqlPipeline {
   /** Name of the {@link BytesToFrameDecoder}. */
   public static final String BYTES_TO_FRAME_DECODER = "cqlrows.bytesToFrameDecoder";
+  /** Name of the {@link BytesToSegmentDecoder} (v5, after the switch). */
+  public static final String BYTES_TO_SEGMENT_DECODER = "cqlrows.bytesToSegmentDecoder";
+  /** Name of the {@link SegmentToFrameDecoder} (v5, after the switch). */
+  public static final String SEGMENT_TO_FRAME_DECODER = "cqlrows.segmentToFrameDecoder";
   /** Name of the {@link RowsFrameHandler}. */
   public static final String ROWS_FRAME_HANDLER = "cqlrows.rowsFrameHandler";
 
@@ -26,11 +51,27 @@ public final class CqlPipeline {
 
   /**
    * Adds a {@link BytesToFrameDecoder} and a {@link RowsFrameHandler} at the end of {@code
-   * pipeline}.
+   * pipeline}, for a connection without compression.
+   *
+   * @see #install(ChannelPipeline, int, ParseLimits, Compression, Function)
+   */
+  public static RowsFrameHandler install(
+      ChannelPipeline pipeline,
+      int protocolVersion,
+      ParseLimits limits,
+      Function<Frame, RowSink> defaultSinks) {
+    return install(pipeline, protocolVersion, limits, Compression.NONE, defaultSinks);
+  }
+
+  /**
+   * Adds a {@link BytesToFrameDecoder} and a {@link RowsFrameHandler} at the end of {@code
+   * pipeline}. For v5, call {@link #switchToSegments} when READY (or AUTHENTICATE) arrives.
    *
    * @param pipeline a new channel's pipeline
-   * @param protocolVersion the negotiated protocol version (3 or 4; 5 only for its handshake)
-   * @param limits limits on untrusted input, for both handlers
+   * @param protocolVersion the protocol version the driver speaks (3, 4 or 5)
+   * @param limits limits on untrusted input, for every handler
+   * @param compression what STARTUP negotiates: for v3/v4 it applies to frame bodies; for v5 it
+   *     is used by {@link #switchToSegments} callers to pick the segment format
    * @param defaultSinks sink for a RESULT nobody registered for, or {@code null} (see {@link
    *     RowsFrameHandler#RowsFrameHandler(ResultReader, Function)})
    * @return the rows handler, to {@link RowsFrameHandler#expect register} sinks with
@@ -39,20 +80,49 @@ public final class CqlPipeline {
       ChannelPipeline pipeline,
       int protocolVersion,
       ParseLimits limits,
+      Compression compression,
       Function<Frame, RowSink> defaultSinks) {
-    return install(pipeline, new ResultReader(protocolVersion, limits), defaultSinks);
+    Compression bodies = protocolVersion >= 5 ? Compression.NONE : compression;
+    return install(pipeline, new BytesToFrameDecoder(limits, bodies),
+        new ResultReader(protocolVersion, limits), defaultSinks);
   }
 
   /**
-   * As {@link #install(ChannelPipeline, int, ParseLimits, Function)}, with a reader configured by
-   * the caller (e.g. with {@link ResultReader#rawCellsWithoutMetadata}); the decoder uses the
-   * reader's limits.
+   * Installs handlers for a capture whose protocol version and compression are unknown (replay):
+   * the decoder is {@link BytesToFrameDecoder#detecting}, so it picks LZ4 or Snappy bodies and
+   * switches to segments by itself.
+   *
+   * @param reader a reader for the capture's protocol version, configured by the caller (e.g.
+   *     with {@link ResultReader#rawCellsWithoutMetadata}); its limits apply to the decoders too
    */
-  public static RowsFrameHandler install(
+  public static RowsFrameHandler installDetecting(
       ChannelPipeline pipeline, ResultReader reader, Function<Frame, RowSink> defaultSinks) {
+    return install(pipeline, BytesToFrameDecoder.detecting(reader.limits()), reader,
+        defaultSinks);
+  }
+
+  private static RowsFrameHandler install(ChannelPipeline pipeline, BytesToFrameDecoder decoder,
+      ResultReader reader, Function<Frame, RowSink> defaultSinks) {
     RowsFrameHandler rows = new RowsFrameHandler(reader, defaultSinks);
-    pipeline.addLast(BYTES_TO_FRAME_DECODER, new BytesToFrameDecoder(reader.limits()));
+    pipeline.addLast(BYTES_TO_FRAME_DECODER, decoder);
     pipeline.addLast(ROWS_FRAME_HANDLER, rows);
     return rows;
+  }
+
+  /**
+   * Switches a v5 connection to segments (SPEC §1.4): call it from the event loop when the READY
+   * or AUTHENTICATE response to STARTUP arrives, before any later bytes are read. Bytes the frame
+   * decoder already holds are handed to the segment decoder.
+   *
+   * @param format {@link SegmentFormat#LZ4} if STARTUP negotiated LZ4, else {@link
+   *     SegmentFormat#UNCOMPRESSED}
+   * @throws IllegalStateException if there is no frame decoder (already switched)
+   */
+  public static void switchToSegments(ChannelPipeline pipeline, SegmentFormat format) {
+    ChannelHandlerContext ctx = pipeline.context(BYTES_TO_FRAME_DECODER);
+    if (ctx == null) {
+      throw new IllegalStateException("no " + BYTES_TO_FRAME_DECODER + " in the pipeline");
+    }
+    ((BytesToFrameDecoder) ctx.handler()).switchToSegments(ctx, format);
   }
 }

@@ -6,7 +6,6 @@ import io.cqlrows.core.sink.JsonLinesSink;
 import io.cqlrows.core.sink.RowSink;
 import io.cqlrows.netty.CqlPipeline;
 import io.cqlrows.netty.cli.CqlRowsCli.ReplayOptions;
-import io.cqlrows.netty.frame.BytesToFrameDecoder;
 import io.cqlrows.netty.frame.Frame;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.embedded.EmbeddedChannel;
@@ -47,13 +46,16 @@ final class Replay {
       ReplayPrinter printer = new ReplayPrinter(out, options.table(), options.limit());
       EmbeddedChannel channel = new EmbeddedChannel();
       try {
-        BytesToFrameDecoder decoder = install(channel, chunk[0] & 0x7F, printer);
+        install(channel, chunk[0] & 0x7F, printer);
         while (n > 0 && printer.fatal() == null && printer.wantsMore()) {
           ByteBuf buf = channel.alloc().buffer(n).writeBytes(chunk, 0, n);
           channel.writeInbound(buf); // Ownership transferred: the decoder releases it
           n = in.readNBytes(chunk, 0, CHUNK_SIZE);
         }
-        return status(decoder, printer);
+        if (printer.fatal() == null && printer.wantsMore()) {
+          channel.close(); // the decoders report input that ends inside a frame or segment
+        }
+        return status(printer);
       } finally {
         channel.finishAndReleaseAll();
         out.flush();
@@ -66,19 +68,18 @@ final class Replay {
    * cells of {@code No_metadata} results as raw bytes (the capture's PREPARED results are not
    * matched to their EXECUTEs: that needs the client-to-server side).
    */
-  private BytesToFrameDecoder install(EmbeddedChannel channel, int version, ReplayPrinter printer) {
+  private void install(EmbeddedChannel channel, int version, ReplayPrinter printer) {
     ResultReader reader = new ResultReader(Math.max(3, version), ParseLimits.defaults())
         .rawCellsWithoutMetadata(true);
     JsonLinesSink json = options.table() ? null : new JsonLinesSink(out);
     TableSink table = options.table() ? new TableSink(out) : null;
-    CqlPipeline.install(channel.pipeline(), reader, frame -> {
+    CqlPipeline.installDetecting(channel.pipeline(), reader, frame -> {
       if (!printer.wantsMore()) {
         return null; // the frame passes on to the printer, which releases it
       }
       return sinkFor(frame, json, table);
     });
     channel.pipeline().addLast("replayPrinter", printer);
-    return (BytesToFrameDecoder) channel.pipeline().get(CqlPipeline.BYTES_TO_FRAME_DECODER);
   }
 
   private static RowSink sinkFor(Frame frame, JsonLinesSink json, TableSink table) {
@@ -90,15 +91,10 @@ final class Replay {
     return table;
   }
 
-  private int status(BytesToFrameDecoder decoder, ReplayPrinter printer) {
+  private int status(ReplayPrinter printer) {
     Throwable fatal = printer.fatal();
     if (fatal != null) {
       err.println("cqlrows: " + options.file() + ": " + CqlRowsCli.oneLine(fatal));
-      return 1;
-    }
-    if (printer.wantsMore() && decoder.bufferedBytes() > 0) {
-      err.println("cqlrows: " + options.file() + ": capture ends inside a frame at offset "
-          + decoder.consumedBytes() + " (" + decoder.bufferedBytes() + " bytes of it present)");
       return 1;
     }
     return 0;

@@ -1,37 +1,45 @@
 package io.cqlrows.netty.frame;
 
-import io.cqlrows.core.CqlParseException;
 import io.cqlrows.core.ParseLimits;
 import io.cqlrows.netty.CqlFrameException;
+import io.cqlrows.netty.CqlPipeline;
+import io.cqlrows.netty.compression.Compression;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelPipeline;
 import io.netty.handler.codec.LengthFieldBasedFrameDecoder;
 import io.netty.handler.codec.TooLongFrameException;
 import java.nio.ByteOrder;
 import java.util.List;
 
 /**
- * Splits a connection's inbound bytes into {@link Frame}s: protocol v3/v4 framing, and the
- * unframed handshake envelopes of v5/v6 (SPEC §1.1-1.2). The version byte may be 3 to 6 in either
- * direction, so the same decoder reads captures of either side.
+ * Splits a connection's inbound bytes into {@link Frame}s: protocol v3/v4 framing, with the body
+ * compression the connection negotiated (SPEC §1.3), and the unframed handshake envelopes of v5/v6
+ * (SPEC §1.1-1.2). The version byte may be 3 to 6 in either direction, so the same decoder reads
+ * captures of either side.
  *
  * <pre>
  * version(1) flags(1) stream(2) opcode(1) length(4) | [tracing_id][warnings][custom_payload] body
  * </pre>
  *
+ * <p><b>v5.</b> After the server's READY or AUTHENTICATE a v5 connection switches to segments: a
+ * driver calls {@link io.cqlrows.netty.CqlPipeline#switchToSegments} when it sees that response.
+ * A decoder made by {@link #detecting} does it by itself (replay), and also tells LZ4 from
+ * Snappy on the first compressed v3/v4 body.
+ *
  * <p><b>Errors.</b> The header is checked before its length is trusted: a version byte outside
- * 3-6, a negative length, or the compression flag 0x01 on v3/v4 (compression is not negotiated
- * through this decoder) is a connection-level {@link CqlFrameException}. After one, the decoder is
- * broken: it releases all further input and emits nothing more. Frame-local problems are fired
- * with {@code ctx.fireExceptionCaught} as a {@link CqlFrameException} for the frame's stream, and
- * decoding continues with the next frame: a malformed prelude, an undefined opcode, and a body
- * longer than {@link ParseLimits#maxFrameBodyLength()} (the frame is skipped in Netty's discard
- * mode; the cause is Netty's {@link TooLongFrameException}). Input that ends inside a frame is a
- * connection-level error when the channel closes.
+ * 3-6, a negative length, the compression flag 0x01 on v3/v4 when no compression was negotiated,
+ * or a body that does not decompress is a connection-level {@link CqlFrameException}. After one,
+ * the decoder is broken: it releases all further input and emits nothing more. Frame-local
+ * problems are fired with {@code ctx.fireExceptionCaught} as a {@link CqlFrameException} for the
+ * frame's stream, and decoding continues with the next frame: a malformed prelude, an undefined
+ * opcode, and a body longer than {@link ParseLimits#maxFrameBodyLength()} (the frame is skipped in
+ * Netty's discard mode; the cause is Netty's {@link TooLongFrameException}). Input that ends
+ * inside a frame is a connection-level error when the channel closes.
  *
  * <p><b>Ownership.</b> Input buffers are released as usual for a {@code ByteToMessageDecoder}.
- * Each emitted frame holds a retained slice of the input: Ownership transferred (the next handler
- * releases the frame).
+ * Each emitted frame holds a retained slice of the input (or of its decompressed body): Ownership
+ * transferred (the next handler releases the frame).
  *
  * <p><b>Threading.</b> One instance per channel; not thread-safe, not {@code @Sharable}.
  */
@@ -46,6 +54,7 @@ public final class BytesToFrameDecoder extends LengthFieldBasedFrameDecoder {
 
   /** Largest body accepted, prelude included. */
   private final int maxBodyLength;
+  private final ParseLimits limits;
   /** Bytes of the connection's stream consumed before the current decode call. */
   private long consumed;
   /** Reader index of the input when the current decode call began. */
@@ -58,19 +67,43 @@ public final class BytesToFrameDecoder extends LengthFieldBasedFrameDecoder {
   private int headerBodyLength;
   /** Set by a connection-level error: all further input is released unread. */
   private boolean broken;
+  /** How v3/v4 bodies with flag 0x01 are compressed; null while detecting. */
+  private Compression compression;
+  /** Whether to switch to segments by itself after a v5 READY, AUTHENTICATE or STARTUP. */
+  private final boolean detecting;
 
-  /** A decoder with {@link ParseLimits#defaults()}. */
+  /** A decoder without compression, with {@link ParseLimits#defaults()}. */
   public BytesToFrameDecoder() {
     this(ParseLimits.defaults());
+  }
+
+  /** A decoder for a connection without compression. */
+  public BytesToFrameDecoder(ParseLimits limits) {
+    this(limits, Compression.NONE);
   }
 
   /**
    * A decoder for one connection.
    *
    * @param limits its {@link ParseLimits#maxFrameBodyLength()} bounds the frame body (prelude
-   *     included)
+   *     included), compressed and decompressed
+   * @param compression what the STARTUP negotiated; applies to v3/v4 bodies with flag 0x01
    */
-  public BytesToFrameDecoder(ParseLimits limits) {
+  public BytesToFrameDecoder(ParseLimits limits, Compression compression) {
+    this(limits, java.util.Objects.requireNonNull(compression, "compression"), false);
+  }
+
+  /**
+   * A decoder for a capture whose settings are unknown (replay): it tells LZ4 from Snappy on the
+   * first compressed v3/v4 body, and after a v5 READY or AUTHENTICATE response (or a v5 STARTUP
+   * request, in a client-to-server capture) it replaces itself with the segment decoders, telling
+   * their header format from the first segment's CRC24.
+   */
+  public static BytesToFrameDecoder detecting(ParseLimits limits) {
+    return new BytesToFrameDecoder(limits, null, true);
+  }
+
+  private BytesToFrameDecoder(ParseLimits limits, Compression compression, boolean detecting) {
     super(
         (int) Math.min(Integer.MAX_VALUE, (long) limits.maxFrameBodyLength() + HEADER_LENGTH),
         LENGTH_FIELD_OFFSET,
@@ -79,6 +112,14 @@ public final class BytesToFrameDecoder extends LengthFieldBasedFrameDecoder {
         0,
         true);
     this.maxBodyLength = limits.maxFrameBodyLength();
+    this.limits = limits;
+    this.compression = compression;
+    this.detecting = detecting;
+  }
+
+  /** The v3/v4 body compression in use; null while a detecting decoder has not seen one. */
+  public Compression compression() {
+    return compression;
   }
 
   /** Bytes of the inbound stream consumed so far: the offset of the next frame header. */
@@ -115,7 +156,14 @@ public final class BytesToFrameDecoder extends LengthFieldBasedFrameDecoder {
         return null;
       }
       ByteBuf raw = (ByteBuf) super.decode(ctx, in);
-      return raw == null ? null : toFrame(ctx, raw);
+      if (raw == null) {
+        return null;
+      }
+      Frame frame = toFrame(ctx, raw);
+      if (frame != null && detecting && startsSegments(frame)) {
+        switchToSegments(ctx, SegmentFormat.DETECT, consumed + (in.readerIndex() - start));
+      }
+      return frame;
     } catch (TooLongFrameException e) {
       ctx.fireExceptionCaught(tooLong(e));
       return null;
@@ -145,7 +193,8 @@ public final class BytesToFrameDecoder extends LengthFieldBasedFrameDecoder {
           "version byte: 0x%02x (expected: protocol version %d-%d, 0x03-0x06 or 0x83-0x86)",
           versionByte, MIN_VERSION, MAX_VERSION));
     }
-    if ((buf.getUnsignedByte(header + 1) & Frame.FLAG_COMPRESSION) != 0 && version < 5) {
+    if ((buf.getUnsignedByte(header + 1) & Frame.FLAG_COMPRESSION) != 0 && version < 5
+        && compression == Compression.NONE) {
       throw CqlFrameException.connectionError(headerOffset,
           "frame body is compressed (flag 0x01) but no compression was negotiated");
     }
@@ -168,38 +217,75 @@ public final class BytesToFrameDecoder extends LengthFieldBasedFrameDecoder {
     return buffer.slice(index, length);
   }
 
-  /** Decodes the prelude of a complete frame; null (and an error fired) if it is unusable. */
+  /**
+   * Decompresses and reads the prelude of a complete frame; null (and an error fired) if the frame
+   * is unusable. Connection-level errors are thrown.
+   */
   private Frame toFrame(ChannelHandlerContext ctx, ByteBuf raw) {
-    int h = raw.readerIndex();
-    int versionByte = raw.getUnsignedByte(h);
-    boolean response = (versionByte & 0x80) != 0;
-    int flags = raw.getUnsignedByte(h + 1);
-    int streamId = raw.getShort(h + 2);
-    int opcodeByte = raw.getUnsignedByte(h + 4);
-    long bodyStart = headerOffset + HEADER_LENGTH;
-    Opcode opcode = Opcode.fromCode(opcodeByte);
-    if (opcode == null) {
-      ctx.fireExceptionCaught(CqlFrameException.frameError(streamId, headerOffset,
-          String.format("opcode: 0x%02x (expected: an opcode of protocol v3-v5)", opcodeByte),
-          null));
-      return null;
-    }
-    // <header> <here> [tracing_id][warnings][custom_payload] body
-    PreludeReader reader = new PreludeReader(raw, h + HEADER_LENGTH, raw.writerIndex());
-    FramePrelude prelude;
     try {
-      prelude = reader.read(flags, response);
-    } catch (CqlParseException e) {
-      ctx.fireExceptionCaught(CqlFrameException.frameError(
-          streamId, bodyStart + Math.max(0, e.offset()), "malformed frame prelude: "
-              + e.getMessage(), e));
+      if (compression == null && isCompressed(raw)) {
+        compression = detectCompression(ctx, raw);
+      }
+      Compression c = compression == null ? Compression.NONE : compression;
+      return Envelopes.decode(ctx.alloc(), raw, headerOffset, c, maxBodyLength);
+    } catch (CqlFrameException e) {
+      if (e.connectionLevel()) {
+        throw e;
+      }
+      ctx.fireExceptionCaught(e);
       return null;
     }
-    int from = reader.position();
-    // nothing below can throw: retain now
-    ByteBuf body = raw.retainedSlice(from, raw.writerIndex() - from);
-    return new Frame(versionByte & 0x7F, response, flags, streamId, opcode, prelude, body,
-        bodyStart + (from - h - HEADER_LENGTH));
+  }
+
+  private static boolean isCompressed(ByteBuf raw) {
+    int h = raw.readerIndex();
+    return (raw.getUnsignedByte(h + 1) & Frame.FLAG_COMPRESSION) != 0
+        && (raw.getUnsignedByte(h) & 0x7F) < 5;
+  }
+
+  /** The compression of the first compressed body: whichever of LZ4 and Snappy decodes it. */
+  private Compression detectCompression(ChannelHandlerContext ctx, ByteBuf raw) {
+    ByteBuf body = raw.slice(raw.readerIndex() + HEADER_LENGTH, raw.readableBytes() - HEADER_LENGTH);
+    for (Compression c : new Compression[] {Compression.LZ4, Compression.SNAPPY}) {
+      try {
+        Envelopes.decompress(ctx.alloc(), body, headerOffset, c, maxBodyLength).release();
+        return c;
+      } catch (CqlFrameException e) {
+        // not this one
+      }
+    }
+    throw CqlFrameException.connectionError(headerOffset,
+        "compressed frame body (flag 0x01) is neither LZ4 nor Snappy");
+  }
+
+  /** Whether segments follow this frame on a v5 connection (SPEC §1.4). */
+  private static boolean startsSegments(Frame frame) {
+    if (frame.version() < 5) {
+      return false;
+    }
+    return frame.isResponse()
+        ? frame.opcode() == Opcode.READY || frame.opcode() == Opcode.AUTHENTICATE
+        : frame.opcode() == Opcode.STARTUP;
+  }
+
+  /**
+   * Replaces this decoder with a {@link BytesToSegmentDecoder} and a {@link
+   * SegmentToFrameDecoder}; the bytes it still holds go to the new decoders. Call from the
+   * channel's event loop, e.g. from the handler that received READY.
+   *
+   * @param format the segment header format ({@link SegmentFormat#LZ4} if LZ4 was negotiated)
+   */
+  public void switchToSegments(ChannelHandlerContext ctx, SegmentFormat format) {
+    switchToSegments(ctx, format, consumed);
+  }
+
+  private void switchToSegments(ChannelHandlerContext ctx, SegmentFormat format, long offset) {
+    ChannelPipeline p = ctx.pipeline();
+    p.addAfter(ctx.name(), CqlPipeline.BYTES_TO_SEGMENT_DECODER,
+        new BytesToSegmentDecoder(format, offset));
+    p.addAfter(CqlPipeline.BYTES_TO_SEGMENT_DECODER, CqlPipeline.SEGMENT_TO_FRAME_DECODER,
+        new SegmentToFrameDecoder(limits));
+    p.remove(this);
   }
 
   private CqlFrameException tooLong(TooLongFrameException e) {

@@ -129,7 +129,8 @@ class CqlRowsCliTest {
     Files.write(file, Arrays.copyOf(capture, 1_385_206 + 100));
     Result r = run("replay", file.toString());
     assertNotEquals(0, r.status);
-    assertOneErrorLine(r, "capture ends inside a frame at offset 1385206");
+    assertOneErrorLine(r, "input ends inside a frame");
+    assertTrue(r.err.contains("offset 1385206"), r.err);
     assertEquals(23, r.lines().size(), "the results before the cut are printed");
   }
 
@@ -146,10 +147,12 @@ class CqlRowsCliTest {
   @Test
   void reportsCompressedFrameOnOneLine() throws IOException {
     Path file = dir.resolve("lz4.bin");
-    Files.write(file, frameBytes(0x84, 0x01, 0, 0x02, new byte[] {0, 0, 0, 0, 0}));
+    // a compressed READY whose body is neither LZ4 (negative length) nor Snappy (2^31-1 bytes)
+    byte[] body = {(byte) 0xff, (byte) 0xff, (byte) 0xff, (byte) 0xff, 0x7f};
+    Files.write(file, frameBytes(0x84, 0x01, 0, 0x02, body));
     Result r = run("replay", file.toString());
     assertEquals(1, r.status);
-    assertOneErrorLine(r, "no compression was negotiated (frame header at offset 0)");
+    assertOneErrorLine(r, "neither LZ4 nor Snappy (frame header at offset 0)");
   }
 
   @Test

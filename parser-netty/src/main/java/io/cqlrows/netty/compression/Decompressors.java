@@ -1,0 +1,130 @@
+package io.cqlrows.netty.compression;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.handler.codec.compression.Snappy;
+import java.nio.ByteBuffer;
+import net.jpountz.lz4.LZ4Exception;
+import net.jpountz.lz4.LZ4Factory;
+import net.jpountz.lz4.LZ4SafeDecompressor;
+
+/**
+ * Decompression of v3/v4 frame bodies (SPEC §1.3) and v5 LZ4 segment payloads (SPEC §1.4).
+ *
+ * <p>Every declared uncompressed length is checked against the caller's limit <em>before</em>
+ * anything is allocated, the output buffer cannot grow beyond it, and the result must be exactly
+ * the declared length: a decompression bomb or a lying length is a {@link CompressionException},
+ * never an {@code OutOfMemoryError}. LZ4 uses lz4-java's <em>safe</em> decompressor, which
+ * bounds-checks every read and write of a hostile block.
+ *
+ * <p><b>Ownership.</b> Inputs are borrowed. The returned buffer is Ownership transferred (the
+ * caller releases it); on failure nothing is left allocated. Thread-safe (stateless).
+ */
+public final class Decompressors {
+  private static final LZ4SafeDecompressor LZ4 = LZ4Factory.fastestInstance().safeDecompressor();
+  /** Largest uncompressed length a 5-byte Snappy varint preamble can declare that we read. */
+  private static final int MAX_SNAPPY_PREAMBLE_BYTES = 5;
+
+  private Decompressors() {}
+
+  /**
+   * A v3/v4 LZ4 frame body: a 4-byte big-endian uncompressed length, then one raw LZ4 block.
+   *
+   * @param in the compressed body, reader index to writer index. Borrowed.
+   * @param maxLength the largest uncompressed length accepted
+   */
+  public static ByteBuf lz4Body(ByteBufAllocator alloc, ByteBuf in, int maxLength) {
+    if (in.readableBytes() < 4) {
+      throw new CompressionException("LZ4 body of " + in.readableBytes()
+          + " bytes has no 4-byte uncompressed length");
+    }
+    int length = in.getInt(in.readerIndex());
+    if (length < 0 || length > maxLength) {
+      throw new CompressionException("LZ4 uncompressed length: " + length
+          + " (expected: 0-" + maxLength + ")");
+    }
+    return lz4Block(alloc, in.slice(in.readerIndex() + 4, in.readableBytes() - 4), length);
+  }
+
+  /**
+   * One raw LZ4 block whose uncompressed length is known (v5 segments; the v4 body after its
+   * length).
+   *
+   * @param in the block, reader index to writer index. Borrowed.
+   * @param length the exact uncompressed length, already checked against a limit
+   */
+  public static ByteBuf lz4Block(ByteBufAllocator alloc, ByteBuf in, int length) {
+    ByteBuf out = alloc.heapBuffer(length, length);
+    boolean ok = false;
+    try {
+      ByteBuffer src = in.nioBuffer(in.readerIndex(), in.readableBytes());
+      ByteBuffer dst = out.nioBuffer(0, length);
+      int n = LZ4.decompress(src, src.position(), src.remaining(), dst, dst.position(), length);
+      if (n != length) {
+        throw new CompressionException("LZ4 block decompressed to " + n + " bytes (expected: "
+            + length + " as declared)");
+      }
+      out.writerIndex(length);
+      ok = true;
+      return out;
+    } catch (LZ4Exception e) {
+      throw new CompressionException("corrupt LZ4 block: " + e.getMessage(), e);
+    } finally {
+      if (!ok) {
+        out.release();
+      }
+    }
+  }
+
+  /**
+   * A v3/v4 Snappy frame body: a raw Snappy block, whose varint preamble declares the
+   * uncompressed length.
+   *
+   * @param in the compressed body. Borrowed.
+   * @param maxLength the largest uncompressed length accepted
+   */
+  public static ByteBuf snappyBody(ByteBufAllocator alloc, ByteBuf in, int maxLength) {
+    int length = snappyPreamble(in);
+    if (length < 0 || length > maxLength) {
+      throw new CompressionException("Snappy uncompressed length: " + Integer.toUnsignedString(
+          length) + " (expected: 0-" + maxLength + ")");
+    }
+    ByteBuf out = alloc.heapBuffer(length, length);
+    boolean ok = false;
+    try {
+      new Snappy().decode(in.duplicate(), out);
+      if (out.readableBytes() != length) {
+        throw new CompressionException("Snappy block decompressed to " + out.readableBytes()
+            + " bytes (expected: " + length + " as declared)");
+      }
+      ok = true;
+      return out;
+    } catch (CompressionException e) {
+      throw e;
+    } catch (RuntimeException e) {
+      // Netty's Snappy throws DecompressionException, and index errors on some corrupt input
+      throw new CompressionException("corrupt Snappy block: " + e.getMessage(), e);
+    } finally {
+      if (!ok) {
+        out.release();
+      }
+    }
+  }
+
+  /** The little-endian base-128 varint that starts a Snappy block. */
+  private static int snappyPreamble(ByteBuf in) {
+    int result = 0;
+    int i = in.readerIndex();
+    for (int shift = 0, n = 0; n < MAX_SNAPPY_PREAMBLE_BYTES; n++, shift += 7) {
+      if (i + n >= in.writerIndex()) {
+        throw new CompressionException("Snappy body ends inside its length preamble");
+      }
+      int b = in.getUnsignedByte(i + n);
+      result |= (b & 0x7F) << shift;
+      if ((b & 0x80) == 0) {
+        return result;
+      }
+    }
+    throw new CompressionException("Snappy length preamble longer than 5 bytes");
+  }
+}

@@ -1,0 +1,104 @@
+package io.cqlrows.netty.frame;
+
+import io.cqlrows.core.CqlParseException;
+import io.cqlrows.netty.CqlFrameException;
+import io.cqlrows.netty.compression.Compression;
+import io.cqlrows.netty.compression.CompressionException;
+import io.cqlrows.netty.compression.Decompressors;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+
+/**
+ * Turns one complete envelope (9-byte header and body, SPEC §1.1-1.3) into a {@link Frame}:
+ * decompresses a v3/v4 body that has flag 0x01, then reads the prelude. Shared by the v3/v4 frame
+ * decoder and the v5 segment-to-frame decoder.
+ *
+ * <p>Errors: a body that cannot be decompressed is connection-level (the compression stream is
+ * broken); an undefined opcode or a malformed prelude is frame-local. Both are thrown as {@link
+ * CqlFrameException}.
+ *
+ * <p><b>Ownership.</b> The envelope is borrowed. The frame holds a retained slice of it, or of the
+ * decompressed body, taken after the last check that can throw. Stateless.
+ */
+final class Envelopes {
+  /** Header length: version, flags, stream, opcode, length. */
+  static final int HEADER_LENGTH = 9;
+
+  private Envelopes() {}
+
+  /**
+   * Decodes one envelope.
+   *
+   * @param envelope exactly one envelope from its reader index to its writer index. Borrowed.
+   * @param offset connection offset of the header, or -1 when unknown (inside segments)
+   * @param compression how a v3/v4 body with flag 0x01 is compressed; {@link Compression#NONE}
+   *     makes such a body a connection-level error. Ignored for v5+, where the flag is deprecated.
+   * @param maxBodyLength largest decompressed body accepted
+   */
+  static Frame decode(ByteBufAllocator alloc, ByteBuf envelope, long offset,
+      Compression compression, int maxBodyLength) {
+    int h = envelope.readerIndex();
+    int versionByte = envelope.getUnsignedByte(h);
+    int version = versionByte & 0x7F;
+    int flags = envelope.getUnsignedByte(h + 1);
+    int streamId = envelope.getShort(h + 2);
+    int opcodeByte = envelope.getUnsignedByte(h + 4);
+    Opcode opcode = Opcode.fromCode(opcodeByte);
+    if (opcode == null) {
+      throw CqlFrameException.frameError(streamId, offset,
+          String.format("opcode: 0x%02x (expected: an opcode of protocol v3-v5)", opcodeByte),
+          null);
+    }
+    ByteBuf body = envelope.slice(h + HEADER_LENGTH, envelope.writerIndex() - h - HEADER_LENGTH);
+    if ((flags & Frame.FLAG_COMPRESSION) != 0 && version < 5) {
+      ByteBuf plain = decompress(alloc, body, offset, compression, maxBodyLength);
+      try {
+        return withPrelude(version, versionByte, flags, streamId, opcode, plain, -1);
+      } finally {
+        plain.release(); // the frame holds its own retained slice
+      }
+    }
+    long bodyOffset = offset < 0 ? -1 : offset + HEADER_LENGTH;
+    return withPrelude(version, versionByte, flags, streamId, opcode, body, bodyOffset);
+  }
+
+  /** Decompresses a v3/v4 body: Ownership transferred (caller releases). */
+  static ByteBuf decompress(ByteBufAllocator alloc, ByteBuf body, long offset,
+      Compression compression, int maxBodyLength) {
+    try {
+      switch (compression) {
+        case LZ4:
+          return Decompressors.lz4Body(alloc, body, maxBodyLength);
+        case SNAPPY:
+          return Decompressors.snappyBody(alloc, body, maxBodyLength);
+        default:
+          throw CqlFrameException.connectionError(offset,
+              "frame body is compressed (flag 0x01) but no compression was negotiated");
+      }
+    } catch (CompressionException e) {
+      throw CqlFrameException.connectionError(offset,
+          compression + " frame body: " + e.getMessage());
+    }
+  }
+
+  private static Frame withPrelude(int version, int versionByte, int flags, int streamId,
+      Opcode opcode, ByteBuf body, long bodyOffset) {
+    boolean response = (versionByte & 0x80) != 0;
+    // [tracing_id][warnings][custom_payload] <here> message body
+    PreludeReader reader = new PreludeReader(body, body.readerIndex(), body.writerIndex());
+    FramePrelude prelude;
+    try {
+      prelude = reader.read(flags, response);
+    } catch (CqlParseException e) {
+      throw CqlFrameException.frameError(streamId,
+          bodyOffset < 0 ? -1 : bodyOffset + Math.max(0, e.offset()),
+          "malformed frame prelude: " + e.getMessage(), e);
+    }
+    int from = reader.position();
+    int skipped = from - body.readerIndex();
+    // nothing below can throw: retain now
+    ByteBuf message = body.retainedSlice(from, body.writerIndex() - from);
+    return new Frame(version, response, flags, streamId, opcode, prelude, message,
+        bodyOffset < 0 ? -1 : bodyOffset + skipped);
+  }
+}

@@ -1,0 +1,48 @@
+package io.cqlrows.netty.frame;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.DefaultByteBufHolder;
+
+/**
+ * One v5 segment's (decompressed) payload (SPEC §1.4): either one or more whole envelopes
+ * ({@link #selfContained()}), or a slice of one large envelope. Emitted by {@link
+ * BytesToSegmentDecoder} and consumed by {@link SegmentToFrameDecoder}.
+ *
+ * <p>Reference counted: whoever receives a segment releases it.
+ */
+public final class Segment extends DefaultByteBufHolder {
+  /** Whether the payload holds whole envelopes only. */
+  private final boolean selfContained;
+
+  /**
+   * A segment.
+   *
+   * @param payload the payload. Ownership transferred (released with the segment).
+   * @param selfContained whether the payload holds whole envelopes only
+   */
+  public Segment(ByteBuf payload, boolean selfContained) {
+    super(payload);
+    this.selfContained = selfContained;
+  }
+
+  /** The payload (decompressed). Valid while the segment is not released. */
+  public ByteBuf payload() {
+    return content();
+  }
+
+  /** Whether the payload holds one or more whole envelopes (else: a slice of one envelope). */
+  public boolean selfContained() {
+    return selfContained;
+  }
+
+  @Override
+  public Segment replace(ByteBuf content) {
+    return new Segment(content, selfContained);
+  }
+
+  @Override
+  public String toString() {
+    return "Segment(" + content().readableBytes() + " bytes"
+        + (selfContained ? ", self-contained)" : ", slice)");
+  }
+}
