@@ -28,7 +28,9 @@ import java.util.function.Function;
  * <p><b>Errors.</b> A body the parser rejects is frame-local: the frame is released, a {@link
  * RowsFailure} is fired for the stream and the handler goes on with the next frame. A frame-local
  * {@link CqlFrameException} from the decoder for a registered stream also becomes a {@link
- * RowsFailure}. Every other exception, connection-level ones included, passes downstream.
+ * RowsFailure}. A connection-level {@link CqlFrameException} (or the channel closing) fails every
+ * registration with a {@link RowsFailure}, in stream order; the exception itself, like every
+ * other, passes downstream.
  *
  * <p><b>Ownership.</b> Frames this handler parses are released here, in {@code finally}; frames it
  * passes on are Ownership transferred (the next handler releases them). Sinks are called during
@@ -157,13 +159,39 @@ public final class RowsFrameHandler extends ChannelInboundHandlerAdapter {
 
   @Override
   public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-    if (cause instanceof CqlFrameException e
-        && !e.connectionLevel()
-        && e.streamId() >= 0
-        && expectations.remove(e.streamId()) != null) {
-      ctx.fireChannelRead(new RowsFailure(e.streamId(), e));
-      return;
+    if (cause instanceof CqlFrameException e && !e.connectionLevel()) {
+      if (e.streamId() >= 0 && expectations.remove(e.streamId()) != null) {
+        ctx.fireChannelRead(new RowsFailure(e.streamId(), e));
+        return;
+      }
+    } else if (cause instanceof CqlFrameException e) {
+      // the byte stream is unusable: no registered response can arrive any more
+      failPending(ctx, e);
     }
     ctx.fireExceptionCaught(cause);
+  }
+
+  /** Fails every registration: the connection closed before their responses arrived. */
+  @Override
+  public void channelInactive(ChannelHandlerContext ctx) throws Exception {
+    failPending(ctx, CqlFrameException.connectionError(-1,
+        "connection closed before the response arrived"));
+    super.channelInactive(ctx);
+  }
+
+  private void failPending(ChannelHandlerContext ctx, CqlFrameException cause) {
+    if (expectations.isEmpty()) {
+      return;
+    }
+    int[] streams = new int[expectations.size()];
+    int i = 0;
+    for (int stream : expectations.keySet()) {
+      streams[i++] = stream;
+    }
+    expectations.clear();
+    java.util.Arrays.sort(streams);
+    for (int stream : streams) {
+      ctx.fireChannelRead(new RowsFailure(stream, cause));
+    }
   }
 }

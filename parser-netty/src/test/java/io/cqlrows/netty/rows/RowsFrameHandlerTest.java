@@ -76,6 +76,39 @@ class RowsFrameHandlerTest {
   }
 
   @Test
+  void failsEveryPendingStreamOnAConnectionLevelError() {
+    RowsFrameHandler handler = new RowsFrameHandler(new ResultReader(4));
+    EmbeddedChannel channel = new EmbeddedChannel(handler);
+    handler.expect(7, new RecordingSink());
+    handler.expect(3, new RecordingSink());
+    CqlFrameException fatal = CqlFrameException.connectionError(42, "header CRC24 mismatch");
+    channel.pipeline().fireExceptionCaught(fatal);
+    RowsFailure first = channel.readInbound();
+    RowsFailure second = channel.readInbound();
+    assertEquals(3, first.streamId());
+    assertEquals(7, second.streamId());
+    assertSame(fatal, first.cause());
+    assertTrue(first.cause().connectionLevel());
+    assertEquals(0, handler.pendingCount());
+    // the exception itself still reaches the end of the pipeline
+    assertSame(fatal, assertThrows(CqlFrameException.class, channel::checkException));
+    assertFalse(channel.finishAndReleaseAll());
+  }
+
+  @Test
+  void failsEveryPendingStreamWhenTheChannelCloses() {
+    RowsFrameHandler handler = new RowsFrameHandler(new ResultReader(4));
+    EmbeddedChannel channel = new EmbeddedChannel(handler);
+    handler.expect(5, new RecordingSink());
+    channel.close();
+    RowsFailure failure = channel.readInbound();
+    assertEquals(5, failure.streamId());
+    assertTrue(failure.cause().connectionLevel());
+    assertNull(failure.parseError());
+    assertFalse(channel.finishAndReleaseAll());
+  }
+
+  @Test
   void passesNonResultFramesDownstreamUnreleased() {
     RowsFrameHandler handler = new RowsFrameHandler(new ResultReader(4));
     EmbeddedChannel channel = new EmbeddedChannel(handler);
