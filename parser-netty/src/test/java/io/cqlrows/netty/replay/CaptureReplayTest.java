@@ -1,0 +1,56 @@
+package io.cqlrows.netty.replay;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.cqlrows.core.RowsResult;
+import io.cqlrows.netty.CqlFrameException;
+import io.cqlrows.testing.Corpus;
+import java.util.Arrays;
+import java.util.List;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+class CaptureReplayTest {
+
+  @ParameterizedTest
+  @ValueSource(strings = {"a-v4", "b-v5", "c-v5-lz4", "d-v4-lz4"})
+  void readsTheControlConnectionOfEveryFramingAndCompression(String capture) {
+    List<ReplayedResult> results = CaptureReplay.results(Corpus.bytes(capture, "conn-00.s2c.bin"));
+    List<ReplayedResult> rows = results.stream()
+        .filter(r -> r.result() instanceof RowsResult).toList();
+    assertEquals(3, rows.size(), "system.local twice and system.peers_v2");
+    assertEquals("capture", rows.get(0).rows().get(0).getString("cluster_name"));
+    assertTrue(results.stream().noneMatch(ReplayedResult::failed));
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"b-v5", "c-v5-lz4"})
+  void gathersTheLargeV5FrameSplitAcrossSegments(String capture) {
+    List<ReplayedResult> results = CaptureReplay.results(Corpus.bytes(capture, "conn-01.s2c.bin"));
+    ReplayedResult vec1536 = results.stream()
+        .filter(r -> r.result() instanceof RowsResult rr
+            && rr.metadata().columns().indexOf("v") >= 0
+            && rr.metadata().columns().get(rr.metadata().columns().indexOf("v")).type()
+                .toString().equals("vector<float, 1536>"))
+        .findFirst().orElseThrow();
+    int expected = capture.equals("b-v5") ? 200 : 60;
+    assertEquals(expected, vec1536.rows().size());
+    float[] v = vec1536.rows().get(0).getFloatVector("v");
+    assertEquals(1536, v.length);
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"b-v5", "d-v4-lz4"})
+  void throwsAConnectionLevelErrorForATruncatedCapture(String capture) {
+    byte[] bytes = Corpus.bytes(capture, "conn-01.s2c.bin");
+    byte[] cut = Arrays.copyOf(bytes, bytes.length - 7);
+    CqlFrameException e = assertThrows(CqlFrameException.class, () -> CaptureReplay.results(cut));
+    assertTrue(e.connectionLevel());
+    assertFalse(e.getMessage().isEmpty());
+    assertInstanceOf(CqlFrameException.class, e);
+  }
+}
