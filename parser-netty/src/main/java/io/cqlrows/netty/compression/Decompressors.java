@@ -92,10 +92,17 @@ public final class Decompressors {
     ByteBuf out = alloc.heapBuffer(length, length);
     boolean ok = false;
     try {
-      new Snappy().decode(in.duplicate(), out);
+      ByteBuf src = in.duplicate();
+      new Snappy().decode(src, out);
       if (out.readableBytes() != length) {
         throw new CompressionException("Snappy block decompressed to " + out.readableBytes()
             + " bytes (expected: " + length + " as declared)");
+      }
+      // Netty's decoder stops at a declared length of 0 and waits for more input after an
+      // incomplete element: either way bytes are left over
+      if (src.isReadable()) {
+        throw new CompressionException("Snappy block has " + src.readableBytes()
+            + " bytes left over after its declared " + length + " bytes");
       }
       ok = true;
       return out;
