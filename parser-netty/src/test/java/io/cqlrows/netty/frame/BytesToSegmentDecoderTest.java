@@ -214,6 +214,16 @@ class BytesToSegmentDecoderTest {
   }
 
   @Test
+  void rejectsAnEmptyLz4PayloadThatClaimsAnUncompressedLength() {
+    EmbeddedChannel channel = channel(SegmentFormat.LZ4, 0);
+    ByteBuf in = tracked(SegmentBuilder.lz4Wire(new byte[0], 5, true));
+    CqlFrameException e = assertThrows(CqlFrameException.class, () -> channel.writeInbound(in));
+    assertTrue(e.connectionLevel());
+    assertEquals(0, in.refCnt());
+    assertDiscardsLaterInput(channel, SegmentBuilder.lz4(HELLO, true));
+  }
+
+  @Test
   void rejectsACorruptLz4Payload() {
     byte[] block = SegmentBuilder.compress(compressible(5000));
     for (int i = 0; i < block.length; i += 7) {
