@@ -96,6 +96,33 @@ class DecompressorsTest {
     assertTrue(alloc.made.isEmpty());
   }
 
+  @Test
+  void rejectsADeclaredLz4LengthNoBlockThatShortCanReachWithoutAllocating() {
+    // LZ4 expands at most 255 times: an 11-byte block cannot make 2806 bytes
+    byte[] block = lz4(new byte[100]);
+    assertEquals(11, block.length);
+    ByteBuf in = Unpooled.wrappedBuffer(lz4Body(11 * 255 + 1, block));
+    long allocated = allocatedBytes(() -> assertThrows(CompressionException.class,
+        () -> Decompressors.lz4Body(alloc, in, 256 * MB)));
+    assertTrue(allocated < MB, allocated + " bytes allocated");
+    assertTrue(alloc.made.isEmpty());
+    ByteBuf big = Unpooled.wrappedBuffer(lz4Body(200 * MB, block));
+    allocated = allocatedBytes(() -> assertThrows(CompressionException.class,
+        () -> Decompressors.lz4Body(alloc, big, 256 * MB)));
+    assertTrue(allocated < MB, allocated + " bytes allocated");
+    assertTrue(alloc.made.isEmpty());
+  }
+
+  @Test
+  void decompressesABlockNearTheLargestRatio() {
+    byte[] zeros = new byte[4 * MB];
+    byte[] block = lz4(zeros);
+    assertTrue(zeros.length > 254L * block.length, "ratio " + zeros.length / block.length);
+    ByteBuf out = Decompressors.lz4Block(alloc, Unpooled.wrappedBuffer(block), zeros.length);
+    assertEquals(zeros.length, out.readableBytes());
+    assertTrue(out.release());
+  }
+
   @ParameterizedTest
   @ValueSource(ints = {-1, Integer.MIN_VALUE})
   void rejectsANegativeDeclaredLz4Length(int declared) {

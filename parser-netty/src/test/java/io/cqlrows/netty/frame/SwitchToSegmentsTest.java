@@ -25,6 +25,7 @@ import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelPipeline;
 import io.netty.channel.embedded.EmbeddedChannel;
 import io.netty.handler.codec.compression.Snappy;
+import java.lang.management.ManagementFactory;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
@@ -230,6 +231,25 @@ class SwitchToSegmentsTest {
           channel.pipeline().get(BytesToFrameDecoder.class).compression());
       assertFalse(channel.finishAndReleaseAll());
     }
+  }
+
+  @Test
+  void detectsASmallSnappyBodyWithoutAllocatingForAnLz4Reading() {
+    // the first compressed body; read as LZ4, "05 10 68 65" would declare 85 MB
+    byte[] stream = concat(frameBytes(0x84, 0, 0, 0x02, new byte[0]),
+        frameBytes(0x84, 0x01, 1, 0x08, new byte[] {5, 0x10, 'h', 'e', 'l', 'l', 'o'}));
+    detectingChannel().finishAndReleaseAll(); // load the classes outside the measurement
+    EmbeddedChannel channel = detectingChannel();
+    com.sun.management.ThreadMXBean threads =
+        (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+    long before = threads.getCurrentThreadAllocatedBytes();
+    channel.writeInbound(tracked(stream));
+    long allocated = threads.getCurrentThreadAllocatedBytes() - before;
+    assertTrue(allocated < 1024 * 1024, allocated + " bytes allocated");
+    assertEquals(List.of("0/READY", "1/RESULT"), readAll(channel));
+    assertEquals(Compression.SNAPPY,
+        channel.pipeline().get(BytesToFrameDecoder.class).compression());
+    assertFalse(channel.finishAndReleaseAll());
   }
 
   @Test
