@@ -24,6 +24,8 @@ public final class Decompressors {
   private static final LZ4SafeDecompressor LZ4 = LZ4Factory.fastestInstance().safeDecompressor();
   /** No LZ4 block decompresses to this many times its own length or more. */
   private static final long MAX_LZ4_RATIO = 255;
+  /** No Snappy block decompresses to this many times its own length or more. */
+  private static final long MAX_SNAPPY_RATIO = 22;
   /** Largest uncompressed length a 5-byte Snappy varint preamble can declare that we read. */
   private static final int MAX_SNAPPY_PREAMBLE_BYTES = 5;
 
@@ -97,6 +99,13 @@ public final class Decompressors {
     if (length < 0 || length > maxLength) {
       throw new CompressionException("Snappy uncompressed length: " + Integer.toUnsignedString(
           length) + " (expected: 0-" + maxLength + ")");
+    }
+    // the longest element, a 3-byte copy, makes 64 bytes: a block expands less than 22 times,
+    // and a longer declared length is a lie, rejected before its buffer is allocated
+    if (length > MAX_SNAPPY_RATIO * in.readableBytes()) {
+      throw new CompressionException("Snappy block of " + in.readableBytes()
+          + " bytes cannot decompress to " + length + " bytes (expected: at most "
+          + MAX_SNAPPY_RATIO + " times as many)");
     }
     ByteBuf out = alloc.heapBuffer(length, length);
     boolean ok = false;
