@@ -217,6 +217,27 @@ class DecompressorsTest {
     assertTrue(alloc.made.isEmpty());
   }
 
+  @Test
+  void rejectsADeclaredSnappyLengthNoBlockThatShortCanReachWithoutAllocating() {
+    // varint 200 MiB, then a literal and copies: 12 bytes of Snappy make at most 256 bytes
+    ByteBuf in = Unpooled.wrappedBuffer(ByteBufUtil.decodeHexDump("80808064" + "0061" + "fe0100"
+        + "fe0100"));
+    long allocated = allocatedBytes(() -> assertThrows(CompressionException.class,
+        () -> Decompressors.snappyBody(alloc, in, 256 * MB)));
+    assertTrue(allocated < MB, allocated + " bytes allocated");
+    assertTrue(alloc.made.isEmpty());
+  }
+
+  @Test
+  void decompressesASnappyBlockNearTheLargestRatio() {
+    byte[] zeros = new byte[MB];
+    byte[] block = snappy(zeros);
+    assertTrue(zeros.length > 21L * block.length, "ratio " + zeros.length / block.length);
+    ByteBuf out = Decompressors.snappyBody(alloc, Unpooled.wrappedBuffer(block), MB);
+    assertEquals(zeros.length, out.readableBytes());
+    assertTrue(out.release());
+  }
+
   @ParameterizedTest
   @ValueSource(strings = {"", "80", "ffff", "80808080100061", "ffffffff0f0061", "ffffffffff01"})
   void rejectsAMalformedSnappyPreamble(String hex) {
