@@ -14,6 +14,7 @@ import io.netty.buffer.Unpooled;
 import io.netty.buffer.UnpooledByteBufAllocator;
 import io.netty.handler.codec.compression.Snappy;
 import java.lang.management.ManagementFactory;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -39,8 +40,8 @@ class DecompressorsTest {
     // class initialization (lz4-java's native library, Snappy) must not count as allocation
     byte[] block = lz4(new byte[100]);
     Decompressors.lz4Block(ByteBufAllocator.DEFAULT, Unpooled.wrappedBuffer(block), 100).release();
-    Decompressors.snappyBody(ByteBufAllocator.DEFAULT, Unpooled.wrappedBuffer(snappy(new byte[100])),
-        100).release();
+    Decompressors.snappyBody(
+        ByteBufAllocator.DEFAULT, Unpooled.wrappedBuffer(snappy(new byte[100])), 100).release();
   }
 
   @AfterEach
@@ -381,7 +382,7 @@ class DecompressorsTest {
     for (int i = 0; i < length; ) {
       byte[] w = random.nextInt(5) == 0
           ? new byte[] {(byte) random.nextInt()}
-          : words[random.nextInt(words.length)].getBytes(java.nio.charset.StandardCharsets.UTF_8);
+          : words[random.nextInt(words.length)].getBytes(StandardCharsets.UTF_8);
       for (int j = 0; j < w.length && i < length; j++) {
         out[i++] = w[j];
       }

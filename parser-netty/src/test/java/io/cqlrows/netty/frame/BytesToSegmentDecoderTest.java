@@ -17,6 +17,7 @@ import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
 import io.netty.buffer.UnpooledByteBufAllocator;
 import io.netty.channel.embedded.EmbeddedChannel;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -380,17 +381,16 @@ class BytesToSegmentDecoderTest {
     return sizes.stream().mapToInt(Integer::intValue).toArray();
   }
 
-  static byte[] random(int length, long seed) {
+  private static byte[] random(int length, long seed) {
     byte[] bytes = new byte[length];
     new Random(seed).nextBytes(bytes);
     return bytes;
   }
 
   /** Text that LZ4 shrinks a lot. */
-  static byte[] compressible(int length) {
+  private static byte[] compressible(int length) {
     byte[] bytes = new byte[length];
-    byte[] text = "SELECT v FROM ks.vectors WHERE id = ?; ".getBytes(
-        java.nio.charset.StandardCharsets.US_ASCII);
+    byte[] text = "SELECT v FROM ks.vectors WHERE id = ?; ".getBytes(StandardCharsets.US_ASCII);
     for (int i = 0; i < length; i++) {
       bytes[i] = text[(i * 7 / 3) % text.length];
     }
