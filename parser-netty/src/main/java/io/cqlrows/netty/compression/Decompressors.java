@@ -22,6 +22,10 @@ import net.jpountz.lz4.LZ4SafeDecompressor;
  */
 public final class Decompressors {
   private static final LZ4SafeDecompressor LZ4 = LZ4Factory.fastestInstance().safeDecompressor();
+  /** No LZ4 block decompresses to this many times its own length or more. */
+  private static final long MAX_LZ4_RATIO = 255;
+  /** No Snappy block decompresses to this many times its own length or more. */
+  private static final long MAX_SNAPPY_RATIO = 22;
   /** Largest uncompressed length a 5-byte Snappy varint preamble can declare that we read. */
   private static final int MAX_SNAPPY_PREAMBLE_BYTES = 5;
 
@@ -54,6 +58,13 @@ public final class Decompressors {
    * @param length the exact uncompressed length, already checked against a limit
    */
   public static ByteBuf lz4Block(ByteBufAllocator alloc, ByteBuf in, int length) {
+    // a match length byte stands for at most 255 bytes, so a block expands less than 255 times:
+    // a longer declared length is a lie, rejected before its buffer is allocated
+    if (length > MAX_LZ4_RATIO * in.readableBytes()) {
+      throw new CompressionException("LZ4 block of " + in.readableBytes()
+          + " bytes cannot decompress to " + length + " bytes (expected: at most "
+          + MAX_LZ4_RATIO + " times as many)");
+    }
     ByteBuf out = alloc.heapBuffer(length, length);
     boolean ok = false;
     try {
@@ -89,13 +100,27 @@ public final class Decompressors {
       throw new CompressionException("Snappy uncompressed length: " + Integer.toUnsignedString(
           length) + " (expected: 0-" + maxLength + ")");
     }
+    // the longest element, a 3-byte copy, makes 64 bytes: a block expands less than 22 times,
+    // and a longer declared length is a lie, rejected before its buffer is allocated
+    if (length > MAX_SNAPPY_RATIO * in.readableBytes()) {
+      throw new CompressionException("Snappy block of " + in.readableBytes()
+          + " bytes cannot decompress to " + length + " bytes (expected: at most "
+          + MAX_SNAPPY_RATIO + " times as many)");
+    }
     ByteBuf out = alloc.heapBuffer(length, length);
     boolean ok = false;
     try {
-      new Snappy().decode(in.duplicate(), out);
+      ByteBuf src = in.duplicate();
+      new Snappy().decode(src, out);
       if (out.readableBytes() != length) {
         throw new CompressionException("Snappy block decompressed to " + out.readableBytes()
             + " bytes (expected: " + length + " as declared)");
+      }
+      // Netty's decoder stops at a declared length of 0 and waits for more input after an
+      // incomplete element: either way bytes are left over
+      if (src.isReadable()) {
+        throw new CompressionException("Snappy block has " + src.readableBytes()
+            + " bytes left over after its declared " + length + " bytes");
       }
       ok = true;
       return out;

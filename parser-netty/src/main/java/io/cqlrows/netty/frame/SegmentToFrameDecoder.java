@@ -19,7 +19,8 @@ import java.util.List;
  * <p><b>Limits.</b> A gathered envelope whose body exceeds {@link
  * ParseLimits#maxFrameBodyLength()} is not gathered: its slices are released as they come, and a
  * frame-local {@link CqlFrameException} (cause: Netty's {@link TooLongFrameException}) is fired for
- * its stream once they are all skipped.
+ * its stream once they are all skipped. An envelope over the limit inside a self-contained segment
+ * is skipped and reported the same way.
  *
  * <p><b>Errors.</b> Segments that contradict the envelopes in them (a self-contained segment that
  * ends inside an envelope, slices that run past their envelope, a self-contained segment while an
@@ -56,7 +57,7 @@ public final class SegmentToFrameDecoder extends MessageToMessageDecoder<Segment
   /**
    * A decoder for one connection.
    *
-   * @param limits {@link ParseLimits#maxFrameBodyLength()} bounds a gathered envelope's body
+   * @param limits {@link ParseLimits#maxFrameBodyLength()} bounds an envelope's body
    */
   public SegmentToFrameDecoder(ParseLimits limits) {
     super(Segment.class);
@@ -105,12 +106,17 @@ public final class SegmentToFrameDecoder extends MessageToMessageDecoder<Segment
         throw CqlFrameException.connectionError(-1,
             "self-contained segment ends inside an envelope header");
       }
-      long length = Envelopes.HEADER_LENGTH + bodyLength(p, i);
+      long body = bodyLength(p, i);
+      long length = Envelopes.HEADER_LENGTH + body;
       if (length > end - i) {
         throw CqlFrameException.connectionError(-1, "envelope of " + length
             + " bytes runs past its self-contained segment (" + (end - i) + " bytes left)");
       }
-      emit(ctx, p.slice(i, (int) length));
+      if (body > maxBodyLength) {
+        ctx.fireExceptionCaught(tooLong(p.getShort(i + 2), body));
+      } else {
+        emit(ctx, p.slice(i, (int) length));
+      }
       i += (int) length;
     }
   }
@@ -159,11 +165,16 @@ public final class SegmentToFrameDecoder extends MessageToMessageDecoder<Segment
           "slices run past their envelope by " + (-discarding) + " bytes");
     }
     if (discarding == 0) {
-      ctx.fireExceptionCaught(CqlFrameException.frameError(discardStream, -1,
-          "body length: " + discardBodyLength + " (expected: <= " + maxBodyLength
-              + ", ParseLimits.maxFrameBodyLength); frame skipped",
-          new TooLongFrameException("frame body of " + discardBodyLength + " bytes")));
+      ctx.fireExceptionCaught(tooLong(discardStream, discardBodyLength));
     }
+  }
+
+  /** The frame-local error for an envelope whose body is over the limit. */
+  private CqlFrameException tooLong(int streamId, long bodyLength) {
+    return CqlFrameException.frameError(streamId, -1,
+        "body length: " + bodyLength + " (expected: <= " + maxBodyLength
+            + ", ParseLimits.maxFrameBodyLength); frame skipped",
+        new TooLongFrameException("frame body of " + bodyLength + " bytes"));
   }
 
   /** Checks the version byte, then returns the envelope's signed body length. */

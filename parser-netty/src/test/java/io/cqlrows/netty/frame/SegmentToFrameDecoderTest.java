@@ -1,0 +1,369 @@
+package io.cqlrows.netty.frame;
+
+import static io.cqlrows.netty.CqlTestFrames.frameBytes;
+import static io.cqlrows.netty.frame.SegmentBuilder.concat;
+import static io.cqlrows.netty.frame.SegmentBuilder.tracked;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.cqlrows.core.ParseLimits;
+import io.cqlrows.netty.CqlFrameException;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufUtil;
+import io.netty.channel.embedded.EmbeddedChannel;
+import io.netty.handler.codec.TooLongFrameException;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Random;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+class SegmentToFrameDecoderTest {
+  private static final int RESULT = 0x08;
+  private static final int READY = 0x02;
+  private static final byte[] VOID_BODY = {0, 0, 0, 1};
+  private static final ParseLimits LIMIT_1000 = ParseLimits.builder().maxFrameBodyLength(1000)
+      .build();
+
+  /** Payload buffers handed to the decoder, to check that all end released. */
+  private final List<ByteBuf> inputs = new ArrayList<>();
+
+  @Test
+  void decodesTheEnvelopesOfASelfContainedSegmentInOrder() {
+    byte[] body3 = random(100, 1);
+    EmbeddedChannel channel = channel(ParseLimits.defaults());
+    assertTrue(channel.writeInbound(segment(true, envelope(1, RESULT, VOID_BODY),
+        envelope(2, READY, new byte[0]), envelope(-1, 0x0C, body3))));
+    assertFrame(channel.readInbound(), 1, Opcode.RESULT, VOID_BODY);
+    assertFrame(channel.readInbound(), 2, Opcode.READY, new byte[0]);
+    assertFrame(channel.readInbound(), -1, Opcode.EVENT, body3);
+    assertNull(channel.readInbound());
+    assertAllInputsReleased();
+    assertFalse(channel.finishAndReleaseAll());
+  }
+
+  @Test
+  void decodesAnEmptySelfContainedSegmentToNothing() {
+    EmbeddedChannel channel = channel(ParseLimits.defaults());
+    assertFalse(channel.writeInbound(segment(true)));
+    assertAllInputsReleased();
+    assertFalse(channel.finishAndReleaseAll());
+  }
+
+  /** The first cut is inside the 9-byte header, at its end, or well after it. */
+  @ParameterizedTest
+  @ValueSource(ints = {1, 4, 8, 9, 1000})
+  void gathersAnEnvelopeSplitAcrossFiveSlices(int firstCut) {
+    byte[] body = random(5000, 2);
+    byte[] envelope = envelope(42, RESULT, body);
+    int[] cuts = {0, firstCut, 2000, 3000, 4000, envelope.length};
+    EmbeddedChannel channel = channel(ParseLimits.defaults());
+    for (int i = 0; i < 5; i++) {
+      boolean read = channel.writeInbound(
+          segment(false, Arrays.copyOfRange(envelope, cuts[i], cuts[i + 1])));
+      assertEquals(i == 4, read, "slice " + i);
+      assertEquals(i == 4 ? 0 : cuts[i + 1], decoder(channel).bufferedBytes(), "slice " + i);
+    }
+    assertFrame(channel.readInbound(), 42, Opcode.RESULT, body);
+    assertAllInputsReleased();
+    assertFalse(channel.finishAndReleaseAll());
+  }
+
+  @Test
+  void decodesAWholeEnvelopeInOneSlice() {
+    EmbeddedChannel channel = channel(ParseLimits.defaults());
+    assertTrue(channel.writeInbound(segment(false, envelope(3, RESULT, VOID_BODY))));
+    assertFrame(channel.readInbound(), 3, Opcode.RESULT, VOID_BODY);
+    assertTrue(channel.writeInbound(segment(true, envelope(4, RESULT, VOID_BODY))));
+    assertFrame(channel.readInbound(), 4, Opcode.RESULT, VOID_BODY);
+    assertAllInputsReleased();
+    assertFalse(channel.finishAndReleaseAll());
+  }
+
+  @ParameterizedTest
+  @ValueSource(ints = {4, 9, 500})
+  void skipsAnEnvelopeOverTheLimitAndDecodesTheNextOne(int firstCut) {
+    byte[] tooLong = envelope(7, RESULT, random(3000, 3));
+    int[] cuts = {0, firstCut, 1500, 2500, tooLong.length};
+    EmbeddedChannel channel = channel(LIMIT_1000);
+    for (int i = 0; i < 3; i++) {
+      Segment slice = segment(false, Arrays.copyOfRange(tooLong, cuts[i], cuts[i + 1]));
+      assertFalse(channel.writeInbound(slice));
+      if (cuts[i + 1] >= 9) {
+        assertEquals(0, slice.refCnt(), "slice " + i + " is released, not gathered");
+        assertEquals(0, decoder(channel).bufferedBytes());
+      }
+    }
+    Segment last = segment(false, Arrays.copyOfRange(tooLong, cuts[3], cuts[4]));
+    CqlFrameException e = assertThrows(CqlFrameException.class, () -> channel.writeInbound(last));
+    assertFalse(e.connectionLevel());
+    assertEquals(7, e.streamId());
+    assertInstanceOf(TooLongFrameException.class, e.getCause());
+    assertTrue(e.getMessage().contains("3000"), e.getMessage());
+    assertFalse(decoder(channel).isBroken());
+    assertAllInputsReleased();
+
+    // the next envelope, self-contained or in slices, decodes
+    assertTrue(channel.writeInbound(segment(true, envelope(8, RESULT, VOID_BODY))));
+    assertFrame(channel.readInbound(), 8, Opcode.RESULT, VOID_BODY);
+    byte[] next = envelope(9, RESULT, random(999, 4));
+    channel.writeInbound(segment(false, Arrays.copyOf(next, 500)));
+    assertTrue(channel.writeInbound(segment(false, Arrays.copyOfRange(next, 500, next.length))));
+    assertFrame(channel.readInbound(), 9, Opcode.RESULT, Arrays.copyOfRange(next, 9, 1008));
+    assertAllInputsReleased();
+    assertFalse(channel.finishAndReleaseAll());
+  }
+
+  @Test
+  void skipsAnEnvelopeOverTheLimitInASelfContainedSegment() {
+    EmbeddedChannel channel = channel(LIMIT_1000);
+    CqlFrameException e = assertThrows(CqlFrameException.class, () -> channel.writeInbound(
+        segment(true, envelope(1, RESULT, VOID_BODY), envelope(2, RESULT, random(1001, 12)),
+            envelope(3, RESULT, VOID_BODY))));
+    assertFalse(e.connectionLevel());
+    assertEquals(2, e.streamId());
+    assertInstanceOf(TooLongFrameException.class, e.getCause());
+    assertTrue(e.getMessage().contains("1001"), e.getMessage());
+    assertFrame(channel.readInbound(), 1, Opcode.RESULT, VOID_BODY);
+    assertFrame(channel.readInbound(), 3, Opcode.RESULT, VOID_BODY);
+    assertNull(channel.readInbound());
+    assertFalse(decoder(channel).isBroken());
+    assertAllInputsReleased();
+    assertFalse(channel.finishAndReleaseAll());
+  }
+
+  @Test
+  void rejectsSlicesThatRunPastTheirEnvelope() {
+    byte[] envelope = envelope(5, RESULT, random(100, 5));
+    EmbeddedChannel channel = channel(ParseLimits.defaults());
+    channel.writeInbound(segment(false, Arrays.copyOf(envelope, 50)));
+    Segment overshoot = segment(false, Arrays.copyOfRange(envelope, 50, envelope.length),
+        envelope(6, RESULT, VOID_BODY));
+    CqlFrameException e =
+        assertThrows(CqlFrameException.class, () -> channel.writeInbound(overshoot));
+    assertTrue(e.connectionLevel());
+    assertTrue(e.getMessage().contains("run past"), e.getMessage());
+    assertBroken(channel);
+  }
+
+  @Test
+  void rejectsSlicesThatRunPastAnEnvelopeOverTheLimit() {
+    byte[] tooLong = envelope(5, RESULT, random(2000, 6));
+    EmbeddedChannel channel = channel(LIMIT_1000);
+    channel.writeInbound(segment(false, Arrays.copyOf(tooLong, 1000)));
+    Segment overshoot = segment(false, Arrays.copyOfRange(tooLong, 1000, tooLong.length),
+        new byte[] {1});
+    CqlFrameException e =
+        assertThrows(CqlFrameException.class, () -> channel.writeInbound(overshoot));
+    assertTrue(e.connectionLevel());
+    assertBroken(channel);
+  }
+
+  @Test
+  void rejectsASelfContainedSegmentWhileSlicesArePending() {
+    byte[] envelope = envelope(5, RESULT, random(100, 7));
+    EmbeddedChannel channel = channel(ParseLimits.defaults());
+    Segment pending = segment(false, Arrays.copyOf(envelope, 50));
+    channel.writeInbound(pending);
+    assertEquals(50, decoder(channel).bufferedBytes());
+    CqlFrameException e = assertThrows(CqlFrameException.class,
+        () -> channel.writeInbound(segment(true, envelope(6, RESULT, VOID_BODY))));
+    assertTrue(e.connectionLevel());
+    assertTrue(e.getMessage().contains("self-contained"), e.getMessage());
+    assertEquals(0, pending.refCnt(), "the pending slice is released");
+    assertEquals(0, decoder(channel).bufferedBytes());
+    assertBroken(channel);
+  }
+
+  @Test
+  void rejectsASelfContainedSegmentWhileAnEnvelopeOverTheLimitIsSkipped() {
+    byte[] tooLong = envelope(5, RESULT, random(2000, 8));
+    EmbeddedChannel channel = channel(LIMIT_1000);
+    channel.writeInbound(segment(false, Arrays.copyOf(tooLong, 1000)));
+    CqlFrameException e = assertThrows(CqlFrameException.class,
+        () -> channel.writeInbound(segment(true, envelope(6, RESULT, VOID_BODY))));
+    assertTrue(e.connectionLevel());
+    assertBroken(channel);
+  }
+
+  /** Cut 20 bytes into the second envelope, or 5 bytes into its header. */
+  @ParameterizedTest
+  @ValueSource(ints = {5, 20})
+  void rejectsASelfContainedSegmentEndingInsideAnEnvelope(int cut) {
+    byte[] second = envelope(2, RESULT, random(100, 9));
+    EmbeddedChannel channel = channel(ParseLimits.defaults());
+    CqlFrameException e = assertThrows(CqlFrameException.class, () -> channel.writeInbound(
+        segment(true, envelope(1, RESULT, VOID_BODY), Arrays.copyOf(second, cut))));
+    assertTrue(e.connectionLevel());
+    assertEquals(-1, e.streamId());
+    assertFrame(channel.readInbound(), 1, Opcode.RESULT, VOID_BODY);
+    assertBroken(channel);
+  }
+
+  @ParameterizedTest
+  @ValueSource(ints = {0x84, 0x04, 0x83, 0x87, 0x00})
+  void rejectsABadVersionByteInsideASegment(int versionByte) {
+    byte[] bad = frameBytes(versionByte, 0, 1, RESULT, VOID_BODY);
+    EmbeddedChannel channel = channel(ParseLimits.defaults());
+    CqlFrameException e = assertThrows(CqlFrameException.class,
+        () -> channel.writeInbound(segment(true, bad)));
+    assertTrue(e.connectionLevel());
+    assertTrue(e.getMessage().contains(String.format("0x%02x", versionByte)), e.getMessage());
+    assertBroken(channel);
+
+    EmbeddedChannel sliced = channel(ParseLimits.defaults());
+    sliced.writeInbound(segment(false, Arrays.copyOf(bad, 4)));
+    assertThrows(CqlFrameException.class,
+        () -> sliced.writeInbound(segment(false, Arrays.copyOfRange(bad, 4, bad.length))));
+    assertBroken(sliced);
+  }
+
+  @Test
+  void acceptsRequestsAndV6() {
+    EmbeddedChannel channel = channel(ParseLimits.defaults());
+    assertTrue(channel.writeInbound(segment(true, frameBytes(0x05, 0, 1, 0x07, VOID_BODY),
+        frameBytes(0x86, 0, 2, RESULT, VOID_BODY))));
+    Frame request = channel.readInbound();
+    assertFalse(request.isResponse());
+    assertEquals(Opcode.QUERY, request.opcode());
+    assertTrue(request.release());
+    Frame v6 = channel.readInbound();
+    assertEquals(6, v6.version());
+    assertTrue(v6.release());
+    assertFalse(channel.finishAndReleaseAll());
+  }
+
+  @Test
+  void rejectsANegativeBodyLengthInsideASegment() {
+    EmbeddedChannel channel = channel(ParseLimits.defaults());
+    CqlFrameException e = assertThrows(CqlFrameException.class, () -> channel.writeInbound(
+        segment(false, ByteBufUtil.decodeHexDump("850000010880000000"))));
+    assertTrue(e.connectionLevel());
+    assertTrue(e.getMessage().contains("-2147483648"), e.getMessage());
+    assertBroken(channel);
+  }
+
+  @Test
+  void reportsAnUndefinedOpcodeForItsStreamAndGoesOn() {
+    EmbeddedChannel channel = channel(ParseLimits.defaults());
+    CqlFrameException e = assertThrows(CqlFrameException.class, () -> channel.writeInbound(
+        segment(true, envelope(4, 0x04, VOID_BODY), envelope(5, RESULT, VOID_BODY))));
+    assertFalse(e.connectionLevel());
+    assertEquals(4, e.streamId());
+    assertFrame(channel.readInbound(), 5, Opcode.RESULT, VOID_BODY);
+    assertFalse(decoder(channel).isBroken());
+    assertAllInputsReleased();
+    assertFalse(channel.finishAndReleaseAll());
+  }
+
+  @Test
+  void reportsAMalformedPreludeInSlicesForItsStreamAndGoesOn() {
+    // the warning flag, and a [string list] whose second string runs past the body
+    byte[] bad = frameBytes(0x85, Frame.FLAG_WARNING, 9, RESULT, concat(
+        new byte[] {0, 5, 0, 1, 'w', (byte) 0xFF, (byte) 0xFF}, new byte[200]));
+    EmbeddedChannel channel = channel(ParseLimits.defaults());
+    channel.writeInbound(segment(false, Arrays.copyOf(bad, 100)));
+    CqlFrameException e = assertThrows(CqlFrameException.class, () -> channel.writeInbound(
+        segment(false, Arrays.copyOfRange(bad, 100, bad.length))));
+    assertFalse(e.connectionLevel());
+    assertEquals(9, e.streamId());
+    assertTrue(channel.writeInbound(segment(true, envelope(10, RESULT, VOID_BODY))));
+    assertFrame(channel.readInbound(), 10, Opcode.RESULT, VOID_BODY);
+    assertAllInputsReleased();
+    assertFalse(channel.finishAndReleaseAll());
+  }
+
+  @Test
+  void reportsTheChannelClosingWhileSlicesAreGathered() {
+    byte[] envelope = envelope(5, RESULT, random(100, 10));
+    EmbeddedChannel channel = channel(ParseLimits.defaults());
+    channel.writeInbound(segment(false, Arrays.copyOf(envelope, 30)));
+    channel.writeInbound(segment(false, Arrays.copyOfRange(envelope, 30, 60)));
+    CqlFrameException e = assertThrows(CqlFrameException.class, channel::finish);
+    assertTrue(e.connectionLevel());
+    assertTrue(e.getMessage().contains("after 60 bytes"), e.getMessage());
+    assertAllInputsReleased();
+    assertFalse(channel.finishAndReleaseAll());
+  }
+
+  @Test
+  void reportsTheChannelClosingWhileAnEnvelopeOverTheLimitIsSkipped() {
+    byte[] tooLong = envelope(5, RESULT, random(2000, 11));
+    EmbeddedChannel channel = channel(LIMIT_1000);
+    channel.writeInbound(segment(false, Arrays.copyOf(tooLong, 1500)));
+    CqlFrameException e = assertThrows(CqlFrameException.class, channel::finish);
+    assertTrue(e.connectionLevel());
+    assertAllInputsReleased();
+    assertFalse(channel.finishAndReleaseAll());
+  }
+
+  @Test
+  void releasesPendingSlicesWhenRemoved() {
+    EmbeddedChannel channel = channel(ParseLimits.defaults());
+    channel.writeInbound(segment(false, Arrays.copyOf(envelope(5, RESULT, new byte[100]), 50)));
+    channel.pipeline().remove(SegmentToFrameDecoder.class);
+    assertAllInputsReleased();
+    assertFalse(channel.finishAndReleaseAll());
+  }
+
+  /** The decoder is broken: inputs so far are released, later segments are released unread. */
+  private void assertBroken(EmbeddedChannel channel) {
+    assertTrue(decoder(channel).isBroken());
+    assertEquals(0, decoder(channel).bufferedBytes());
+    assertAllInputsReleased();
+    assertFalse(channel.writeInbound(segment(true, envelope(1, RESULT, VOID_BODY))));
+    assertFalse(channel.writeInbound(segment(false, envelope(1, RESULT, VOID_BODY))));
+    assertNull(channel.readInbound());
+    assertAllInputsReleased();
+    assertFalse(channel.finish(), "closing a broken decoder reports nothing more");
+    assertFalse(channel.finishAndReleaseAll());
+  }
+
+  private static void assertFrame(Frame frame, int streamId, Opcode opcode, byte[] body) {
+    assertEquals(5, frame.version());
+    assertEquals(streamId, frame.streamId());
+    assertEquals(opcode, frame.opcode());
+    assertArrayEquals(body, ByteBufUtil.getBytes(frame.body()));
+    assertEquals(-1, frame.bodyOffset(), "offsets inside segments are unknown");
+    frame.release();
+    assertEquals(0, frame.refCnt());
+  }
+
+  private void assertAllInputsReleased() {
+    for (int i = 0; i < inputs.size(); i++) {
+      assertEquals(0, inputs.get(i).refCnt(), "segment payload " + i + " of " + inputs.size());
+    }
+  }
+
+  /** A segment whose payload is the parts; the test keeps the payload to check its release. */
+  private Segment segment(boolean selfContained, byte[]... parts) {
+    ByteBuf payload = tracked(parts);
+    inputs.add(payload);
+    return new Segment(payload, selfContained);
+  }
+
+  private static byte[] envelope(int streamId, int opcode, byte[] body) {
+    return frameBytes(0x85, 0, streamId, opcode, body);
+  }
+
+  private static EmbeddedChannel channel(ParseLimits limits) {
+    return new EmbeddedChannel(new SegmentToFrameDecoder(limits));
+  }
+
+  private static SegmentToFrameDecoder decoder(EmbeddedChannel channel) {
+    return channel.pipeline().get(SegmentToFrameDecoder.class);
+  }
+
+  private static byte[] random(int length, long seed) {
+    byte[] bytes = new byte[length];
+    new Random(seed).nextBytes(bytes);
+    return bytes;
+  }
+}
