@@ -112,7 +112,9 @@ public final class CqlPipeline {
   /**
    * Switches a v5 connection to segments (SPEC §1.4): call it from the event loop when the READY
    * or AUTHENTICATE response to STARTUP arrives, before any later bytes are read. Bytes the frame
-   * decoder already holds are handed to the segment decoder.
+   * decoder already holds are handed to the segment decoder <em>during this call</em>: responses
+   * that arrived in the same read as READY reach the pipeline before it returns, so a handler
+   * records READY (and whatever it needs for them) before calling it.
    *
    * @param format {@link SegmentFormat#LZ4} if STARTUP negotiated LZ4, else {@link
    *     SegmentFormat#UNCOMPRESSED}

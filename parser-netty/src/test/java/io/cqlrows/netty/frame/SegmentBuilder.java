@@ -12,7 +12,7 @@ import net.jpountz.lz4.LZ4Factory;
  * Writes v5 segments (SPEC §1.4) for tests: the little-endian header word, its CRC24, the payload
  * and the payload's seeded CRC32. The checksums are computed here, independently of {@link Crc}.
  */
-final class SegmentBuilder {
+public final class SegmentBuilder {
   /** Largest payload the 17-bit length field can describe. */
   static final int MAX_PAYLOAD = 131071;
 
@@ -22,7 +22,7 @@ final class SegmentBuilder {
   private SegmentBuilder() {}
 
   /** An uncompressed segment: 3-byte header, CRC24, payload, CRC32. */
-  static byte[] uncompressed(byte[] payload, boolean selfContained) {
+  public static byte[] uncompressed(byte[] payload, boolean selfContained) {
     long word = payload.length | (selfContained ? 1L << 17 : 0);
     return segment(word, 3, payload);
   }
@@ -31,7 +31,7 @@ final class SegmentBuilder {
    * An LZ4 segment as Cassandra's encoder writes it: compressed when that makes it smaller, else
    * stored with uncompressed length 0.
    */
-  static byte[] lz4(byte[] payload, boolean selfContained) {
+  public static byte[] lz4(byte[] payload, boolean selfContained) {
     byte[] block = compress(payload);
     return block.length < payload.length
         ? lz4Wire(block, payload.length, selfContained)
@@ -96,7 +96,7 @@ final class SegmentBuilder {
   }
 
   /** The arrays one after the other. */
-  static byte[] concat(byte[]... parts) {
+  public static byte[] concat(byte[]... parts) {
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     for (byte[] part : parts) {
       out.writeBytes(part);
