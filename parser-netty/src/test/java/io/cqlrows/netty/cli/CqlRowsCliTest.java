@@ -188,6 +188,66 @@ class CqlRowsCliTest {
     }
   }
 
+  /** Offset of segment {@code n} of conn-01's server-to-client file in a v5 capture. */
+  private static int segmentOffset(String capture, int n) {
+    for (com.fasterxml.jackson.databind.JsonNode s
+        : io.cqlrows.testing.Corpus.jsonLines(capture, "segments.jsonl")) {
+      if (s.get("conn").asInt() == 1 && s.get("dir").asText().equals("s2c")
+          && s.get("segment").asInt() == n) {
+        return s.get("file_offset").asInt();
+      }
+    }
+    throw new AssertionError("no segment " + n);
+  }
+
+  @org.junit.jupiter.params.ParameterizedTest
+  @org.junit.jupiter.params.provider.CsvSource({
+    "b-v5, 1, header CRC24 mismatch",
+    "b-v5, 9, payload CRC32 mismatch",
+    "c-v5-lz4, 9, payload CRC32 mismatch",
+  })
+  void reportsACorruptSegmentOnOneLine(String capture, int flipAt, String expected)
+      throws IOException {
+    byte[] bytes = io.cqlrows.testing.Corpus.bytes(capture, "conn-01.s2c.bin");
+    int at = segmentOffset(capture, 3);
+    bytes[at + flipAt] ^= 0x01;
+    Path file = dir.resolve(capture + "-corrupt.bin");
+    Files.write(file, bytes);
+    Result r = run("replay", "--format", "jsonl", file.toString());
+    assertEquals(1, r.status);
+    assertOneErrorLine(r, expected);
+    assertTrue(r.err.contains("segment header at offset " + at), r.err);
+  }
+
+  @Test
+  void reportsACaptureCutInsideASegmentOnOneLine() throws IOException {
+    byte[] bytes = io.cqlrows.testing.Corpus.bytes("c-v5-lz4", "conn-01.s2c.bin");
+    int at = segmentOffset("c-v5-lz4", 5);
+    Path file = dir.resolve("cut-segment.bin");
+    Files.write(file, Arrays.copyOf(bytes, at + 20));
+    Result r = run("replay", "--format", "jsonl", file.toString());
+    assertEquals(1, r.status);
+    assertOneErrorLine(r, "input ends inside a segment");
+  }
+
+  @Test
+  void reportsALyingLz4LengthOnOneLine() throws IOException {
+    byte[] bytes = io.cqlrows.testing.Corpus.bytes("d-v4-lz4", "conn-01.s2c.bin");
+    // the body of the 6th frame starts with its declared uncompressed length: add 3
+    int body = 0;
+    for (int i = 0; i < 5; i++) {
+      body += 9 + java.nio.ByteBuffer.wrap(bytes, body + 5, 4).getInt();
+    }
+    int declared = java.nio.ByteBuffer.wrap(bytes, body + 9, 4).getInt();
+    java.nio.ByteBuffer.wrap(bytes, body + 9, 4).putInt(declared + 3);
+    Path file = dir.resolve("lz4-lie.bin");
+    Files.write(file, bytes);
+    Result r = run("replay", "--format", "jsonl", file.toString());
+    assertEquals(1, r.status);
+    assertOneErrorLine(r, "(expected: " + (declared + 3) + " as declared)");
+    assertTrue(r.err.contains("frame header at offset " + body), r.err);
+  }
+
   private static void assertOneErrorLine(Result r, String expected) {
     assertTrue(r.err.startsWith("cqlrows: "), r.err);
     assertTrue(r.err.contains(expected), r.err);
