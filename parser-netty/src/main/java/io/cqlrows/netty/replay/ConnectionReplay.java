@@ -1,0 +1,239 @@
+package io.cqlrows.netty.replay;
+
+import io.cqlrows.core.CqlParseException;
+import io.cqlrows.core.CqlResult;
+import io.cqlrows.core.ParseLimits;
+import io.cqlrows.core.PreparedResult;
+import io.cqlrows.core.ResultColumns;
+import io.cqlrows.core.ResultReader;
+import io.cqlrows.core.RowsResult;
+import io.cqlrows.core.sink.RowSink;
+import io.cqlrows.netty.CqlFrameException;
+import io.cqlrows.netty.CqlPipeline;
+import io.cqlrows.netty.frame.BytesToFrameDecoder;
+import io.cqlrows.netty.frame.Frame;
+import io.cqlrows.netty.frame.Opcode;
+import io.cqlrows.netty.replay.ReplayListener.Response;
+import io.netty.buffer.ByteBufUtil;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.embedded.EmbeddedChannel;
+import io.netty.util.ReferenceCountUtil;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Replays both directions of one captured connection through the Netty decoders: the client's
+ * requests tell the query of every response and which prepared statement an EXECUTE ran, so
+ * {@code No_metadata} results decode with the columns of the matching PREPARED result (or of its
+ * latest v5 {@code Metadata_changed} result).
+ *
+ * <p>Responses are matched to requests first-in, first-out per stream id (a client reuses a stream
+ * only after its response). Framing and compression are detected in each direction ({@link
+ * BytesToFrameDecoder#detecting}). Without the client side, queries are unknown and the cells of
+ * {@code No_metadata} results are delivered as raw bytes.
+ *
+ * <p>Single-threaded: everything runs on the caller's thread on {@link EmbeddedChannel}s.
+ */
+public final class ConnectionReplay {
+  /** Bytes per simulated socket read. */
+  static final int CHUNK_SIZE = 64 * 1024;
+
+  private ConnectionReplay() {}
+
+  /**
+   * Replays one connection.
+   *
+   * @param connection a label for the connection, passed to the listener
+   * @param clientToServer the client's bytes from the connection's start, or {@code null}
+   * @param serverToClient the server's bytes from the connection's start
+   * @param prepared the capture's prepared statements, shared by its connections
+   * @throws CqlFrameException when either byte stream is broken (connection-level); results
+   *     before the break have been delivered
+   */
+  public static void replay(String connection, byte[] clientToServer, byte[] serverToClient,
+      PreparedStatements prepared, ParseLimits limits, ReplayListener listener) {
+    Map<Integer, ArrayDeque<Request>> requests =
+        clientToServer == null ? null : requests(clientToServer, limits);
+    Responses responses = new Responses(connection, requests, prepared, limits, listener);
+    feed(serverToClient, limits, responses);
+  }
+
+  /** The client's requests, first-in first-out per stream. */
+  static Map<Integer, ArrayDeque<Request>> requests(byte[] bytes, ParseLimits limits) {
+    Map<Integer, ArrayDeque<Request>> byStream = new HashMap<>();
+    List<Request> all = new ArrayList<>();
+    feed(bytes, limits, new ChannelInboundHandlerAdapter() {
+      @Override
+      public void channelRead(ChannelHandlerContext ctx, Object msg) {
+        if (msg instanceof Frame f) {
+          try {
+            if (!f.isResponse()) {
+              all.add(RequestReader.read(f));
+            }
+          } finally {
+            f.release();
+          }
+        } else {
+          ReferenceCountUtil.release(msg);
+        }
+      }
+    });
+    for (Request r : all) {
+      byStream.computeIfAbsent(r.streamId(), s -> new ArrayDeque<>()).add(r);
+    }
+    return byStream;
+  }
+
+  /** Feeds bytes in chunks through a detecting decoder into {@code handler}. */
+  private static void feed(byte[] bytes, ParseLimits limits,
+      ChannelInboundHandlerAdapter handler) {
+    Errors errors = new Errors();
+    EmbeddedChannel channel = new EmbeddedChannel();
+    try {
+      channel.pipeline().addLast(CqlPipeline.BYTES_TO_FRAME_DECODER,
+          BytesToFrameDecoder.detecting(limits));
+      channel.pipeline().addLast(handler, errors);
+      for (int at = 0; at < bytes.length && errors.fatal == null; at += CHUNK_SIZE) {
+        int n = Math.min(CHUNK_SIZE, bytes.length - at);
+        channel.writeInbound(channel.alloc().buffer(n).writeBytes(bytes, at, n));
+      }
+      if (errors.fatal == null) {
+        channel.close(); // reports input that ends inside a frame or segment
+      }
+    } finally {
+      channel.finishAndReleaseAll();
+    }
+    if (errors.fatal != null) {
+      throw errors.fatal;
+    }
+  }
+
+  /** Records the first connection-level error; frame-local ones went to the listener. */
+  private static final class Errors extends ChannelInboundHandlerAdapter {
+    CqlFrameException fatal;
+
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+      ReferenceCountUtil.release(msg);
+    }
+
+    @Override
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+      if (cause instanceof CqlFrameException e && !e.connectionLevel()) {
+        return; // a request frame the decoder could not use: it only labels results
+      }
+      if (fatal == null) {
+        fatal = cause instanceof CqlFrameException e
+            ? e : CqlFrameException.connectionError(-1, "replay failed: " + cause);
+      }
+    }
+  }
+
+  /** Decodes the server's RESULTs, matched to the client's requests. */
+  private static final class Responses extends ChannelInboundHandlerAdapter {
+    private final String connection;
+    private final Map<Integer, ArrayDeque<Request>> requests;
+    private final PreparedStatements prepared;
+    private final ParseLimits limits;
+    private final ReplayListener listener;
+    private ResultReader reader;
+
+    Responses(String connection, Map<Integer, ArrayDeque<Request>> requests,
+        PreparedStatements prepared, ParseLimits limits, ReplayListener listener) {
+      this.connection = connection;
+      this.requests = requests;
+      this.prepared = prepared;
+      this.limits = limits;
+      this.listener = listener;
+    }
+
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+      if (!(msg instanceof Frame frame)) {
+        ctx.fireChannelRead(msg);
+        return;
+      }
+      try {
+        if (reader == null) {
+          reader = new ResultReader(Math.max(3, frame.version()), limits)
+              .rawCellsWithoutMetadata(true);
+        }
+        Request request = match(frame);
+        if (frame.opcode() == Opcode.RESULT) {
+          result(frame, request);
+        }
+      } finally {
+        frame.release();
+      }
+    }
+
+    @Override
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+      if (cause instanceof CqlFrameException e && !e.connectionLevel()) {
+        Request request = e.streamId() >= 0 ? poll(e.streamId()) : null;
+        listener.onError(response(e.streamId(), request), e);
+        return;
+      }
+      ctx.fireExceptionCaught(cause);
+    }
+
+    private Request match(Frame frame) {
+      return frame.isResponse() && frame.streamId() >= 0 && frame.opcode() != Opcode.EVENT
+          ? poll(frame.streamId()) : null;
+    }
+
+    private Request poll(int stream) {
+      ArrayDeque<Request> queue = requests == null ? null : requests.get(stream);
+      return queue == null ? null : queue.poll();
+    }
+
+    private void result(Frame frame, Request request) {
+      Response response = response(frame.streamId(), request);
+      RowSink sink = listener.sinkFor(response);
+      if (sink == null) {
+        return;
+      }
+      PreparedStatements.Statement statement =
+          request == null ? null : prepared.get(request.preparedId());
+      ResultColumns columns = statement == null ? null : statement.columns();
+      CqlResult result;
+      try {
+        result = reader.read(frame.body(), sink, columns);
+      } catch (CqlParseException e) {
+        listener.onError(response, CqlFrameException.frameError(frame.streamId(),
+            frame.bodyOffset() < 0 ? -1 : frame.bodyOffset() + Math.max(0, e.offset()),
+            e.getMessage(), e));
+        return;
+      }
+      remember(request, result);
+      listener.onResult(response, result);
+    }
+
+    /** PREPARED results and v5 Metadata_changed update the capture's statements. */
+    private void remember(Request request, CqlResult result) {
+      if (result instanceof PreparedResult p) {
+        prepared.prepared("0x" + ByteBufUtil.hexDump(p.id()),
+            request == null ? null : request.query(), p.resultColumns());
+      } else if (result instanceof RowsResult r && r.metadata().metadataChanged()
+          && request != null && request.preparedId() != null) {
+        prepared.metadataChanged(request.preparedId(), r.metadata().columns());
+      }
+    }
+
+    private Response response(int stream, Request request) {
+      String query = null;
+      if (request != null) {
+        query = request.query();
+        PreparedStatements.Statement s = prepared.get(request.preparedId());
+        if (query == null && s != null) {
+          query = s.query();
+        }
+      }
+      return new Response(connection, stream, request, query);
+    }
+  }
+}

@@ -1,0 +1,34 @@
+package io.cqlrows.netty.replay;
+
+import io.cqlrows.core.CqlResult;
+import io.cqlrows.core.sink.RowSink;
+import io.cqlrows.netty.CqlFrameException;
+
+/**
+ * Receives the RESULT responses of a replayed connection, in capture order. Called on the
+ * replaying thread.
+ */
+public interface ReplayListener {
+  /**
+   * A RESULT is about to be decoded.
+   *
+   * @return the sink for its rows, or {@code null} to skip decoding it
+   */
+  RowSink sinkFor(Response response);
+
+  /** The RESULT was decoded into the sink that {@link #sinkFor} returned. */
+  void onResult(Response response, CqlResult result);
+
+  /** The RESULT could not be decoded; the replay goes on (a frame-local error). */
+  void onError(Response response, CqlFrameException error);
+
+  /**
+   * One response and what is known of the request it answers.
+   *
+   * @param connection a label for the connection, e.g. {@code 127.0.0.1:50412 -> 127.0.0.1:9042}
+   * @param streamId the stream id
+   * @param request the matching request, or {@code null} if the client side is unknown
+   * @param query the CQL text of the request (for an EXECUTE, of its PREPARE), or null
+   */
+  record Response(String connection, int streamId, Request request, String query) {}
+}
