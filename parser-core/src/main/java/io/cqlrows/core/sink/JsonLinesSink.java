@@ -56,6 +56,8 @@ public final class JsonLinesSink implements RowSink {
   private String leadingMembers;
   /** Columns to write from the next result on; null for all. Never mutated once set. */
   private BitSet selection;
+  /** Column names to write from the next result on; null for none (see selectColumnsByName). */
+  private java.util.List<String> selectionNames;
   /** The selection in force for the current result. */
   private BitSet resultSelection;
   /** The current result's columns, for the types of empty cells. */
@@ -107,18 +109,30 @@ public final class JsonLinesSink implements RowSink {
       selected.set(index);
     }
     this.selection = selected;
+    this.selectionNames = null;
   }
 
   /** Writes every column (the default) from the next result on. */
   public void selectAllColumns() {
     this.selection = null;
+    this.selectionNames = null;
+  }
+
+  /**
+   * Writes only the columns with these exact names (internal form), in result order, from the next
+   * result on; names a result does not have are ignored, so a result with none of them has an
+   * empty {@code columns} list. Replaces any selection by index.
+   */
+  public void selectColumnsByName(String... names) {
+    this.selection = null;
+    this.selectionNames = java.util.List.of(names);
   }
 
   @Override
   public void onResultStart(RowsMetadata metadata, int rowCount) {
     line.setLength(0); // drops the remains of an aborted result
     columns = metadata.columns();
-    resultSelection = selection;
+    resultSelection = selectionNames == null ? selection : byName(columns, selectionNames);
     rowsStarted = 0;
     line.append('{');
     if (leadingMembers != null) {
@@ -149,6 +163,16 @@ public final class JsonLinesSink implements RowSink {
     line.append(",\"type\":");
     CanonicalJson.appendString(line, spec.type().toString());
     line.append('}');
+  }
+
+  private static BitSet byName(ResultColumns columns, java.util.List<String> names) {
+    BitSet selected = new BitSet();
+    for (int i = 0; i < columns.size(); i++) {
+      if (names.contains(columns.get(i).name())) {
+        selected.set(i);
+      }
+    }
+    return selected;
   }
 
   /** True for the selected columns (all by default; see {@link #selectColumns}). */

@@ -432,6 +432,26 @@ class JsonLinesSinkTest {
   }
 
   @Test
+  void selectsColumnsByNameInResultOrder() throws IOException {
+    sink.selectColumnsByName("c", "a", "absent");
+    sink.onResultStart(
+        TestMetadata.of(
+            col("a", NativeType.INT), col("b", NativeType.TEXT), col("c", NativeType.BIGINT)),
+        1);
+    assertTrue(sink.wantsColumn(0));
+    assertFalse(sink.wantsColumn(1));
+    assertTrue(sink.wantsColumn(2));
+    sink.onRowStart(0);
+    sink.onInt(0, 1);
+    sink.onBigint(2, 3);
+    sink.onRowEnd(0);
+    sink.onResultEnd(1);
+    assertLine(
+        "{" + columns("a", "int", "c", "bigint") + ",\"row_count\":1,\"rows\":[[1,\"3\"]]}",
+        out.toString());
+  }
+
+  @Test
   void rejectsNegativeColumnIndexes() {
     assertThrows(IllegalArgumentException.class, () -> sink.selectColumns(0, -1));
   }
