@@ -1,96 +1,43 @@
 package io.cqlrows.netty.cli;
 
 import io.cqlrows.core.ColumnSpec;
-import io.cqlrows.core.RowsMetadata;
-import io.cqlrows.core.sink.CanonicalJson;
-import io.cqlrows.core.sink.RowSink;
 import io.cqlrows.core.type.CqlType;
 import io.cqlrows.core.type.VectorType;
 import java.io.PrintStream;
 import java.lang.reflect.Array;
-import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Prints each ROWS result as {@code stream N: M rows} and an aligned text table: column names,
- * a rule, one line per row. Cells are rendered by {@link CanonicalJson} with the quotes of a
- * value rendered as a JSON string dropped (text, bigint, float, blob, dates...; escapes stay, so
- * control characters remain visible); other cells are cut to {@value #MAX_CELL} characters.
- * Vectors show their first {@value #VECTOR_PREVIEW} elements, each cut to {@value
- * #MAX_ELEMENT} characters, then {@code … (N)}.
- *
- * <p>A result is buffered until {@link #onResultEnd}; an aborted one prints nothing. Borrowed
- * buffers are copied by {@link RowSink}'s defaults before they reach {@link #onObject}. Not
- * thread-safe; one instance per output.
+ * Prints each ROWS result as a title line ({@code stream N: M rows}, with the connection and query
+ * when known) and an aligned text table: column names, a rule, one line per row. Cells are the
+ * canonical JSON rendering with the quotes of a JSON string dropped (escapes stay, so control
+ * characters remain visible), cut to {@value #MAX_CELL} characters. Vectors show their first
+ * {@value #VECTOR_PREVIEW} elements, each cut to {@value #MAX_ELEMENT} characters, then {@code …
+ * (N)}. Not thread-safe; one instance per output.
  */
-final class TableSink implements RowSink {
+final class TableSink extends RenderedRowsSink {
   static final int MAX_CELL = 40;
   static final int VECTOR_PREVIEW = 3;
   static final int MAX_ELEMENT = 12;
   private static final String GAP = "  ";
 
   private final PrintStream out;
-  /** Stream id of the next result, for its title line. */
-  private int stream;
-  /** The current result's columns. */
-  private List<ColumnSpec> columns = List.of();
-  /** The rendered cells of the current result. */
-  private List<String[]> rows = new ArrayList<>();
-  /** The row being read. */
-  private String[] row;
 
-  TableSink(PrintStream out) {
+  TableSink(PrintStream out, List<String> selection) {
+    super(selection);
     this.out = out;
   }
 
-  /** Sets the stream id printed in the next result's title. */
-  void setStream(int streamId) {
-    this.stream = streamId;
+  @Override
+  String nullCell() {
+    return "null";
   }
 
   @Override
-  public void onResultStart(RowsMetadata metadata, int rowCount) {
-    columns = metadata.columns().specs();
-    rows = new ArrayList<>(Math.min(rowCount, 1024));
-  }
-
-  @Override
-  public void onRowStart(int rowIndex) {
-    row = new String[columns.size()];
-  }
-
-  @Override
-  public void onRowEnd(int rowIndex) {
-    rows.add(row);
-  }
-
-  @Override
-  public void onNull(int column) {
-    row[column] = "null";
-  }
-
-  @Override
-  public void onNotSet(int column) {
-    row[column] = "not set";
-  }
-
-  @Override
-  public void onEmpty(int column) {
-    StringBuilder sb = new StringBuilder();
-    CanonicalJson.appendEmpty(sb, columns.get(column).type());
-    row[column] = sb.toString();
-  }
-
-  @Override
-  public void onObject(int column, Object value) {
-    row[column] = render(columns.get(column).type(), value);
-  }
-
-  @Override
-  public void onResultEnd(int rowCount) {
+  void print(String title, List<ColumnSpec> columns, List<String[]> rows) {
     StringBuilder text = new StringBuilder(256);
-    text.append("stream ").append(stream).append(": ").append(rowCount)
-        .append(rowCount == 1 ? " row\n" : " rows\n");
+    int n = rows.size();
+    text.append(title).append(n).append(n == 1 ? " row\n" : " rows\n");
     String[] header = new String[columns.size()];
     String[] rule = new String[columns.size()];
     int[] widths = new int[columns.size()];
@@ -108,7 +55,6 @@ final class TableSink implements RowSink {
       appendLine(text, r, widths);
     }
     out.append(text);
-    rows = new ArrayList<>();
   }
 
   private static void appendLine(StringBuilder text, String[] cells, int[] widths) {
@@ -129,7 +75,8 @@ final class TableSink implements RowSink {
   }
 
   /** A value as a cell: unquoted canonical JSON, cut; a vector abbreviated. */
-  static String render(CqlType type, Object value) {
+  @Override
+  String render(CqlType type, Object value) {
     if (type instanceof VectorType && value != null) {
       return renderVector(value);
     }
@@ -149,16 +96,6 @@ final class TableSink implements RowSink {
       sb.append(",… (").append(n).append(')');
     }
     return sb.append(']').toString();
-  }
-
-  /** The canonical JSON of a value, without the quotes if it is a JSON string. */
-  private static String unquoted(Object value) {
-    StringBuilder sb = new StringBuilder();
-    CanonicalJson.appendValue(sb, value);
-    int n = sb.length();
-    return n >= 2 && sb.charAt(0) == '"' && sb.charAt(n - 1) == '"'
-        ? sb.substring(1, n - 1)
-        : sb.toString();
   }
 
   /** Cuts {@code s} to {@code max} code points, the last one {@code …}. */

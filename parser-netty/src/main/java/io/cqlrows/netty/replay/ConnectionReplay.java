@@ -57,13 +57,14 @@ public final class ConnectionReplay {
   public static void replay(String connection, byte[] clientToServer, byte[] serverToClient,
       PreparedStatements prepared, ParseLimits limits, ReplayListener listener) {
     Map<Integer, ArrayDeque<Request>> requests =
-        clientToServer == null ? null : requests(clientToServer, limits);
+        clientToServer == null ? null : requests(clientToServer, limits, listener);
     Responses responses = new Responses(connection, requests, prepared, limits, listener);
-    feed(serverToClient, limits, responses);
+    feed(serverToClient, limits, responses, listener);
   }
 
   /** The client's requests, first-in first-out per stream. */
-  static Map<Integer, ArrayDeque<Request>> requests(byte[] bytes, ParseLimits limits) {
+  static Map<Integer, ArrayDeque<Request>> requests(byte[] bytes, ParseLimits limits,
+      ReplayListener listener) {
     Map<Integer, ArrayDeque<Request>> byStream = new HashMap<>();
     List<Request> all = new ArrayList<>();
     feed(bytes, limits, new ChannelInboundHandlerAdapter() {
@@ -71,6 +72,7 @@ public final class ConnectionReplay {
       public void channelRead(ChannelHandlerContext ctx, Object msg) {
         if (msg instanceof Frame f) {
           try {
+            listener.onFrame(true, f);
             if (!f.isResponse()) {
               all.add(RequestReader.read(f));
             }
@@ -81,7 +83,7 @@ public final class ConnectionReplay {
           ReferenceCountUtil.release(msg);
         }
       }
-    });
+    }, null);
     for (Request r : all) {
       byStream.computeIfAbsent(r.streamId(), s -> new ArrayDeque<>()).add(r);
     }
@@ -90,7 +92,7 @@ public final class ConnectionReplay {
 
   /** Feeds bytes in chunks through a detecting decoder into {@code handler}. */
   private static void feed(byte[] bytes, ParseLimits limits,
-      ChannelInboundHandlerAdapter handler) {
+      ChannelInboundHandlerAdapter handler, ReplayListener progress) {
     Errors errors = new Errors();
     EmbeddedChannel channel = new EmbeddedChannel();
     try {
@@ -100,6 +102,9 @@ public final class ConnectionReplay {
       for (int at = 0; at < bytes.length && errors.fatal == null; at += CHUNK_SIZE) {
         int n = Math.min(CHUNK_SIZE, bytes.length - at);
         channel.writeInbound(channel.alloc().buffer(n).writeBytes(bytes, at, n));
+        if (progress != null) {
+          progress.onProgress(at + n);
+        }
       }
       if (errors.fatal == null) {
         channel.close(); // reports input that ends inside a frame or segment
@@ -158,6 +163,7 @@ public final class ConnectionReplay {
         return;
       }
       try {
+        listener.onFrame(false, frame);
         if (reader == null) {
           reader = new ResultReader(Math.max(3, frame.version()), limits)
               .rawCellsWithoutMetadata(true);

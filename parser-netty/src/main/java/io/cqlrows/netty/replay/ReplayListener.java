@@ -23,6 +23,17 @@ public interface ReplayListener {
   void onError(Response response, CqlFrameException error);
 
   /**
+   * Every frame of either direction, before anything else is done with it (for statistics).
+   *
+   * @param fromClient whether the client sent it
+   * @param frame Borrowed: valid only during this call.
+   */
+  default void onFrame(boolean fromClient, io.cqlrows.netty.frame.Frame frame) {}
+
+  /** Bytes of the server's stream fed to the decoders so far (called after each read). */
+  default void onProgress(long serverBytes) {}
+
+  /**
    * One response and what is known of the request it answers.
    *
    * @param connection a label for the connection, e.g. {@code 127.0.0.1:50412 -> 127.0.0.1:9042}

@@ -42,6 +42,58 @@ class CqlRowsCliTest {
     }
   }
 
+  /**
+   * With the client side beside the server side, every result names its query and prepared
+   * results decode fully: all of them equal the driver's decoding.
+   */
+  @ParameterizedTest
+  @ValueSource(strings = {"a-v4", "b-v5", "c-v5-lz4", "d-v4-lz4", "e-v5-paging"})
+  void replaysBothSidesOfEveryCaptureAsTheDriverDecodedThem(String capture) throws IOException {
+    for (String conn : new String[] {"conn-00", "conn-01"}) {
+      Path s2c = dir.resolve(capture + "-" + conn + ".s2c.bin");
+      Files.write(s2c, io.cqlrows.testing.Corpus.bytes(capture, conn + ".s2c.bin"));
+      Files.write(dir.resolve(capture + "-" + conn + ".c2s.bin"),
+          io.cqlrows.testing.Corpus.bytes(capture, conn + ".c2s.bin"));
+      Result r = run("replay", "--format", "jsonl", s2c.toString());
+      assertEquals(0, r.status, r.err);
+      List<JsonNode> expected = io.cqlrows.testing.CorpusAssertions.expectedResults(capture, conn);
+      List<String> lines = r.lines();
+      assertEquals(expected.size(), lines.size(), capture + " " + conn);
+      for (int i = 0; i < lines.size(); i++) {
+        JsonNode actual = json(lines.get(i));
+        io.cqlrows.testing.CorpusAssertions.assertSameResult(expected.get(i), actual);
+        assertEquals(expected.get(i).get("query").asText(), actual.get("query").asText());
+        assertEquals(s2c.getFileName().toString(), actual.get("connection").asText());
+      }
+    }
+  }
+
+  @Test
+  void printsSelectedColumnsOfOneStreamAsCsv() throws IOException {
+    Path s2c = copy("conn-00.s2c.bin");
+    Result r = run("replay", "--format", "csv", "--columns", "cluster_name,release_version",
+        "--stream", "0", s2c.toString());
+    assertEquals(0, r.status, r.err);
+    // stream 0 answers SELECT cluster_name (first) and SELECT * FROM system.local
+    assertTrue(r.out.startsWith("cluster_name\r\ncapture\r\n\r\n"), r.out);
+    assertTrue(r.out.contains("cluster_name,release_version\r\ncapture,5.0.6\r\n"), r.out);
+    assertFalse(r.out.contains("peer"), "stream 1 (system.peers_v2) is not printed");
+  }
+
+  @Test
+  void countsRowsAndResultsOfACapture() throws IOException {
+    Path s2c = copy("conn-01.s2c.bin");
+    Result r = run("stats", s2c.toString());
+    assertEquals(0, r.status, r.err);
+    long rows = 0;
+    for (JsonNode e : io.cqlrows.testing.CorpusAssertions.expectedResults("a-v4", "conn-01")) {
+      rows += e.get("row_count").asLong();
+    }
+    assertTrue(r.out.contains("total: 1 connections, " + rows + " rows"), r.out);
+    assertTrue(r.out.contains("30 rows"), r.out);
+    assertTrue(r.out.contains("MB/s"), r.out);
+  }
+
   /** One ROWS line against the driver's decoding of the same frame. */
   private static void compare(JsonNode expected, JsonNode actual) {
     String where = "frame " + expected.get("frame").asInt() + " (" + expected.get("query").asText()
@@ -101,8 +153,9 @@ class CqlRowsCliTest {
   void printsTablesWithStreamTitlesAndValues() throws IOException {
     Result r = run("replay", "--format", "table", copy("conn-01.s2c.bin").toString());
     assertEquals(0, r.status, r.err);
-    assertTrue(r.out.startsWith("stream 0: 1 row\ncluster_name\n------------\ncapture\n"), r.out);
-    assertTrue(r.out.contains("stream 0: 200 rows\n"), "vec1536");
+    assertTrue(r.out.startsWith(
+        "conn-01.s2c.bin, stream 0: 1 row\ncluster_name\n------------\ncapture\n"), r.out);
+    assertTrue(r.out.contains("conn-01.s2c.bin, stream 0: 200 rows\n"), "vec1536");
     assertTrue(r.out.contains("9223372036854775807"), "counters");
     assertTrue(r.out.contains(",… (1536)]"), "abbreviated vector<float, 1536>");
   }
@@ -175,7 +228,12 @@ class CqlRowsCliTest {
   void printsUsageForHelp() {
     Result r = run("--help");
     assertEquals(0, r.status);
-    assertTrue(r.out.startsWith("usage: cqlrows replay"), r.out);
+    assertTrue(r.out.startsWith("usage: cqlrows COMMAND"), r.out);
+    for (String command : new String[] {"replay", "stats"}) {
+      Result c = run(command, "--help");
+      assertEquals(0, c.status);
+      assertTrue(c.out.startsWith("usage: cqlrows " + command), c.out);
+    }
   }
 
   @Test
@@ -184,7 +242,7 @@ class CqlRowsCliTest {
         "xml", "f"}, {"replay", "--limit", "-1", "f"}, {"replay", "--bogus", "f"}}) {
       Result r = run(args);
       assertEquals(2, r.status, Arrays.toString(args));
-      assertTrue(r.err.contains("usage: cqlrows replay"), r.err);
+      assertTrue(r.err.contains("usage: cqlrows COMMAND"), r.err);
     }
   }
 

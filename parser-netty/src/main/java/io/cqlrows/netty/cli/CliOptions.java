@@ -1,0 +1,106 @@
+package io.cqlrows.netty.cli;
+
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * The parsed command line of {@code replay} and {@code stats}.
+ *
+ * @param command {@code replay} or {@code stats}
+ * @param format {@code jsonl}, {@code table} or {@code csv}
+ * @param columns column names to print, or null for all
+ * @param limit how many results (and error lines) to print at most
+ * @param stream the only stream id to print, or null for all
+ * @param port the CQL server port in a pcap, or null to find CQL connections by their bytes
+ * @param clientToServer the client-to-server capture given with {@code --c2s}, or null
+ * @param file the capture
+ */
+record CliOptions(String command, String format, List<String> columns, long limit,
+    Integer stream, Integer port, Path clientToServer, Path file) {
+
+  /** Thrown for {@code --help}: carries the usage text to print on stdout. */
+  static final class Help extends Exception {
+    private static final long serialVersionUID = 1L;
+
+    Help(String usage) {
+      super(usage, null, false, false);
+    }
+  }
+
+  /** Parses the arguments; {@link Help} for {@code --help}. */
+  static CliOptions parse(String[] args) throws Help {
+    if (args.length == 0) {
+      throw new IllegalArgumentException("missing command");
+    }
+    String command = args[0];
+    if (command.equals("--help") || command.equals("-h") || command.equals("help")) {
+      throw new Help(Usage.MAIN);
+    }
+    if (!command.equals("replay") && !command.equals("stats")) {
+      throw new IllegalArgumentException("unknown command: " + command);
+    }
+    if (Arrays.asList(args).contains("--help") || Arrays.asList(args).contains("-h")) {
+      throw new Help(command.equals("replay") ? Usage.REPLAY : Usage.STATS);
+    }
+    return parseOptions(command, args);
+  }
+
+  private static CliOptions parseOptions(String command, String[] args) {
+    String format = "jsonl";
+    List<String> columns = null;
+    long limit = Long.MAX_VALUE;
+    Integer stream = null;
+    Integer port = null;
+    Path c2s = null;
+    Path file = null;
+    for (int i = 1; i < args.length; i++) {
+      String a = args[i];
+      if (!a.startsWith("--") || a.length() == 2) {
+        if (file != null) {
+          throw new IllegalArgumentException("unexpected argument: " + a);
+        }
+        file = Path.of(a);
+        continue;
+      }
+      if (++i == args.length) {
+        throw new IllegalArgumentException(a + " needs a value");
+      }
+      String v = args[i];
+      switch (a) {
+        case "--format" -> format = format(v);
+        case "--columns" -> columns = List.of(v.split(","));
+        case "--limit" -> limit = number(a, v, 0, Long.MAX_VALUE);
+        case "--stream" -> stream = (int) number(a, v, -32768, 32767);
+        case "--port" -> port = (int) number(a, v, 1, 65535);
+        case "--c2s" -> c2s = Path.of(v);
+        default -> throw new IllegalArgumentException("unknown option: " + a);
+      }
+    }
+    if (file == null) {
+      throw new IllegalArgumentException("missing FILE");
+    }
+    return new CliOptions(command, format, columns, limit, stream, port, c2s, file);
+  }
+
+  private static String format(String value) {
+    return switch (value) {
+      case "jsonl", "table", "csv" -> value;
+      default -> throw new IllegalArgumentException(
+          "--format: " + value + " (expected: jsonl, table or csv)");
+    };
+  }
+
+  private static long number(String option, String value, long min, long max) {
+    try {
+      long n = Long.parseLong(value);
+      if (n >= min && n <= max) {
+        return n;
+      }
+    } catch (NumberFormatException e) {
+      // reported below
+    }
+    throw new IllegalArgumentException(
+        option + ": " + value + " (expected: a number from " + min + " to " + max + ")");
+  }
+}

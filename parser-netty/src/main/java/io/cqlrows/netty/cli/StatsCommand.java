@@ -1,0 +1,143 @@
+package io.cqlrows.netty.cli;
+
+import io.cqlrows.core.CqlResult;
+import io.cqlrows.core.ParseLimits;
+import io.cqlrows.core.sink.CountingSink;
+import io.cqlrows.core.sink.RowSink;
+import io.cqlrows.netty.CqlFrameException;
+import io.cqlrows.netty.frame.Frame;
+import io.cqlrows.netty.frame.Opcode;
+import io.cqlrows.netty.replay.ConnectionReplay;
+import io.cqlrows.netty.replay.PreparedStatements;
+import io.cqlrows.netty.replay.ReplayListener;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.util.Locale;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * {@code cqlrows stats}: decodes every response of a capture into a {@link CountingSink} and
+ * prints counts per connection and in total. Parse throughput is the RESULT body bytes divided by
+ * the time spent inside the parser (framing and I/O excluded). Single-threaded; one per run.
+ */
+final class StatsCommand {
+  private static final String[] KINDS = {"", "void", "rows", "set_keyspace", "prepared",
+      "schema_change"};
+
+  private final CliOptions options;
+  private final PrintStream out;
+  private final PrintStream err;
+
+  StatsCommand(CliOptions options, PrintStream out, PrintStream err) {
+    this.options = options;
+    this.out = out;
+    this.err = err;
+  }
+
+  /** Counts of one connection, or of all. */
+  private static final class Counts implements ReplayListener {
+    long requestFrames;
+    long responseFrames;
+    long resultBytes;
+    long parseNanos;
+    long errors;
+    final Map<String, Long> results = new TreeMap<>();
+    final CountingSink cells = new CountingSink();
+    private long started;
+    private int bodyBytes;
+
+    @Override
+    public void onFrame(boolean fromClient, Frame frame) {
+      if (fromClient) {
+        requestFrames++;
+      } else {
+        responseFrames++;
+        bodyBytes = frame.opcode() == Opcode.RESULT ? frame.body().readableBytes() : 0;
+      }
+    }
+
+    @Override
+    public RowSink sinkFor(Response response) {
+      started = System.nanoTime();
+      return cells;
+    }
+
+    @Override
+    public void onResult(Response response, CqlResult result) {
+      parseNanos += System.nanoTime() - started;
+      resultBytes += bodyBytes;
+      String kind = result.kind() < KINDS.length ? KINDS[result.kind()] : "?";
+      results.merge(kind, 1L, Long::sum);
+    }
+
+    @Override
+    public void onError(Response response, CqlFrameException error) {
+      errors++;
+    }
+
+    void addTo(Counts all) {
+      all.requestFrames += requestFrames;
+      all.responseFrames += responseFrames;
+      all.resultBytes += resultBytes;
+      all.parseNanos += parseNanos;
+      all.errors += errors;
+      results.forEach((k, v) -> all.results.merge(k, v, Long::sum));
+    }
+  }
+
+  int run() throws IOException {
+    int status = 0;
+    Counts all = new Counts();
+    long rows = 0;
+    long cells = 0;
+    long nulls = 0;
+    int connections = 0;
+    PreparedStatements prepared = new PreparedStatements();
+    for (Captures.Connection c : Captures.open(options)) {
+      connections++;
+      Counts counts = new Counts();
+      try {
+        ConnectionReplay.replay(c.label(), c.clientToServer(), c.serverToClient(), prepared,
+            ParseLimits.defaults(), counts);
+      } catch (CqlFrameException e) {
+        err.println("cqlrows: " + options.file() + ": " + c.label() + ": "
+            + CqlRowsCli.oneLine(e));
+        status = 1;
+      }
+      print(c.label(), counts, c.serverToClient().length);
+      counts.addTo(all);
+      rows += counts.cells.rows();
+      cells += counts.cells.cells();
+      nulls += counts.cells.nulls() + counts.cells.notSets();
+    }
+    if (connections > 1) {
+      print("all connections", all, -1);
+    }
+    out.printf(Locale.ROOT, "total: %d connections, %d rows, %d cells (%d null)%n",
+        connections, rows, cells, nulls);
+    out.flush();
+    return status;
+  }
+
+  private void print(String label, Counts c, long serverBytes) {
+    StringBuilder kinds = new StringBuilder();
+    c.results.forEach((k, v) -> kinds.append(kinds.length() == 0 ? "" : ", ")
+        .append(v).append(' ').append(k));
+    double mbPerSecond = c.parseNanos == 0 ? 0 : c.resultBytes * 1e3 / c.parseNanos;
+    out.printf(Locale.ROOT, "%s:%n", label);
+    if (serverBytes >= 0) {
+      out.printf(Locale.ROOT, "  bytes from server: %d%n", serverBytes);
+    }
+    out.printf(Locale.ROOT, "  frames: %d from client, %d from server%n",
+        c.requestFrames, c.responseFrames);
+    out.printf(Locale.ROOT, "  results: %s%s%n", kinds.length() == 0 ? "none" : kinds,
+        c.errors > 0 ? " (" + c.errors + " undecodable)" : "");
+    if (serverBytes >= 0) {
+      out.printf(Locale.ROOT, "  rows: %d, cells: %d (%d null)%n", c.cells.rows(),
+          c.cells.cells(), c.cells.nulls() + c.cells.notSets());
+    }
+    out.printf(Locale.ROOT, "  RESULT body bytes: %d, parsed at %.1f MB/s%n",
+        c.resultBytes, mbPerSecond);
+  }
+}
