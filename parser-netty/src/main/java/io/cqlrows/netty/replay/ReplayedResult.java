@@ -9,15 +9,17 @@ import java.util.List;
  * One RESULT response of a replayed capture, in capture order: either its decoded result (with
  * the rows of a ROWS result) or the frame-local error that made it unusable.
  *
+ * @param connection the connection's label ({@code client -> server}, or the file name)
  * @param streamId the response's stream id
+ * @param query the CQL text of the request it answers, or {@code null} if the client side is
+ *     unknown
  * @param result the decoded result, or {@code null} if {@link #error} is set
- * @param rows the rows of a ROWS result (empty otherwise); cells of {@code No_metadata} results
- *     are raw bytes, because a server-to-client capture alone does not say which prepared
- *     statement an EXECUTE ran
+ * @param rows the rows of a ROWS result (empty otherwise). Without the client side, cells of
+ *     {@code No_metadata} results are raw bytes.
  * @param error the frame-local error, or {@code null}
  */
-public record ReplayedResult(int streamId, CqlResult result, List<Row> rows,
-    CqlFrameException error) {
+public record ReplayedResult(String connection, int streamId, String query, CqlResult result,
+    List<Row> rows, CqlFrameException error) {
   /** Copies the rows. */
   public ReplayedResult {
     rows = List.copyOf(rows);

@@ -44,6 +44,38 @@ class CaptureReplayTest {
   }
 
   @ParameterizedTest
+  @ValueSource(strings = {"a-v4", "b-v5", "c-v5-lz4", "d-v4-lz4"})
+  void namesQueriesAndDecodesPreparedResultsWithTheClientSide(String capture) {
+    List<ReplayedResult> results = CaptureReplay.results(
+        Corpus.bytes(capture, "conn-01.s2c.bin"), Corpus.bytes(capture, "conn-01.c2s.bin"));
+    assertEquals("SELECT cluster_name FROM system.local", results.get(0).query());
+    ReplayedResult scalars = results.get(1);
+    assertEquals("SELECT * FROM corpus.scalars", scalars.query());
+    assertEquals(41, scalars.rows().size());
+    ReplayedResult executed = results.stream()
+        .filter(r -> "SELECT * FROM corpus.scalars WHERE id = ?".equals(r.query())
+            && r.result() instanceof RowsResult)
+        .findFirst().orElseThrow();
+    assertTrue(((RowsResult) executed.result()).metadata().noMetadata());
+    assertEquals(1, executed.rows().get(0).getInt("id"), "decoded with the PREPARED columns");
+  }
+
+  @org.junit.jupiter.api.Test
+  void writesACaptureIntoAUsersChannelInChunks() {
+    byte[] bytes = Corpus.bytes("a-v4", "conn-00.s2c.bin");
+    io.netty.channel.embedded.EmbeddedChannel channel =
+        new io.netty.channel.embedded.EmbeddedChannel(
+            new io.cqlrows.netty.frame.BytesToFrameDecoder());
+    CaptureReplay.writeInbound(channel, bytes, 3);
+    int frames = 0;
+    for (Object msg; (msg = channel.readInbound()) != null; frames++) {
+      io.netty.util.ReferenceCountUtil.release(msg);
+    }
+    assertTrue(frames > 5, frames + " frames");
+    assertFalse(channel.finishAndReleaseAll());
+  }
+
+  @ParameterizedTest
   @ValueSource(strings = {"b-v5", "d-v4-lz4"})
   void throwsAConnectionLevelErrorForATruncatedCapture(String capture) {
     byte[] bytes = Corpus.bytes(capture, "conn-01.s2c.bin");
