@@ -11,10 +11,15 @@ import io.cqlrows.core.sink.RowSink;
 import io.cqlrows.netty.CqlFrameException;
 import io.cqlrows.netty.CqlPipeline;
 import io.cqlrows.netty.frame.BytesToFrameDecoder;
+import io.cqlrows.netty.frame.BytesToSegmentDecoder;
+import io.cqlrows.netty.frame.SegmentFormat;
+import io.cqlrows.netty.frame.SegmentToFrameDecoder;
+import io.cqlrows.netty.frame.StreamSync;
 import io.cqlrows.netty.frame.Frame;
 import io.cqlrows.netty.frame.Opcode;
 import io.cqlrows.netty.replay.ReplayListener.Response;
 import io.netty.buffer.ByteBufUtil;
+import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.embedded.EmbeddedChannel;
@@ -56,18 +61,34 @@ public final class ConnectionReplay {
    */
   public static void replay(String connection, byte[] clientToServer, byte[] serverToClient,
       PreparedStatements prepared, ParseLimits limits, ReplayListener listener) {
-    Map<Integer, ArrayDeque<Request>> requests =
-        clientToServer == null ? null : requests(clientToServer, limits, listener);
+    replay(connection, clientToServer, serverToClient, false, prepared, limits, listener);
+  }
+
+  /**
+   * Replays one connection, possibly captured from its middle.
+   *
+   * @param midStream whether the capture starts after the connection did: each direction is
+   *     then decoded from its first provable frame or segment boundary ({@link StreamSync}), and
+   *     the skipped bytes are reported with {@link ReplayListener#onSkipped}. Responses to
+   *     requests sent before the capture began may be labelled with the wrong query.
+   * @throws CqlFrameException when either byte stream is broken (connection-level), or no
+   *     boundary can be found
+   */
+  public static void replay(String connection, byte[] clientToServer, byte[] serverToClient,
+      boolean midStream, PreparedStatements prepared, ParseLimits limits,
+      ReplayListener listener) {
+    Map<Integer, ArrayDeque<Request>> requests = clientToServer == null
+        ? null : requests(clientToServer, midStream, limits, listener);
     Responses responses = new Responses(connection, requests, prepared, limits, listener);
-    feed(serverToClient, limits, responses, listener);
+    feed(serverToClient, midStream, false, limits, responses, listener);
   }
 
   /** The client's requests, first-in first-out per stream. */
-  static Map<Integer, ArrayDeque<Request>> requests(byte[] bytes, ParseLimits limits,
-      ReplayListener listener) {
+  static Map<Integer, ArrayDeque<Request>> requests(byte[] bytes, boolean midStream,
+      ParseLimits limits, ReplayListener listener) {
     Map<Integer, ArrayDeque<Request>> byStream = new HashMap<>();
     List<Request> all = new ArrayList<>();
-    feed(bytes, limits, new ChannelInboundHandlerAdapter() {
+    feed(bytes, midStream, true, limits, new ChannelInboundHandlerAdapter() {
       @Override
       public void channelRead(ChannelHandlerContext ctx, Object msg) {
         if (msg instanceof Frame f) {
@@ -83,27 +104,42 @@ public final class ConnectionReplay {
           ReferenceCountUtil.release(msg);
         }
       }
-    }, null);
+    }, listener);
     for (Request r : all) {
       byStream.computeIfAbsent(r.streamId(), s -> new ArrayDeque<>()).add(r);
     }
     return byStream;
   }
 
-  /** Feeds bytes in chunks through a detecting decoder into {@code handler}. */
-  private static void feed(byte[] bytes, ParseLimits limits,
-      ChannelInboundHandlerAdapter handler, ReplayListener progress) {
+  /**
+   * Feeds bytes in chunks through a detecting decoder into {@code handler}; a mid-stream capture
+   * starts at its first provable boundary, with the segment decoders if segments start there.
+   */
+  private static void feed(byte[] bytes, boolean midStream, boolean fromClient,
+      ParseLimits limits, ChannelInboundHandlerAdapter handler, ReplayListener listener) {
+    int start = 0;
+    SegmentFormat segments = null;
+    if (midStream) {
+      StreamSync.Start s = StreamSync.find(Unpooled.wrappedBuffer(bytes),
+          limits.maxFrameBodyLength());
+      if (s == null) {
+        throw CqlFrameException.connectionError(-1, "capture starts mid-connection and no "
+            + "frame or segment boundary could be proved in its " + bytes.length + " bytes");
+      }
+      start = s.offset();
+      segments = s.segments();
+      listener.onSkipped(fromClient, start);
+    }
     Errors errors = new Errors();
     EmbeddedChannel channel = new EmbeddedChannel();
     try {
-      channel.pipeline().addLast(CqlPipeline.BYTES_TO_FRAME_DECODER,
-          BytesToFrameDecoder.detecting(limits));
+      install(channel, segments, start, limits);
       channel.pipeline().addLast(handler, errors);
-      for (int at = 0; at < bytes.length && errors.fatal == null; at += CHUNK_SIZE) {
+      for (int at = start; at < bytes.length && errors.fatal == null; at += CHUNK_SIZE) {
         int n = Math.min(CHUNK_SIZE, bytes.length - at);
         channel.writeInbound(channel.alloc().buffer(n).writeBytes(bytes, at, n));
-        if (progress != null) {
-          progress.onProgress(at + n);
+        if (!fromClient) {
+          listener.onProgress(at + n);
         }
       }
       if (errors.fatal == null) {
@@ -114,6 +150,19 @@ public final class ConnectionReplay {
     }
     if (errors.fatal != null) {
       throw errors.fatal;
+    }
+  }
+
+  private static void install(EmbeddedChannel channel, SegmentFormat segments, int offset,
+      ParseLimits limits) {
+    if (segments == null) {
+      channel.pipeline().addLast(CqlPipeline.BYTES_TO_FRAME_DECODER,
+          BytesToFrameDecoder.detecting(limits));
+    } else {
+      channel.pipeline().addLast(CqlPipeline.BYTES_TO_SEGMENT_DECODER,
+          new BytesToSegmentDecoder(segments, offset));
+      channel.pipeline().addLast(CqlPipeline.SEGMENT_TO_FRAME_DECODER,
+          new SegmentToFrameDecoder(limits));
     }
   }
 

@@ -30,6 +30,12 @@ public interface ReplayListener {
    */
   default void onFrame(boolean fromClient, io.cqlrows.netty.frame.Frame frame) {}
 
+  /**
+   * A capture that starts mid-connection: {@code bytes} bytes of one direction were skipped to
+   * reach the first frame or segment boundary that could be proved.
+   */
+  default void onSkipped(boolean fromClient, int bytes) {}
+
   /** Bytes of the server's stream fed to the decoders so far (called after each read). */
   default void onProgress(long serverBytes) {}
 
