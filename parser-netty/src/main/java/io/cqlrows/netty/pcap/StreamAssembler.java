@@ -89,14 +89,15 @@ final class StreamAssembler {
       len -= skip;
       at = nextOffset;
     }
-    if (at == nextOffset) {
-      deliver(d, off, len, timestampNanos);
-      drain();
-    } else {
-      buffer(at, d, off, len, timestampNanos);
-      while (pendingBytes > maxBuffered) {
-        skipTo(pending.firstKey());
-      }
+    if (at == nextOffset && pending.isEmpty()) {
+      deliver(d, off, len, timestampNanos); // the common case: in order, nothing waiting
+      return;
+    }
+    // through the buffer, which keeps any bytes of it that arrived before (first copy wins)
+    buffer(at, d, off, len, timestampNanos);
+    drain();
+    while (pendingBytes > maxBuffered) {
+      skipTo(pending.firstKey());
     }
   }
 
