@@ -21,10 +21,11 @@ final class Captures {
    * @param label the connection's name in the output
    * @param clientToServer the client's bytes, or null if unknown
    * @param serverToClient the server's bytes
+   * @param midStream whether the bytes start after the connection did
    * @param notes things worth telling the user (a capture that starts mid-connection, gaps)
    */
   record Connection(String label, byte[] clientToServer, byte[] serverToClient,
-      List<String> notes) {}
+      boolean midStream, List<String> notes) {}
 
   static List<Connection> open(CliOptions options) throws IOException {
     Path file = options.file();
@@ -34,7 +35,8 @@ final class Captures {
     byte[] s2c = Files.readAllBytes(file);
     Path c2s = options.clientToServer() != null ? options.clientToServer() : sibling(file);
     byte[] requests = c2s == null ? null : Files.readAllBytes(c2s);
-    return List.of(new Connection(file.getFileName().toString(), requests, s2c, List.of()));
+    return List.of(new Connection(file.getFileName().toString(), requests, s2c, false,
+        List.of()));
   }
 
   /** {@code conn-01.c2s.bin} beside {@code conn-01.s2c.bin}, if it exists. */

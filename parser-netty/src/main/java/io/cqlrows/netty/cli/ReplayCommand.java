@@ -59,7 +59,8 @@ final class ReplayCommand implements ReplayListener {
       total = c.serverToClient().length;
       nextProgress = PROGRESS_STEP;
       try {
-        ConnectionReplay.replay(c.label(), c.clientToServer(), c.serverToClient(), prepared,
+        ConnectionReplay.replay(c.label(), c.clientToServer(), c.serverToClient(),
+            c.midStream(), prepared,
             ParseLimits.defaults(), this);
       } catch (CqlFrameException e) {
         err.println("cqlrows: " + file + ": " + c.label() + ": " + CqlRowsCli.oneLine(e));
@@ -126,6 +127,14 @@ final class ReplayCommand implements ReplayListener {
     line.append('{').append(members(response)).append(",\"error\":");
     CanonicalJson.appendString(line, CqlRowsCli.oneLine(error));
     out.append(line.append("}\n"));
+  }
+
+  @Override
+  public void onSkipped(boolean fromClient, int bytes) {
+    if (bytes > 0) {
+      err.println("cqlrows: " + file + ": skipped " + bytes + " bytes of "
+          + (fromClient ? "client" : "server") + " data to the first provable frame boundary");
+    }
   }
 
   @Override

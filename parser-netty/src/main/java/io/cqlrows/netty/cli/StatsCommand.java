@@ -98,7 +98,8 @@ final class StatsCommand {
       connections++;
       Counts counts = new Counts();
       try {
-        ConnectionReplay.replay(c.label(), c.clientToServer(), c.serverToClient(), prepared,
+        ConnectionReplay.replay(c.label(), c.clientToServer(), c.serverToClient(),
+            c.midStream(), prepared,
             ParseLimits.defaults(), counts);
       } catch (CqlFrameException e) {
         err.println("cqlrows: " + options.file() + ": " + c.label() + ": "

@@ -68,6 +68,45 @@ class CqlRowsCliTest {
     }
   }
 
+  /**
+   * A tcpdump capture holds both sides of both connections: every ROWS result, prepared ones and
+   * the v5 Metadata_changed sequence included, equals the driver's decoding, grouped by
+   * connection in start order, each line naming its connection and query.
+   */
+  @ParameterizedTest
+  @ValueSource(strings = {"a-v4", "b-v5"})
+  void replaysATcpdumpCaptureAsTheDriverDecodedIt(String capture) throws IOException {
+    Path pcap = dir.resolve(capture + ".pcap");
+    Files.write(pcap, io.cqlrows.testing.Corpus.bytes(capture, "capture.pcap"));
+    Result r = run("replay", "--format", "jsonl", pcap.toString());
+    assertEquals(0, r.status, r.err);
+    assertEquals("", r.err);
+    List<JsonNode> expected = new java.util.ArrayList<>();
+    expected.addAll(io.cqlrows.testing.CorpusAssertions.expectedResults(capture, "conn-00"));
+    expected.addAll(io.cqlrows.testing.CorpusAssertions.expectedResults(capture, "conn-01"));
+    List<String> lines = r.lines();
+    assertEquals(expected.size(), lines.size());
+    java.util.Set<String> connections = new java.util.LinkedHashSet<>();
+    for (int i = 0; i < lines.size(); i++) {
+      JsonNode actual = json(lines.get(i));
+      io.cqlrows.testing.CorpusAssertions.assertSameResult(expected.get(i), actual);
+      assertEquals(expected.get(i).get("query").asText(), actual.get("query").asText());
+      assertTrue(actual.get("connection").asText().matches(
+          "127\\.0\\.0\\.1:\\d+ -> 127\\.0\\.0\\.1:19042"), actual.get("connection").asText());
+      connections.add(actual.get("connection").asText());
+    }
+    assertEquals(2, connections.size());
+  }
+
+  @Test
+  void reportsWhenAPcapHasNoCqlConnectionOnTheGivenPort() throws IOException {
+    Path pcap = dir.resolve("a.pcap");
+    Files.write(pcap, io.cqlrows.testing.Corpus.bytes("a-v4", "capture.pcap"));
+    Result r = run("replay", "--port", "9042", pcap.toString());
+    assertEquals(1, r.status);
+    assertOneErrorLine(r, "no CQL connection in 2 TCP connection(s) on port 9042");
+  }
+
   @Test
   void printsSelectedColumnsOfOneStreamAsCsv() throws IOException {
     Path s2c = copy("conn-00.s2c.bin");
