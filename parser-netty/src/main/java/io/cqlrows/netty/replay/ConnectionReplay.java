@@ -77,8 +77,17 @@ public final class ConnectionReplay {
   public static void replay(String connection, byte[] clientToServer, byte[] serverToClient,
       boolean midStream, PreparedStatements prepared, ParseLimits limits,
       ReplayListener listener) {
-    Map<Integer, ArrayDeque<Request>> requests = clientToServer == null
-        ? null : requests(clientToServer, midStream, limits, listener);
+    Map<Integer, ArrayDeque<Request>> requests = null;
+    if (clientToServer != null && clientToServer.length > 0) {
+      try {
+        requests = requests(clientToServer, midStream, limits, listener);
+      } catch (CqlFrameException e) {
+        if (!midStream) {
+          throw e;
+        }
+        // a partial client side that cannot be decoded only costs the queries' labels
+      }
+    }
     Responses responses = new Responses(connection, requests, prepared, limits, listener);
     feed(serverToClient, midStream, false, limits, responses, listener);
   }

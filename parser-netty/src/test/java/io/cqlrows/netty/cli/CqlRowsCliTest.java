@@ -98,6 +98,54 @@ class CqlRowsCliTest {
     assertEquals(2, connections.size());
   }
 
+  /**
+   * A pcap that starts in the middle of a v5 connection (no handshake, the server's bytes from
+   * the middle of a segment on): the replay says so, skips to the first provable segment and
+   * prints every result from there as the driver decoded it.
+   */
+  @Test
+  void replaysAPcapThatStartsMidConnection() throws IOException {
+    byte[] s2c = io.cqlrows.testing.Corpus.bytes("b-v5", "conn-01.s2c.bin");
+    int cut = 50_000;
+    Path pcap = dir.resolve("mid.pcap");
+    try (java.io.OutputStream out = Files.newOutputStream(pcap);
+        io.cqlrows.netty.pcap.PcapWriter w = io.cqlrows.netty.pcap.PcapWriter.builder(out)
+            .build()) {
+      w.writeServerToClient(s2c, cut, s2c.length - cut);
+    }
+    dropLeadingPackets(pcap, 3); // the writer's handshake: now no SYN is captured
+    Result r = run("replay", "--format", "jsonl", pcap.toString());
+    assertEquals(0, r.status, r.err);
+    assertTrue(r.err.contains("the capture starts after the connection did"), r.err);
+    assertTrue(r.err.contains("to the first provable frame boundary"), r.err);
+    List<JsonNode> expected = io.cqlrows.testing.CorpusAssertions.expectedResults("b-v5",
+        "conn-01");
+    List<String> lines = r.lines();
+    assertTrue(lines.size() > 20, lines.size() + " results after the cut");
+    int skipped = expected.size() - lines.size();
+    for (int i = 0; i < lines.size(); i++) {
+      JsonNode want = expected.get(skipped + i);
+      if (want.get("columns_from").asText().equals("response")) {
+        io.cqlrows.testing.CorpusAssertions.assertSameResult(want, json(lines.get(i)));
+      }
+    }
+  }
+
+  /** Removes the first {@code n} records of a little-endian classic pcap file. */
+  private static void dropLeadingPackets(Path pcap, int n) throws IOException {
+    byte[] b = Files.readAllBytes(pcap);
+    java.nio.ByteBuffer in = java.nio.ByteBuffer.wrap(b).order(java.nio.ByteOrder.LITTLE_ENDIAN);
+    assertEquals(0xa1b2c3d4, in.getInt(0), "a little-endian microsecond pcap");
+    int at = 24;
+    for (int i = 0; i < n; i++) {
+      at += 16 + in.getInt(at + 8);
+    }
+    byte[] out = new byte[24 + b.length - at];
+    System.arraycopy(b, 0, out, 0, 24);
+    System.arraycopy(b, at, out, 24, b.length - at);
+    Files.write(pcap, out);
+  }
+
   @Test
   void reportsWhenAPcapHasNoCqlConnectionOnTheGivenPort() throws IOException {
     Path pcap = dir.resolve("a.pcap");
