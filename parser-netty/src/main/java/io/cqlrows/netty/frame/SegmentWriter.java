@@ -55,7 +55,8 @@ public final class SegmentWriter {
       case LZ4:
         return lz4(alloc, payload, selfContained);
       default:
-        throw new IllegalArgumentException("format: " + format + " (expected: UNCOMPRESSED or LZ4)");
+        throw new IllegalArgumentException(
+            "format: " + format + " (expected: UNCOMPRESSED or LZ4)");
     }
   }
 
