@@ -1,0 +1,258 @@
+package io.cqlrows.netty.client;
+
+import io.cqlrows.core.ParseLimits;
+import io.cqlrows.core.PreparedResult;
+import io.cqlrows.core.ResultColumns;
+import io.cqlrows.core.RowsResult;
+import io.cqlrows.core.sink.CountingSink;
+import io.cqlrows.core.sink.RowSink;
+import io.cqlrows.netty.CqlPipeline;
+import io.cqlrows.netty.compression.Compression;
+import io.cqlrows.netty.request.Consistency;
+import io.cqlrows.netty.request.QueryParameters;
+import io.cqlrows.netty.request.Requests;
+import io.cqlrows.netty.rows.RowsFrameHandler;
+import io.cqlrows.netty.rows.RowsResponse;
+import io.netty.bootstrap.Bootstrap;
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoop;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.socket.nio.NioSocketChannel;
+import java.nio.ByteBuffer;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.function.Function;
+
+/**
+ * A <b>small example client</b>: one connection, showing how a driver puts cqlrows to work. It is
+ * not a driver: no pool, no retries, no re-preparing on {@code Unprepared}, no authentication,
+ * no timeouts, no events, no load balancing.
+ *
+ * <pre>{@code
+ * EventLoopGroup group = new MultiThreadIoEventLoopGroup(NioIoHandler.newFactory());
+ * CqlClient client = CqlClient.connect("127.0.0.1", 9042, 5, Compression.LZ4, group).get();
+ * RowsCollector rows = new RowsCollector();
+ * QueryResult page = client.query("SELECT id, v FROM ks.t", rows, 100, null).get();
+ * PreparedResult p = client.prepare("SELECT v FROM ks.t WHERE id = ?").get();
+ * client.execute(p, rows, 100, null, ByteBuffer.allocate(4).putInt(1).array()).get();
+ * client.close().get();
+ * }</pre>
+ *
+ * <p><b>Pipeline.</b> {@link CqlPipeline#install} (frames in, RESULTs parsed by {@link
+ * RowsFrameHandler}), then this client's handler, which sends STARTUP ({@code CQL_VERSION},
+ * {@code COMPRESSION}) and, on a v5 READY, switches both directions to segments. Each request
+ * takes a free stream id (0-32767), registers its sink with {@link RowsFrameHandler#expect}
+ * <em>before</em> it is written, and completes when its response is parsed.
+ *
+ * <p><b>Prepared statements.</b> {@link #prepare} keeps the statement's {@link PreparedStatement}
+ * handle; {@link #execute} sends {@code Skip_metadata} (when the statement has result columns)
+ * and, on v5, the current {@code result_metadata_id}, and decodes {@code No_metadata} rows with
+ * the handle's columns. A ROWS result with {@code Metadata_changed} replaces both.
+ *
+ * <p><b>Ownership.</b> Values (and paging states) are borrowed: they are encoded before each
+ * method returns, so the caller may release or reuse them afterwards.
+ *
+ * <p><b>Threading.</b> Methods may be called from any thread. Requests are encoded on the calling
+ * thread and sent from the channel's event loop; <em>sinks are called, and futures completed, on
+ * the event loop</em>: do not block in them.
+ */
+public final class CqlClient {
+  /** The name of the client's handler in the pipeline, after {@link CqlPipeline}'s handlers. */
+  public static final String HANDLER_NAME = "cqlrows.client";
+  /** The consistency of the convenience methods: {@link Consistency#LOCAL_ONE}. */
+  public static final Consistency DEFAULT_CONSISTENCY = Consistency.LOCAL_ONE;
+
+  private final Channel channel;
+  private final Requests requests;
+  private final CqlClientHandler handler;
+  /** Statements prepared through this client, by id. */
+  private final Map<ByteBuffer, PreparedStatement> statements = new ConcurrentHashMap<>();
+
+  private CqlClient(Channel channel, Requests requests, CqlClientHandler handler) {
+    this.channel = channel;
+    this.requests = requests;
+    this.handler = handler;
+  }
+
+  /**
+   * Connects and sends STARTUP; completes on READY.
+   *
+   * @param protocolVersion 4 or 5
+   * @param compression {@link Compression#NONE} or {@link Compression#LZ4}
+   * @param group an NIO event loop group, e.g. {@code new
+   *     MultiThreadIoEventLoopGroup(NioIoHandler.newFactory())}; the caller shuts it down
+   * @return the client, once the server answered READY; failed by a connection error, an ERROR
+   *     or AUTHENTICATE response
+   */
+  public static CompletableFuture<CqlClient> connect(String host, int port, int protocolVersion,
+      Compression compression, EventLoopGroup group) {
+    Requests requests = new Requests(protocolVersion, compression);
+    CompletableFuture<CqlClient> result = new CompletableFuture<>();
+    Bootstrap bootstrap = new Bootstrap()
+        .group(group)
+        .channel(NioSocketChannel.class)
+        .option(ChannelOption.TCP_NODELAY, true)
+        .handler(new ChannelInitializer<Channel>() {
+          @Override
+          protected void initChannel(Channel ch) {
+            RowsFrameHandler rows = CqlPipeline.install(ch.pipeline(), protocolVersion,
+                ParseLimits.defaults(), compression, null);
+            CqlClientHandler handler = new CqlClientHandler(requests, compression, rows);
+            ch.pipeline().addLast(HANDLER_NAME, handler);
+            CqlClient client = new CqlClient(ch, requests, handler);
+            handler.ready().whenComplete((ok, error) -> {
+              if (error == null) {
+                result.complete(client);
+              } else {
+                result.completeExceptionally(error);
+              }
+            });
+          }
+        });
+    bootstrap.connect(host, port).addListener((ChannelFutureListener) f -> {
+      if (!f.isSuccess()) {
+        result.completeExceptionally(f.cause());
+      }
+    });
+    return result;
+  }
+
+  /** The negotiated protocol version. */
+  public int protocolVersion() {
+    return requests.protocolVersion();
+  }
+
+  /** The connection's channel (for inspection; do not write to it). */
+  public Channel channel() {
+    return channel;
+  }
+
+  /**
+   * QUERY at {@link #DEFAULT_CONSISTENCY}.
+   *
+   * @param sink receives the rows of a ROWS result, on the event loop
+   * @param pageSize rows per page, or 0 for no paging
+   * @param pagingState {@link QueryResult#pagingState()} of the previous page, or null
+   * @param values one serialized value per bind marker (null elements are NULL). Borrowed.
+   */
+  public CompletableFuture<QueryResult> query(String cql, RowSink sink, int pageSize,
+      ByteBuffer pagingState, byte[]... values) {
+    return query(cql, sink, parameters(pageSize, pagingState, values));
+  }
+
+  /**
+   * QUERY with any parameters.
+   *
+   * @param parameters its values are encoded during this call. Borrowed.
+   */
+  public CompletableFuture<QueryResult> query(String cql, RowSink sink,
+      QueryParameters parameters) {
+    Objects.requireNonNull(sink, "sink");
+    ByteBuf envelope = requests.query(channel.alloc(), 0, cql, parameters);
+    return send(envelope, sink, null, QueryResult::of);
+  }
+
+  /**
+   * PREPARE; the client keeps a {@link PreparedStatement} handle for the result ({@link
+   * #statement}).
+   *
+   * @return the PREPARED result as sent
+   */
+  public CompletableFuture<PreparedResult> prepare(String cql) {
+    ByteBuf envelope = requests.prepare(channel.alloc(), 0, cql);
+    return send(envelope, new CountingSink(), null, response -> {
+      if (!(response.result() instanceof PreparedResult prepared)) {
+        throw new IllegalStateException("PREPARE answered with RESULT kind "
+            + response.result().kind() + " (expected: 4, Prepared)");
+      }
+      statements.put(ByteBuffer.wrap(prepared.id()), new PreparedStatement(cql, prepared));
+      return prepared;
+    });
+  }
+
+  /**
+   * The handle of a prepared statement: current result metadata id and columns. A statement
+   * prepared elsewhere (another connection to the same node) gets a new handle.
+   */
+  public PreparedStatement statement(PreparedResult prepared) {
+    return statements.computeIfAbsent(ByteBuffer.wrap(prepared.id()),
+        id -> new PreparedStatement(null, prepared));
+  }
+
+  /**
+   * EXECUTE at {@link #DEFAULT_CONSISTENCY}.
+   *
+   * @param pageSize rows per page, or 0 for no paging
+   * @param pagingState {@link QueryResult#pagingState()} of the previous page, or null
+   * @param values one serialized value per bind marker (null elements are NULL). Borrowed.
+   */
+  public CompletableFuture<QueryResult> execute(PreparedResult prepared, RowSink sink,
+      int pageSize, ByteBuffer pagingState, byte[]... values) {
+    return execute(prepared, sink, parameters(pageSize, pagingState, values));
+  }
+
+  /**
+   * EXECUTE with any parameters; {@code Skip_metadata} is set here when the statement has result
+   * columns, whatever {@code parameters} say.
+   *
+   * @param parameters its values are encoded during this call. Borrowed.
+   */
+  public CompletableFuture<QueryResult> execute(PreparedResult prepared, RowSink sink,
+      QueryParameters parameters) {
+    Objects.requireNonNull(sink, "sink");
+    PreparedStatement statement = statement(prepared);
+    PreparedStatement.ResultMetadata metadata = statement.current();
+    ResultColumns columns = metadata.resultColumns();
+    boolean skipMetadata = columns.size() > 0;
+    ByteBuf envelope = requests.execute(channel.alloc(), 0, statement.idUnsafe(),
+        metadata.resultMetadataId(), parameters.withSkipMetadata(skipMetadata));
+    return send(envelope, sink, skipMetadata ? columns : null, response -> {
+      if (response.result() instanceof RowsResult rows) {
+        statement.onRows(rows);
+      }
+      return QueryResult.of(response);
+    });
+  }
+
+  /** Closes the connection; requests in flight fail. */
+  public CompletableFuture<Void> close() {
+    CompletableFuture<Void> closed = new CompletableFuture<>();
+    channel.close().addListener(f -> closed.complete(null));
+    return closed;
+  }
+
+  private static QueryParameters parameters(int pageSize, ByteBuffer pagingState,
+      byte[]... values) {
+    return QueryParameters.of(DEFAULT_CONSISTENCY)
+        .withValues(values)
+        .withPageSize(pageSize)
+        .withPagingState(pagingState);
+  }
+
+  /** Hands an encoded request to the event loop. Ownership of the envelope transferred. */
+  private <T> CompletableFuture<T> send(ByteBuf envelope, RowSink sink, ResultColumns columns,
+      Function<RowsResponse, T> onResult) {
+    CompletableFuture<T> future = new CompletableFuture<>();
+    Runnable task = () -> handler.send(envelope, sink, columns, future,
+        response -> future.complete(onResult.apply(response)));
+    EventLoop loop = channel.eventLoop();
+    if (loop.inEventLoop()) {
+      task.run();
+      return future;
+    }
+    try {
+      loop.execute(task);
+    } catch (RejectedExecutionException e) {
+      envelope.release();
+      future.completeExceptionally(e);
+    }
+    return future;
+  }
+}

@@ -1,0 +1,256 @@
+package io.cqlrows.netty.client;
+
+import io.cqlrows.core.ResultColumns;
+import io.cqlrows.core.sink.RowSink;
+import io.cqlrows.netty.CqlFrameException;
+import io.cqlrows.netty.CqlPipeline;
+import io.cqlrows.netty.compression.Compression;
+import io.cqlrows.netty.frame.Frame;
+import io.cqlrows.netty.frame.SegmentFormat;
+import io.cqlrows.netty.request.Requests;
+import io.cqlrows.netty.request.SegmentEncoder;
+import io.cqlrows.netty.rows.RowsFailure;
+import io.cqlrows.netty.rows.RowsFrameHandler;
+import io.cqlrows.netty.rows.RowsResponse;
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.util.ReferenceCountUtil;
+import io.netty.util.collection.IntObjectHashMap;
+import io.netty.util.collection.IntObjectMap;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Consumer;
+
+/**
+ * The last inbound handler of a {@link CqlClient} connection: sends STARTUP when the channel
+ * becomes active, switches a v5 connection to segments on READY (both directions), and matches
+ * responses to the requests in flight by stream id.
+ *
+ * <p>A request is registered with {@link RowsFrameHandler#expect} <em>before</em> it is written,
+ * so its RESULT is parsed into the caller's sink and arrives here as a {@link RowsResponse} (or a
+ * {@link RowsFailure}). An ERROR arrives as a {@link Frame} and fails only its request with a
+ * {@link CqlServerError}. A connection-level error or the channel closing fails every request in
+ * flight.
+ *
+ * <p><b>Ownership.</b> Frames that reach this handler are released here. Envelopes handed to
+ * {@link #send} are Ownership transferred (written, or released if they cannot be).
+ *
+ * <p><b>Threading.</b> One instance per channel; every method runs on the channel's event loop.
+ */
+final class CqlClientHandler extends ChannelInboundHandlerAdapter {
+  /** A request in flight: its future, and what to do with its parsed RESULT (null: none). */
+  private record Pending(CompletableFuture<?> future, Consumer<RowsResponse> onResult) {}
+
+  private final Requests requests;
+  private final Compression compression;
+  private final RowsFrameHandler rows;
+  /** Completed on READY; failed by an ERROR, AUTHENTICATE or a closed channel. */
+  private final CompletableFuture<Void> ready = new CompletableFuture<>();
+  private final IntObjectMap<Pending> pending = new IntObjectHashMap<>();
+  private final StreamIds streams = new StreamIds();
+  private ChannelHandlerContext ctx;
+
+  CqlClientHandler(Requests requests, Compression compression, RowsFrameHandler rows) {
+    this.requests = requests;
+    this.compression = compression;
+    this.rows = rows;
+  }
+
+  /** Completes when the server answered STARTUP with READY (and, on v5, segments are on). */
+  CompletableFuture<Void> ready() {
+    return ready;
+  }
+
+  @Override
+  public void handlerAdded(ChannelHandlerContext ctx) {
+    this.ctx = ctx;
+  }
+
+  @Override
+  public void channelActive(ChannelHandlerContext ctx) {
+    int stream = streams.allocate();
+    pending.put(stream, new Pending(ready, null));
+    ByteBuf startup = requests.startup(ctx.alloc(), stream,
+        Requests.startupOptions(compression));
+    ctx.writeAndFlush(startup).addListener(f -> {
+      if (!f.isSuccess()) {
+        failStream(stream, f.cause());
+      }
+    });
+    ctx.fireChannelActive();
+  }
+
+  /**
+   * Sends a request on a free stream; call on the event loop.
+   *
+   * @param envelope the encoded request, any stream id. Ownership transferred.
+   * @param sink receives the rows of a ROWS result
+   * @param preparedColumns the columns of a {@code Skip_metadata} EXECUTE, or null
+   * @param future failed if the request cannot be sent or its response is an error
+   * @param onResult completes {@code future} from the parsed RESULT; may throw to fail it
+   */
+  void send(ByteBuf envelope, RowSink sink, ResultColumns preparedColumns,
+      CompletableFuture<?> future, Consumer<RowsResponse> onResult) {
+    int stream = ctx.channel().isActive() ? streams.allocate() : -1;
+    if (stream < 0) {
+      envelope.release();
+      future.completeExceptionally(ctx.channel().isActive()
+          ? new IllegalStateException("all " + StreamIds.COUNT + " stream ids are in use")
+          : closed());
+      return;
+    }
+    Requests.setStreamId(envelope, stream);
+    rows.expect(stream, sink, preparedColumns);
+    pending.put(stream, new Pending(future, onResult));
+    ctx.channel().writeAndFlush(envelope).addListener(f -> {
+      if (!f.isSuccess()) {
+        failStream(stream, f.cause());
+      }
+    });
+  }
+
+  @Override
+  public void channelRead(ChannelHandlerContext ctx, Object msg) {
+    if (msg instanceof RowsResponse response) {
+      Pending p = take(response.streamId());
+      if (p != null) {
+        complete(p, response);
+      }
+    } else if (msg instanceof RowsFailure failure) {
+      Pending p = take(failure.streamId());
+      if (p != null) {
+        p.future().completeExceptionally(failure.cause());
+      }
+    } else if (msg instanceof Frame frame) {
+      try {
+        onFrame(ctx, frame);
+      } finally {
+        frame.release();
+      }
+    } else {
+      ReferenceCountUtil.release(msg);
+    }
+  }
+
+  private static void complete(Pending p, RowsResponse response) {
+    if (p.onResult() == null) {
+      p.future().completeExceptionally(new IllegalStateException(
+          "unexpected RESULT on stream " + response.streamId()));
+      return;
+    }
+    try {
+      p.onResult().accept(response);
+    } catch (RuntimeException e) {
+      p.future().completeExceptionally(e);
+    }
+  }
+
+  /** A response that is not a parsed RESULT: READY, ERROR, AUTHENTICATE; events are ignored. */
+  private void onFrame(ChannelHandlerContext ctx, Frame frame) {
+    if (!frame.isResponse() || frame.streamId() < 0) {
+      return;
+    }
+    Pending p = take(frame.streamId());
+    if (p == null) {
+      return;
+    }
+    switch (frame.opcode()) {
+      case READY:
+        if (p.future() == ready) {
+          onReady(ctx);
+          return;
+        }
+        break;
+      case ERROR:
+        p.future().completeExceptionally(serverError(frame));
+        closeIfStartup(ctx, p);
+        return;
+      case AUTHENTICATE:
+        p.future().completeExceptionally(new UnsupportedOperationException(
+            "the server requires authentication, which this example client does not implement"));
+        closeIfStartup(ctx, p);
+        return;
+      default:
+        break;
+    }
+    p.future().completeExceptionally(new IllegalStateException(
+        "unexpected " + frame.opcode() + " response on stream " + frame.streamId()));
+    closeIfStartup(ctx, p);
+  }
+
+  private static Throwable serverError(Frame frame) {
+    try {
+      return CqlServerError.decode(frame.body());
+    } catch (IllegalArgumentException e) {
+      return CqlFrameException.frameError(frame.streamId(), -1, e.getMessage(), e);
+    }
+  }
+
+  private void closeIfStartup(ChannelHandlerContext ctx, Pending p) {
+    if (p.future() == ready) {
+      ctx.close();
+    }
+  }
+
+  /**
+   * READY: on v5 both directions switch to segments now (SPEC §1.4), before any request can be
+   * written, since the connect future completes only afterwards.
+   */
+  private void onReady(ChannelHandlerContext ctx) {
+    if (requests.protocolVersion() >= 5) {
+      SegmentFormat format =
+          compression == Compression.LZ4 ? SegmentFormat.LZ4 : SegmentFormat.UNCOMPRESSED;
+      ctx.pipeline().addFirst(SegmentEncoder.NAME, new SegmentEncoder(format));
+      CqlPipeline.switchToSegments(ctx.pipeline(), format);
+    }
+    ready.complete(null);
+  }
+
+  /** Removes a request in flight and frees its stream; null if there is none. */
+  private Pending take(int stream) {
+    Pending p = pending.remove(stream);
+    if (p != null) {
+      streams.release(stream);
+    }
+    return p;
+  }
+
+  private void failStream(int stream, Throwable cause) {
+    Pending p = take(stream);
+    if (p != null) {
+      rows.cancel(stream);
+      p.future().completeExceptionally(cause);
+    }
+  }
+
+  @Override
+  public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+    if (cause instanceof CqlFrameException e && !e.connectionLevel()) {
+      // one response was unusable; RowsFrameHandler already failed registered streams
+      failStream(e.streamId(), e);
+      return;
+    }
+    // the byte stream or the socket is broken: nothing in flight can complete
+    failAll(cause);
+    ctx.close();
+  }
+
+  @Override
+  public void channelInactive(ChannelHandlerContext ctx) {
+    failAll(closed());
+    ctx.fireChannelInactive();
+  }
+
+  private void failAll(Throwable cause) {
+    List<Integer> streamIds = new ArrayList<>(pending.keySet());
+    for (int stream : streamIds) {
+      failStream(stream, cause);
+    }
+  }
+
+  private static CqlFrameException closed() {
+    return CqlFrameException.connectionError(-1, "connection closed before the response arrived");
+  }
+}

@@ -1,0 +1,203 @@
+package io.cqlrows.netty.request;
+
+import io.cqlrows.netty.compression.Compression;
+import io.cqlrows.netty.compression.Compressors;
+import io.cqlrows.netty.frame.Frame;
+import io.cqlrows.netty.frame.Opcode;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Objects;
+import java.util.function.Consumer;
+
+/**
+ * Encodes request envelopes for one connection (native_protocol_v4.spec and v5.spec §2, §4.1):
+ * the 9-byte header and the body of OPTIONS, STARTUP, QUERY, PREPARE and EXECUTE.
+ *
+ * <pre>
+ * version(1, bit 7 clear) flags(1) stream(2) opcode(1) length(4) | body
+ * QUERY    [long string] query, query_parameters
+ * PREPARE  [long string] query; v5: [int] flags (0)
+ * EXECUTE  [short bytes] id; v5: [short bytes] result_metadata_id; query_parameters
+ * STARTUP  [string map] options           OPTIONS  (empty)
+ * </pre>
+ *
+ * <p><b>Compression.</b> On v4 with {@link Compression#LZ4} every body after STARTUP is compressed
+ * (flag 0x01: a big-endian uncompressed length and a raw LZ4 block), as the Java driver does even
+ * when that makes it longer. OPTIONS and STARTUP are never compressed: they may precede the
+ * negotiation. On v5 bodies are never compressed here; the connection's segments carry the
+ * compression (see {@link SegmentEncoder}), and v5 envelopes go out unframed only until READY.
+ *
+ * <p><b>Ownership.</b> Every method returns a new envelope: Ownership transferred (the caller
+ * releases it, or writes it to a channel). Arguments are borrowed and read during the call.
+ *
+ * <p><b>Threading.</b> Immutable and thread-safe.
+ */
+public final class Requests {
+  /** The envelope header: version, flags, stream, opcode, length. */
+  public static final int HEADER_LENGTH = 9;
+  /** The CQL version every Cassandra since 2.0 accepts in STARTUP. */
+  public static final String CQL_VERSION = "3.0.0";
+
+  private final int protocolVersion;
+  private final boolean lz4Bodies;
+
+  /**
+   * Encoders for one connection.
+   *
+   * @param protocolVersion 4 or 5
+   * @param compression what STARTUP negotiates: {@link Compression#NONE} or {@link
+   *     Compression#LZ4} (Snappy is not supported for sending)
+   */
+  public Requests(int protocolVersion, Compression compression) {
+    if (protocolVersion != 4 && protocolVersion != 5) {
+      throw new IllegalArgumentException(
+          "protocolVersion: " + protocolVersion + " (expected: 4 or 5)");
+    }
+    if (compression != Compression.NONE && compression != Compression.LZ4) {
+      throw new IllegalArgumentException("compression: " + compression
+          + " (expected: NONE or LZ4)");
+    }
+    this.protocolVersion = protocolVersion;
+    this.lz4Bodies = protocolVersion < 5 && compression == Compression.LZ4;
+  }
+
+  /** The protocol version written in every header. */
+  public int protocolVersion() {
+    return protocolVersion;
+  }
+
+  /** The STARTUP options: {@code CQL_VERSION} and, for LZ4, {@code COMPRESSION=lz4}. */
+  public static Map<String, String> startupOptions(Compression compression) {
+    Map<String, String> options = new LinkedHashMap<>();
+    options.put("CQL_VERSION", CQL_VERSION);
+    if (compression == Compression.LZ4) {
+      options.put("COMPRESSION", "lz4");
+    }
+    return options;
+  }
+
+  /** OPTIONS (§4.1.3): an empty body, never compressed. */
+  public ByteBuf options(ByteBufAllocator alloc, int streamId) {
+    return envelope(alloc, streamId, Opcode.OPTIONS, false, body -> {});
+  }
+
+  /**
+   * STARTUP (§4.1.1), never compressed.
+   *
+   * @param options written in iteration order, e.g. {@link #startupOptions}
+   */
+  public ByteBuf startup(ByteBufAllocator alloc, int streamId, Map<String, String> options) {
+    Objects.requireNonNull(options, "options");
+    return envelope(alloc, streamId, Opcode.STARTUP, false,
+        body -> WireWriter.stringMap(body, options));
+  }
+
+  /**
+   * QUERY (§4.1.4).
+   *
+   * @param query the CQL text
+   * @param parameters consistency, values, paging; its values are read during this call
+   */
+  public ByteBuf query(ByteBufAllocator alloc, int streamId, String query,
+      QueryParameters parameters) {
+    Objects.requireNonNull(query, "query");
+    Objects.requireNonNull(parameters, "parameters");
+    return envelope(alloc, streamId, Opcode.QUERY, lz4Bodies, body -> {
+      WireWriter.longString(body, query);
+      parameters.writeTo(body, protocolVersion);
+    });
+  }
+
+  /** PREPARE (§4.1.5): the query, and on v5 its flags ({@code [int]} 0: no keyspace). */
+  public ByteBuf prepare(ByteBufAllocator alloc, int streamId, String query) {
+    Objects.requireNonNull(query, "query");
+    return envelope(alloc, streamId, Opcode.PREPARE, lz4Bodies, body -> {
+      WireWriter.longString(body, query);
+      if (protocolVersion >= 5) {
+        body.writeInt(0);
+      }
+    });
+  }
+
+  /**
+   * EXECUTE (§4.1.6).
+   *
+   * @param id the prepared statement id from the PREPARED result
+   * @param resultMetadataId v5: the current {@code result_metadata_id} of the statement (from
+   *     PREPARED, or the latest {@code new_metadata_id}); ignored on v4, may be null there
+   * @param parameters consistency, values, paging, {@code Skip_metadata}; its values are read
+   *     during this call
+   */
+  public ByteBuf execute(ByteBufAllocator alloc, int streamId, byte[] id,
+      byte[] resultMetadataId, QueryParameters parameters) {
+    Objects.requireNonNull(id, "id");
+    Objects.requireNonNull(parameters, "parameters");
+    if (protocolVersion >= 5 && resultMetadataId == null) {
+      throw new IllegalArgumentException("resultMetadataId: null (expected: an id on v5)");
+    }
+    return envelope(alloc, streamId, Opcode.EXECUTE, lz4Bodies, body -> {
+      WireWriter.shortBytes(body, "id", id);
+      if (protocolVersion >= 5) {
+        WireWriter.shortBytes(body, "result_metadata_id", resultMetadataId);
+      }
+      parameters.writeTo(body, protocolVersion);
+    });
+  }
+
+  /**
+   * Sets the stream id of an encoded envelope in place (a driver encodes on the caller's thread
+   * and allocates the stream on the event loop).
+   *
+   * @param envelope an envelope from this class, header at its reader index. Borrowed.
+   */
+  public static void setStreamId(ByteBuf envelope, int streamId) {
+    checkStreamId(streamId);
+    envelope.setShort(envelope.readerIndex() + 2, streamId);
+  }
+
+  private ByteBuf envelope(ByteBufAllocator alloc, int streamId, Opcode opcode, boolean compress,
+      Consumer<ByteBuf> bodyWriter) {
+    checkStreamId(streamId);
+    ByteBuf out = alloc.buffer();
+    boolean ok = false;
+    try {
+      out.writeByte(protocolVersion);
+      out.writeByte(compress ? Frame.FLAG_COMPRESSION : 0);
+      out.writeShort(streamId);
+      out.writeByte(opcode.code());
+      out.writeInt(0); // length, set below
+      if (compress) {
+        writeCompressed(alloc, out, bodyWriter);
+      } else {
+        bodyWriter.accept(out);
+      }
+      out.setInt(5, out.readableBytes() - HEADER_LENGTH);
+      ok = true;
+      return out;
+    } finally {
+      if (!ok) {
+        out.release();
+      }
+    }
+  }
+
+  private static void writeCompressed(ByteBufAllocator alloc, ByteBuf out,
+      Consumer<ByteBuf> bodyWriter) {
+    ByteBuf plain = alloc.buffer();
+    try {
+      bodyWriter.accept(plain);
+      out.writeInt(plain.readableBytes());
+      Compressors.lz4Block(plain, out);
+    } finally {
+      plain.release();
+    }
+  }
+
+  private static void checkStreamId(int streamId) {
+    if (streamId < 0 || streamId > Short.MAX_VALUE) {
+      throw new IllegalArgumentException("streamId: " + streamId + " (expected: 0-32767)");
+    }
+  }
+}
