@@ -19,6 +19,7 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
+import io.netty.channel.ChannelPipeline;
 import io.netty.channel.EventLoop;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.socket.nio.NioSocketChannel;
@@ -28,6 +29,7 @@ import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.function.Consumer;
 import java.util.function.Function;
 
 /**
@@ -93,6 +95,35 @@ public final class CqlClient {
    */
   public static CompletableFuture<CqlClient> connect(String host, int port, int protocolVersion,
       Compression compression, EventLoopGroup group) {
+    return connect(host, port, protocolVersion, compression, group, pipeline -> {});
+  }
+
+  /**
+   * Connects and sends STARTUP, letting the caller add handlers of its own first; completes on
+   * READY.
+   *
+   * <p>{@code customizer} runs in the channel initializer, after the client's handlers were
+   * installed and before the channel is active, so a handler it adds sees the connection from its
+   * first byte. Handlers added at the head ({@code addFirst}) see the bytes as they go to and
+   * come from the socket, v5 segments included: the client keeps its own handlers, and the
+   * segment encoder it adds on a v5 READY, after them. To record a connection, STARTUP included:
+   *
+   * <pre>{@code
+   * CqlClient.connect(host, port, 5, Compression.LZ4, group,
+   *     p -> p.addFirst("pcap", new PcapRecordingHandler(Path.of("conn.pcap"))));
+   * }</pre>
+   *
+   * @param protocolVersion 4 or 5
+   * @param compression {@link Compression#NONE} or {@link Compression#LZ4}
+   * @param group an NIO event loop group; the caller shuts it down
+   * @param customizer adds handlers to the new channel's pipeline; called on its event loop. If
+   *     it throws, the connection is closed and the returned future fails.
+   * @return the client, once the server answered READY; failed by a connection error, an ERROR
+   *     or AUTHENTICATE response
+   */
+  public static CompletableFuture<CqlClient> connect(String host, int port, int protocolVersion,
+      Compression compression, EventLoopGroup group, Consumer<ChannelPipeline> customizer) {
+    Objects.requireNonNull(customizer, "customizer");
     Requests requests = new Requests(protocolVersion, compression);
     CompletableFuture<CqlClient> result = new CompletableFuture<>();
     Bootstrap bootstrap = new Bootstrap()
@@ -114,6 +145,12 @@ public final class CqlClient {
                 result.completeExceptionally(error);
               }
             });
+            try {
+              customizer.accept(ch.pipeline());
+            } catch (RuntimeException e) {
+              result.completeExceptionally(e);
+              throw e; // the initializer closes the channel
+            }
           }
         });
     bootstrap.connect(host, port).addListener((ChannelFutureListener) f -> {

@@ -17,12 +17,18 @@ import io.cqlrows.core.sink.RowsCollector;
 import io.cqlrows.netty.CqlFrameException;
 import io.cqlrows.netty.compression.Compression;
 import io.cqlrows.netty.frame.Opcode;
+import io.cqlrows.netty.pcap.PcapRecordingHandler;
+import io.cqlrows.netty.pcap.TcpConnection;
+import io.cqlrows.netty.pcap.TcpReassembler;
+import io.cqlrows.netty.replay.CaptureReplay;
+import io.cqlrows.netty.replay.ReplayedResult;
 import io.cqlrows.netty.request.DecodedRequest;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.nio.NioIoHandler;
 import java.nio.ByteBuffer;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -35,6 +41,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
@@ -246,6 +253,48 @@ class CqlClientTest {
     RowsCollector big = new RowsCollector();
     get(client.query("BIG 400000", big, 0, null));
     assertEquals(400_000, big.rows().get(0).getBytes(0).remaining());
+  }
+
+  /**
+   * A {@link PcapRecordingHandler} added at the head by the connect customizer records the
+   * connection from its first byte: the pcap replays with STARTUP, the query and its rows.
+   */
+  @ParameterizedTest
+  @CsvSource({"4, NONE", "4, LZ4"})
+  void theCustomizerCanRecordTheWholeConnection(int version, Compression compression,
+      @TempDir Path dir) throws Exception {
+    server = new FakeCqlServer(group, version, compression);
+    Path pcap = dir.resolve("conn.pcap");
+    PcapRecordingHandler recorder = new PcapRecordingHandler(pcap);
+    client = get(CqlClient.connect("127.0.0.1", server.port(), version, compression, group,
+        p -> p.addFirst("pcap", recorder)));
+    RowsCollector live = new RowsCollector();
+    get(client.query("SELECT recorded FROM ks.t", live, 0, null));
+    get(client.close());
+    client = null;
+    assertNull(recorder.recordingError());
+
+    List<TcpConnection> connections = TcpReassembler.reassemble(pcap);
+    assertEquals(1, connections.size());
+    TcpConnection c = connections.get(0);
+    assertFalse(c.startedMidStream(), "the handshake was recorded");
+    List<ReplayedResult> replayed = CaptureReplay.results(c.serverToClient().bytes(),
+        c.clientToServer().bytes());
+    assertEquals(1, replayed.size());
+    assertEquals("SELECT recorded FROM ks.t", replayed.get(0).query());
+    assertEquals(live.rows().get(0).getInt("stream"), replayed.get(0).rows().get(0)
+        .getInt("stream"));
+    assertEquals("SELECT recorded FROM ks.t", replayed.get(0).rows().get(0).getString("query"));
+  }
+
+  @Test
+  void aCustomizerThatThrowsFailsTheConnect() throws Exception {
+    server = new FakeCqlServer(group, 4, Compression.NONE);
+    IllegalStateException e = assertInstanceOf(IllegalStateException.class, failure(
+        CqlClient.connect("127.0.0.1", server.port(), 4, Compression.NONE, group, p -> {
+          throw new IllegalStateException("no");
+        })));
+    assertEquals("no", e.getMessage());
   }
 
   @Test
