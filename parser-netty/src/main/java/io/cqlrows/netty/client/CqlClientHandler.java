@@ -196,13 +196,16 @@ final class CqlClientHandler extends ChannelInboundHandlerAdapter {
 
   /**
    * READY: on v5 both directions switch to segments now (SPEC §1.4), before any request can be
-   * written, since the connect future completes only afterwards.
+   * written, since the connect future completes only afterwards. The segment encoder goes where
+   * the cqlrows handlers begin, not at the head of the pipeline: handlers the application put
+   * before them (a recorder, TLS) must see segments, as the socket does.
    */
   private void onReady(ChannelHandlerContext ctx) {
     if (requests.protocolVersion() >= 5) {
       SegmentFormat format =
           compression == Compression.LZ4 ? SegmentFormat.LZ4 : SegmentFormat.UNCOMPRESSED;
-      ctx.pipeline().addFirst(SegmentEncoder.NAME, new SegmentEncoder(format));
+      ctx.pipeline().addBefore(CqlPipeline.BYTES_TO_FRAME_DECODER, SegmentEncoder.NAME,
+          new SegmentEncoder(format));
       CqlPipeline.switchToSegments(ctx.pipeline(), format);
     }
     ready.complete(null);

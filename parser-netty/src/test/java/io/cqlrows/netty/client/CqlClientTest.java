@@ -260,7 +260,7 @@ class CqlClientTest {
    * connection from its first byte: the pcap replays with STARTUP, the query and its rows.
    */
   @ParameterizedTest
-  @CsvSource({"4, NONE", "4, LZ4"})
+  @CsvSource({"4, NONE", "4, LZ4", "5, NONE", "5, LZ4"})
   void theCustomizerCanRecordTheWholeConnection(int version, Compression compression,
       @TempDir Path dir) throws Exception {
     server = new FakeCqlServer(group, version, compression);
