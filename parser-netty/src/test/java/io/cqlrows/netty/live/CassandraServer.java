@@ -164,7 +164,7 @@ public final class CassandraServer {
   }
 
   /** The module's {@code target} folder: the parent of the folder this class was loaded from. */
-  private static Path buildDir() {
+  static Path buildDir() {
     try {
       Path classes = Path.of(CassandraServer.class.getProtectionDomain().getCodeSource()
           .getLocation().toURI());
