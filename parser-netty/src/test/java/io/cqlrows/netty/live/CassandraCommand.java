@@ -70,7 +70,11 @@ final class CassandraCommand {
         .map(String::strip)
         .filter(line -> !line.isEmpty() && !line.startsWith("#"))
         .forEach(command::add);
-    command.addAll(List.of("-Xms768m", "-Xmx768m", "-Xmn128m", "-XX:MaxDirectMemorySize=256m"));
+    // 512 MiB of direct memory: a 64 MiB v5 response is sliced into ~520 segments whose direct
+    // buffers the server allocates all at once (Flusher.flushLargeMessage); with 256 MiB the
+    // second such page in a row failed with "Cannot reserve 131601 bytes of direct buffer
+    // memory" in FrameEncoderLZ4, and the server wrote an ERROR into the half-sent message.
+    command.addAll(List.of("-Xms768m", "-Xmx768m", "-Xmn128m", "-XX:MaxDirectMemorySize=512m"));
     command.add("-javaagent:" + jamm(classpath));
     command.add("-Dcassandra.config=" + dir.resolve("cassandra.yaml").toUri());
     command.add("-Dlogback.configurationFile=" + dir.resolve("logback.xml").toUri());
