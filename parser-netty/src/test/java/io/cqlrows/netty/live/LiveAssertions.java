@@ -14,9 +14,10 @@ final class LiveAssertions {
   private LiveAssertions() {}
 
   /**
-   * Asserts that {@code ours} ({@code {"columns": .., "rows": ..}} from {@link io.cqlrows.core.sink.JsonLinesSink}
-   * lines) equals {@code driver} ({@link LiveClients#driverQuery}): the same columns (keyspace,
-   * table, name, CQL type) and the same rows in the same order, every cell equal as a JSON tree.
+   * Asserts that {@code ours} ({@code {"columns": .., "rows": ..}} from {@link
+   * io.cqlrows.core.sink.JsonLinesSink} lines) equals {@code driver} ({@link
+   * LiveClients#driverQuery}): the same columns (keyspace, table, name, CQL type) and the same
+   * rows in the same order, every cell equal as a JSON tree.
    *
    * <p>The one cell the driver cannot decode, {@code vec_counter.v} (driver 4.19.2 assumes
    * 8-byte packed counters; Cassandra length-prefixes each), must be {@code ["1","-2"]} in ours;
