@@ -8,7 +8,6 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import com.datastax.oss.driver.api.core.CqlSession;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.cqlrows.core.ParseLimits;
 import io.cqlrows.core.PreparedResult;
@@ -16,7 +15,6 @@ import io.cqlrows.core.CqlResult;
 import io.cqlrows.core.sink.JsonLinesSink;
 import io.cqlrows.core.sink.RowSink;
 import io.cqlrows.netty.CqlFrameException;
-import io.cqlrows.netty.client.CqlClient;
 import io.cqlrows.netty.client.QueryResult;
 import io.cqlrows.netty.pcap.PcapRecordingHandler;
 import io.cqlrows.netty.pcap.TcpConnection;
@@ -25,19 +23,12 @@ import io.cqlrows.netty.replay.ConnectionReplay;
 import io.cqlrows.netty.replay.PreparedStatements;
 import io.cqlrows.netty.replay.ReplayListener;
 import io.cqlrows.testing.Corpus;
-import io.netty.channel.EventLoopGroup;
-import io.netty.channel.MultiThreadIoEventLoopGroup;
-import io.netty.channel.nio.NioIoHandler;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -51,8 +42,7 @@ import org.junit.jupiter.params.provider.EnumSource;
  * <p>{@code target/captures/live-v5-lz4.pcap} is the fixture committed as {@code
  * src/test/resources/io/cqlrows/captures/live-v5-lz4.pcap} (see the README, "Live tests").
  */
-@Tag("live")
-class CaptureLiveTest {
+class CaptureLiveTest extends LiveTestSupport {
   /** The statements of a capture, in order; the last one is prepared and executed twice. */
   static final List<String> STATEMENTS = List.of(
       "SELECT * FROM " + KEYSPACE + ".scalars",
@@ -61,33 +51,11 @@ class CaptureLiveTest {
   /** The fixture's size limit. */
   static final long MAX_FIXTURE_BYTES = 300 * 1024;
 
-  private static CqlSession session;
-  private static EventLoopGroup group;
 
-  private CqlClient client;
 
   @BeforeAll
   static void loadTheCorpus() throws InterruptedException {
-    session = LiveDriver.open(CassandraServer.get());
     LiveCorpus.load(session);
-    group = new MultiThreadIoEventLoopGroup(2, NioIoHandler.newFactory());
-  }
-
-  @AfterAll
-  static void closeSessionAndGroup() throws InterruptedException {
-    if (session != null) {
-      session.close();
-    }
-    if (group != null) {
-      group.shutdownGracefully(0, 1, TimeUnit.SECONDS).sync();
-    }
-  }
-
-  @AfterEach
-  void closeClient() {
-    if (client != null) {
-      get(client.close());
-    }
   }
 
   @ParameterizedTest

@@ -6,25 +6,16 @@ import static io.cqlrows.netty.live.LiveCorpus.KEYSPACE;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import com.datastax.oss.driver.api.core.CqlSession;
 import com.datastax.oss.driver.api.core.cql.PreparedStatement;
 import com.datastax.oss.driver.api.core.cql.SimpleStatement;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.cqlrows.core.PreparedResult;
-import io.cqlrows.netty.client.CqlClient;
 import io.cqlrows.netty.client.QueryResult;
 import io.cqlrows.testing.Corpus;
-import io.netty.channel.EventLoopGroup;
-import io.netty.channel.MultiThreadIoEventLoopGroup;
-import io.netty.channel.nio.NioIoHandler;
 import java.nio.ByteBuffer;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -33,37 +24,14 @@ import org.junit.jupiter.params.provider.EnumSource;
  * NULLs, empty values, extremes, unicode) in a live server, read by our {@link CqlClient} in v4,
  * v4 + LZ4, v5 and v5 + LZ4, and by the Java driver: the decoded values must be equal.
  */
-@Tag("live")
-class CorpusLiveTest {
+class CorpusLiveTest extends LiveTestSupport {
   /** Every table but {@code vec128}, whose 5,000 rows {@link PagingLiveTest} checks. */
   private static List<String> tables;
-  private static CqlSession session;
-  private static EventLoopGroup group;
 
-  private CqlClient client;
 
   @BeforeAll
   static void loadTheCorpus() throws InterruptedException {
-    session = LiveDriver.open(CassandraServer.get());
     tables = LiveCorpus.load(session).stream().filter(t -> !t.equals("vec128")).toList();
-    group = new MultiThreadIoEventLoopGroup(2, NioIoHandler.newFactory());
-  }
-
-  @AfterAll
-  static void closeSessionAndGroup() throws InterruptedException {
-    if (session != null) {
-      session.close();
-    }
-    if (group != null) {
-      group.shutdownGracefully(0, 1, TimeUnit.SECONDS).sync();
-    }
-  }
-
-  @AfterEach
-  void closeClient() {
-    if (client != null) {
-      get(client.close());
-    }
   }
 
   @ParameterizedTest

@@ -7,26 +7,17 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
-import com.datastax.oss.driver.api.core.CqlSession;
 import com.datastax.oss.driver.api.core.cql.PreparedStatement;
 import com.datastax.oss.driver.api.core.cql.SimpleStatement;
 import io.cqlrows.core.sink.ColumnarSink;
-import io.cqlrows.netty.client.CqlClient;
 import io.cqlrows.netty.client.QueryResult;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
-import io.netty.channel.EventLoopGroup;
-import io.netty.channel.MultiThreadIoEventLoopGroup;
-import io.netty.channel.nio.NioIoHandler;
 import java.time.Duration;
 import java.util.BitSet;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -40,21 +31,16 @@ import org.junit.jupiter.params.provider.EnumSource;
  * <p>{@code -Dcqlrows.live.bigPageRows=N} changes the row count (to find what a smaller server
  * copes with). The test JVM holds the envelope and a {@code float[rows * 1536]}, about 140 MB.
  */
-@Tag("live")
-class LargePageLiveTest {
+class LargePageLiveTest extends LiveTestSupport {
   static final int DEFAULT_ROWS = 11_000;
   static final int DIMENSION = 1536;
   private static final int ROWS = Integer.getInteger("cqlrows.live.bigPageRows", DEFAULT_ROWS);
   private static final String TABLE = KEYSPACE + ".big_page";
 
-  private static CqlSession session;
-  private static EventLoopGroup group;
 
-  private CqlClient client;
 
   @BeforeAll
   static void writeTheRows() throws InterruptedException {
-    session = LiveDriver.open(CassandraServer.get());
     ddl("CREATE KEYSPACE IF NOT EXISTS " + KEYSPACE
         + " WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}");
     ddl("DROP TABLE IF EXISTS " + TABLE);
@@ -64,24 +50,6 @@ class LargePageLiveTest {
     LiveDriver.executeAll(session, ROWS, id -> insert.bind(id, LiveCorpus.vector(row(id))));
     System.err.printf("[cqlrows] %d rows of vector<float, %d> written in %d ms%n", ROWS,
         DIMENSION, (System.nanoTime() - start) / 1_000_000);
-    group = new MultiThreadIoEventLoopGroup(2, NioIoHandler.newFactory());
-  }
-
-  @AfterAll
-  static void closeSessionAndGroup() throws InterruptedException {
-    if (session != null) {
-      session.close();
-    }
-    if (group != null) {
-      group.shutdownGracefully(0, 1, TimeUnit.SECONDS).sync();
-    }
-  }
-
-  @AfterEach
-  void closeClient() {
-    if (client != null) {
-      get(client.close());
-    }
   }
 
   @ParameterizedTest

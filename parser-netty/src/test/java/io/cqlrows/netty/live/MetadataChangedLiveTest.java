@@ -11,28 +11,20 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import com.datastax.oss.driver.api.core.CqlSession;
 import com.datastax.oss.driver.api.core.cql.SimpleStatement;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.cqlrows.core.PreparedResult;
 import io.cqlrows.core.RowsMetadata;
 import io.cqlrows.core.sink.RowsCollector;
-import io.cqlrows.netty.client.CqlClient;
 import io.cqlrows.netty.client.CqlServerError;
 import io.cqlrows.netty.client.PreparedStatement;
 import io.cqlrows.netty.client.QueryResult;
 import io.cqlrows.testing.Corpus;
-import io.netty.channel.EventLoopGroup;
-import io.netty.channel.MultiThreadIoEventLoopGroup;
-import io.netty.channel.nio.NioIoHandler;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -45,37 +37,14 @@ import org.junit.jupiter.params.provider.EnumSource;
  * id, which {@link CqlClient} adopts: the third execution sends the new id and gets {@code
  * No_metadata} rows, decoded with the new columns.
  */
-@Tag("live")
-class MetadataChangedLiveTest {
-  private static CqlSession session;
-  private static EventLoopGroup group;
+class MetadataChangedLiveTest extends LiveTestSupport {
 
-  private CqlClient client;
 
   @BeforeAll
-  static void openSessionAndGroup() {
-    session = LiveDriver.open(CassandraServer.get());
+  static void createTheKeyspace() {
     session.execute(SimpleStatement.newInstance("CREATE KEYSPACE IF NOT EXISTS " + KEYSPACE
         + " WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}")
         .setTimeout(Duration.ofSeconds(60)));
-    group = new MultiThreadIoEventLoopGroup(2, NioIoHandler.newFactory());
-  }
-
-  @AfterAll
-  static void closeSessionAndGroup() throws InterruptedException {
-    if (session != null) {
-      session.close();
-    }
-    if (group != null) {
-      group.shutdownGracefully(0, 1, TimeUnit.SECONDS).sync();
-    }
-  }
-
-  @AfterEach
-  void closeClient() {
-    if (client != null) {
-      get(client.close());
-    }
   }
 
   @ParameterizedTest

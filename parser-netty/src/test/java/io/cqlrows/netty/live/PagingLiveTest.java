@@ -8,22 +8,13 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import com.datastax.oss.driver.api.core.CqlSession;
 import io.cqlrows.core.PreparedResult;
 import io.cqlrows.core.sink.Row;
 import io.cqlrows.core.sink.RowsCollector;
-import io.cqlrows.netty.client.CqlClient;
 import io.cqlrows.netty.client.QueryResult;
-import io.netty.channel.EventLoopGroup;
-import io.netty.channel.MultiThreadIoEventLoopGroup;
-import io.netty.channel.nio.NioIoHandler;
 import java.nio.ByteBuffer;
 import java.util.BitSet;
-import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -33,36 +24,13 @@ import org.junit.jupiter.params.provider.EnumSource;
  * LiveCorpus}), read by our client with page size 100, following {@code paging_state}: 50 full
  * pages, every id exactly once, every float as written.
  */
-@Tag("live")
-class PagingLiveTest {
+class PagingLiveTest extends LiveTestSupport {
   private static final int PAGE_SIZE = 100;
-  private static CqlSession session;
-  private static EventLoopGroup group;
 
-  private CqlClient client;
 
   @BeforeAll
   static void loadTheCorpus() throws InterruptedException {
-    session = LiveDriver.open(CassandraServer.get());
     LiveCorpus.load(session);
-    group = new MultiThreadIoEventLoopGroup(2, NioIoHandler.newFactory());
-  }
-
-  @AfterAll
-  static void closeSessionAndGroup() throws InterruptedException {
-    if (session != null) {
-      session.close();
-    }
-    if (group != null) {
-      group.shutdownGracefully(0, 1, TimeUnit.SECONDS).sync();
-    }
-  }
-
-  @AfterEach
-  void closeClient() {
-    if (client != null) {
-      get(client.close());
-    }
   }
 
   @ParameterizedTest
