@@ -91,7 +91,9 @@ abstract class RenderedRowsSink implements RowSink {
 
   @Override
   public final void onResultEnd(int rowCount) {
-    print(title, columns, rows);
+    if (!columns.isEmpty()) { // a result with none of the selected columns prints nothing
+      print(title, columns, rows);
+    }
     rows = new ArrayList<>();
     title = "";
   }

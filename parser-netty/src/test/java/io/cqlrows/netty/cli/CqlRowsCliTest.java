@@ -156,6 +156,15 @@ class CqlRowsCliTest {
   }
 
   @Test
+  void skipsResultsWithoutTheSelectedColumnsInTables() throws IOException {
+    Result r = run("replay", "--format", "table", "--columns", "release_version",
+        copy("conn-00.s2c.bin").toString());
+    assertEquals(0, r.status, r.err);
+    assertEquals(List.of("conn-00.s2c.bin, stream 0: 1 row", "release_version",
+        "---------------", "5.0.6"), r.out.lines().toList());
+  }
+
+  @Test
   void printsSelectedColumnsOfOneStreamAsCsv() throws IOException {
     Path s2c = copy("conn-00.s2c.bin");
     Result r = run("replay", "--format", "csv", "--columns", "cluster_name,release_version",
