@@ -44,6 +44,9 @@ import org.openjdk.jmh.infra.Blackhole;
  * DataTypeHelper.fromProtocolSpec}), as {@code row.getObject(i)} does. Codecs are resolved once
  * per page (the driver builds column definitions per page of a simple statement and looks the
  * codec up on every {@code get}; resolving once per page slightly favours it).
+ *
+ * <p>The class itself holds no parameter: {@code shape} lives in {@link Page} and {@code
+ * vectorShape} in {@link FloatVectorPage}, so each benchmark runs only over its own shapes.
  */
 @BenchmarkMode(Mode.Throughput)
 @OutputTimeUnit(TimeUnit.SECONDS)
@@ -53,33 +56,37 @@ import org.openjdk.jmh.infra.Blackhole;
 @State(Scope.Thread)
 public class DriverBaselineBenchmark {
 
-  @Param
-  public RowsShape shape;
+  /** A page of any shape (the vector-only benchmarks use {@link FloatVectorPage}). */
+  @State(Scope.Thread)
+  public static class Page {
+    @Param
+    public RowsShape shape;
 
-  private Input input;
+    Input input;
 
-  @Setup(Level.Trial)
-  public void setUp() {
-    input = new Input(shape);
-  }
+    @Setup(Level.Trial)
+    public void setUp() {
+      input = new Input(shape);
+    }
 
-  @TearDown(Level.Trial)
-  public void check() {
-    input.checkAndRelease();
+    @TearDown(Level.Trial)
+    public void check() {
+      input.checkAndRelease();
+    }
   }
 
   /** The frame decoding only: metadata and one {@code ByteBuffer} copy per cell, no values. */
   @Benchmark
-  public DefaultRows decodeFrame() {
-    DefaultRows rows = input.decodeFrame();
-    input.count(rows);
+  public DefaultRows decodeFrame(Page page) {
+    DefaultRows rows = page.input.decodeFrame();
+    page.input.count(rows);
     return rows;
   }
 
   /** From bytes to values: the frame, then every cell through the default codec. */
   @Benchmark
-  public void decodeAll(Blackhole bh) {
-    input.decodeValues(bh, false);
+  public void decodeAll(Page page, Blackhole bh) {
+    page.input.decodeValues(bh, false);
   }
 
   /** Float-vector pages, decoded with {@code ExtraTypeCodecs.floatVectorToArray(dimension)}. */

@@ -28,6 +28,9 @@ import org.openjdk.jmh.annotations.Warmup;
  * of a fixed-width vector page into a preallocated {@code float[]}/{@code double[]} through a
  * big-endian {@link VarHandle} loop, knowing where each cell starts (the scalar byte-swap floor:
  * what {@code ColumnarSink} has to do for the vectors, with no parsing at all).
+ *
+ * <p>The class itself holds no parameter: {@code shape} lives in {@link Page} and {@code
+ * vectorShape} in {@link VectorPage}, so each benchmark runs only over its own shapes.
  */
 @BenchmarkMode(Mode.Throughput)
 @OutputTimeUnit(TimeUnit.SECONDS)
@@ -41,39 +44,43 @@ public class FloorBenchmark {
   private static final VarHandle DOUBLE_BE =
       MethodHandles.byteArrayViewVarHandle(double[].class, ByteOrder.BIG_ENDIAN);
 
-  @Param
-  public RowsShape shape;
+  /** A page of any shape and a {@code byte[]} of its size. */
+  @State(Scope.Thread)
+  public static class Page {
+    @Param
+    public RowsShape shape;
 
-  private ByteBuf body;
-  private byte[] copy;
-  private boolean copied;
+    ByteBuf body;
+    byte[] copy;
+    boolean copied;
 
-  @Setup(Level.Trial)
-  public void setUp() {
-    RowsShape.Page page = shape.page();
-    body = Unpooled.wrappedBuffer(page.bytes);
-    copy = new byte[page.bytes.length];
+    @Setup(Level.Trial)
+    public void setUp() {
+      RowsShape.Page page = shape.page();
+      body = Unpooled.wrappedBuffer(page.bytes);
+      copy = new byte[page.bytes.length];
+    }
+
+    @TearDown(Level.Trial)
+    public void check() {
+      try {
+        if (copied && !Arrays.equals(copy, 0, copy.length, body.array(), body.arrayOffset(),
+            body.arrayOffset() + copy.length)) {
+          throw new IllegalStateException("copyBytes on " + shape + ": the copy differs");
+        }
+      } finally {
+        body.release();
+      }
+    }
   }
 
   /** One bulk copy of the body bytes into a {@code byte[]}. */
   @Benchmark
-  public byte[] copyBytes() {
-    copied = true;
-    ByteBuf in = body.duplicate();
-    in.getBytes(in.readerIndex(), copy);
-    return copy;
-  }
-
-  @TearDown(Level.Trial)
-  public void check() {
-    try {
-      if (copied && !Arrays.equals(copy, 0, copy.length, body.array(), body.arrayOffset(),
-          body.arrayOffset() + copy.length)) {
-        throw new IllegalStateException("copyBytes on " + shape + ": the copy differs");
-      }
-    } finally {
-      body.release();
-    }
+  public byte[] copyBytes(Page p) {
+    p.copied = true;
+    ByteBuf in = p.body.duplicate();
+    in.getBytes(in.readerIndex(), p.copy);
+    return p.copy;
   }
 
   /** A fixed-width vector page, the offsets of its vector cells and the destination matrix. */
