@@ -1,0 +1,133 @@
+package io.cqlrows.bench.rows;
+
+import io.cqlrows.core.ResultReader;
+import io.cqlrows.core.sink.ColumnarSink;
+import io.cqlrows.core.sink.Row;
+import io.cqlrows.core.sink.RowsCollector;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import java.util.concurrent.TimeUnit;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+import org.openjdk.jmh.annotations.Warmup;
+import org.openjdk.jmh.infra.Blackhole;
+
+/**
+ * Our parser ({@link ResultReader}, protocol v4) reading one ROWS page into each of its sinks:
+ * {@link ColumnarSink} (primitive arrays, bulk vector copies), {@link RowsCollector} (boxed
+ * {@link Row} objects) and a {@link BlackholeRowSink} (every typed event, nothing kept). One
+ * operation = one page; divide by {@link RowsShape#rows()} for per-row figures.
+ *
+ * <p>Compared in the same run with {@link DriverBaselineBenchmark} and {@link FloorBenchmark},
+ * which read the same bytes.
+ */
+@BenchmarkMode(Mode.Throughput)
+@OutputTimeUnit(TimeUnit.SECONDS)
+@Warmup(iterations = 5, time = 1)
+@Measurement(iterations = 5, time = 1)
+@Fork(value = 2, jvmArgsAppend = "-Dio.netty.leakDetection.level=disabled")
+@State(Scope.Thread)
+public class RowsParserBenchmark {
+
+  @Param
+  public RowsShape shape;
+
+  private RowsShape.Page page;
+  private ByteBuf body;
+  private ResultReader reader;
+  private ColumnarSink columnar;
+  private RowsCollector collector;
+  private BlackholeRowSink blackholeSink;
+  private long invocations;
+
+  @Setup(Level.Trial)
+  public void setUp(Blackhole bh) {
+    page = shape.page();
+    body = Unpooled.wrappedBuffer(page.bytes);
+    reader = new ResultReader(4);
+    columnar = new ColumnarSink();
+    collector = new RowsCollector();
+    blackholeSink = new BlackholeRowSink(bh);
+  }
+
+  /** Our parser into {@link ColumnarSink}: the fast path (vectors as one float[] per column). */
+  @Benchmark
+  public ColumnarSink parseColumnar() {
+    invocations++;
+    reader.read(body.duplicate(), columnar);
+    return columnar;
+  }
+
+  /** Our parser into {@link RowsCollector}: one boxed {@link Row} per row. */
+  @Benchmark
+  public RowsCollector parseRows() {
+    invocations++;
+    collector.clear();
+    reader.read(body.duplicate(), collector);
+    return collector;
+  }
+
+  /** Our parser into a sink that consumes every typed event and keeps nothing. */
+  @Benchmark
+  public long parseToBlackhole() {
+    invocations++;
+    reader.read(body.duplicate(), blackholeSink);
+    return blackholeSink.rows;
+  }
+
+  /** Checks whatever the last invocation left in the sinks it used. */
+  @TearDown(Level.Trial)
+  public void check() {
+    try {
+      if (invocations == 0) {
+        return;
+      }
+      if (columnar.columnCount() > 0) {
+        long intSum = 0;
+        long values = 0;
+        for (int c = 0; c < columnar.columnCount(); c++) {
+          ColumnarSink.Column col = columnar.column(c);
+          values += columnar.rowCount() - col.nulls().cardinality();
+          if (c == 0) {
+            for (int r = 0; r < columnar.rowCount(); r++) {
+              intSum += col.ints()[r];
+            }
+          }
+        }
+        page.check("parseColumnar", columnar.rowCount(), intSum, values);
+      }
+      if (!collector.rows().isEmpty()) {
+        long intSum = 0;
+        long values = 0;
+        for (Row row : collector.rows()) {
+          for (int c = 0; c < row.size(); c++) {
+            Object v = row.getObject(c);
+            if (v != null) {
+              values++;
+              if (c == 0) {
+                intSum += (Integer) v;
+              }
+            }
+          }
+        }
+        page.check("parseRows", collector.rows().size(), intSum, values);
+      }
+      if (blackholeSink.rows > 0) {
+        page.check("parseToBlackhole", blackholeSink.rows, blackholeSink.intSum,
+            blackholeSink.values);
+      }
+    } finally {
+      body.release();
+    }
+  }
+}
