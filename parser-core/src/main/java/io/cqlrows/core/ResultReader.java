@@ -159,6 +159,7 @@ public final class ResultReader {
     checkRowCount(in, rowCount, columnCount, countAt);
     ValueDeserializer[] deserializers = deserializersFor(metadata.columns());
     sink.onResultStart(metadata, rowCount);
+    sink.onRowsContentLength(in.remaining());
     RowsParser rows = new RowsParser(metadata.columns(), deserializers, sink, rowCount);
     in.position = rows.parse(in.buf, in.start, in.position, in.end, true);
     sink.onResultEnd(rowCount);

@@ -49,6 +49,18 @@ public final class ColumnarSink implements RowSink {
     }
   }
 
+  /**
+   * Pre-sizes every column for the rows that can have a value: all of them for scalars, and for
+   * a vector column as many as the remaining bytes could hold ({@code 4 + N x width} each), so a
+   * page of vectors is copied straight into its final matrix.
+   */
+  @Override
+  public void onRowsContentLength(int bytes) {
+    for (Column c : columns) {
+      c.presize(bytes);
+    }
+  }
+
   @Override
   public void onRowStart(int row) {
     this.row = row;
@@ -272,6 +284,23 @@ public final class ColumnarSink implements RowSink {
       }
     }
 
+    /** Allocates for the rows that {@code bytes} of cells can give a value to. */
+    void presize(int bytes) {
+      long perValue = 4 + (long) width * elementBytes();
+      int rows = (int) Math.min(maxRows, bytes / perValue);
+      if (rows > capacity) {
+        allocate(rows);
+      }
+    }
+
+    private int elementBytes() {
+      switch (kind) {
+        case LONG: case DOUBLE: return 8;
+        case INT: case FLOAT: return 4;
+        default: return 1; // booleans; object slots are references, sized by row count
+      }
+    }
+
     void ensure(int row) {
       if (row >= capacity) {
         allocate(Math.min(maxRows, Math.max(Math.max(row + 1, 16), capacity * 2)));
@@ -285,6 +314,9 @@ public final class ColumnarSink implements RowSink {
      * than the frame carried.
      */
     void trim(int rows) {
+      if (rows == capacity) {
+        return;
+      }
       long wanted = (long) rows * width;
       long allowed = Math.max(2L * capacity * width, MAX_PADDING_SLOTS);
       if (rows < capacity || wanted <= allowed) {

@@ -11,7 +11,8 @@ import java.util.UUID;
 /**
  * Receives the rows of a ROWS result, cell by cell, as the parser reads them.
  *
- * <p><b>Event order</b> for one result: {@link #onResultStart}, then for each row {@link
+ * <p><b>Event order</b> for one result: {@link #onResultStart}, {@link #onRowsContentLength},
+ * then for each row {@link
  * #onRowStart}, one event per cell of a column the sink wants (see {@link #wantsColumn}), {@link
  * #onRowEnd}; finally {@link #onResultEnd}. Cells of unwanted columns are skipped without being
  * decoded and produce no event.
@@ -72,6 +73,14 @@ public interface RowSink {
    * @param rowCount {@code rows_count}, already checked against the bytes of the body
    */
   default void onResultStart(RowsMetadata metadata, int rowCount) {}
+
+  /**
+   * Called right after {@link #onResultStart} with the number of bytes the rows of this result can
+   * occupy at most (the rest of the RESULT body). A sink may pre-size from it: no cell can take
+   * more, so an allocation bounded by it is bounded by what the frame carries, whatever {@code
+   * rows_count} claims.
+   */
+  default void onRowsContentLength(int bytes) {}
 
   /**
    * Asked once per result, after {@link #onResultStart}, for each column: whether its cells should

@@ -217,4 +217,32 @@ class ColumnarSinkTest {
     assertEquals(4f, sink.column(0).floats()[3]);
     assertEquals(0f, sink.column(0).floats()[39]);
   }
+
+  @Test
+  void copiesAVectorPageStraightIntoAMatrixSizedFromTheFrame() throws Exception {
+    RowsBodies.Builder b = RowsBodies.rows()
+        .column("v", RowsBodies.vector("org.apache.cassandra.db.marshal.FloatType", 1536));
+    StringBuilder cell = new StringBuilder();
+    for (int i = 0; i < 1536; i++) {
+      cell.append(String.format("%08x", Float.floatToIntBits(i)));
+    }
+    for (int r = 0; r < 200; r++) {
+      b.row(cell.toString());
+    }
+    ByteBuf body = b.build();
+    ColumnarSink sink = new ColumnarSink();
+    ResultReader reader = new ResultReader(4);
+    Decoding.read(reader, body.copy(), sink, null); // warm up the classes
+    com.sun.management.ThreadMXBean mx =
+        (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
+    long before = mx.getThreadAllocatedBytes(Thread.currentThread().getId());
+    Decoding.read(reader, body, sink, null);
+    long allocated = mx.getThreadAllocatedBytes(Thread.currentThread().getId()) - before;
+    float[] matrix = sink.column(0).floats();
+    assertEquals(200 * 1536, matrix.length);
+    assertEquals(1535f, matrix[199 * 1536 + 1535]);
+    long matrixBytes = 200L * 1536 * 4;
+    assertTrue(allocated < matrixBytes + (256 << 10),
+        "allocated " + allocated + " bytes for a " + matrixBytes + "-byte matrix: one copy");
+  }
 }

@@ -493,6 +493,9 @@ class JsonLinesSinkTest {
   @Test
   void overridesEveryRowSinkEvent() throws NoSuchMethodException {
     for (Method m : RowSink.class.getMethods()) {
+      if (m.getName().equals("onRowsContentLength")) {
+        continue; // a sizing hint, not an event: nothing to render
+      }
       Method own = JsonLinesSink.class.getMethod(m.getName(), m.getParameterTypes());
       assertEquals(JsonLinesSink.class, own.getDeclaringClass(), m.getName());
     }
