@@ -46,6 +46,7 @@ public class RowsParserBenchmark {
   private ByteBuf body;
   private ResultReader reader;
   private ColumnarSink columnar;
+  private ColumnarSink columnarReused;
   private RowsCollector collector;
   private BlackholeRowSink blackholeSink;
   private long invocations;
@@ -56,8 +57,17 @@ public class RowsParserBenchmark {
     body = Unpooled.wrappedBuffer(page.bytes);
     reader = new ResultReader(4);
     columnar = new ColumnarSink();
+    columnarReused = new ColumnarSink().reuseArrays(true);
     collector = new RowsCollector();
     blackholeSink = new BlackholeRowSink(bh);
+  }
+
+  /** As {@link #parseColumnar}, with arrays reused across pages (no allocation per page). */
+  @Benchmark
+  public ColumnarSink parseColumnarReused() {
+    invocations++;
+    reader.read(body.duplicate(), columnarReused);
+    return columnarReused;
   }
 
   /** Our parser into {@link ColumnarSink}: the fast path (vectors as one float[] per column). */
@@ -86,26 +96,32 @@ public class RowsParserBenchmark {
   }
 
   /** Checks whatever the last invocation left in the sinks it used. */
+  private void checkColumnar(String benchmark, ColumnarSink sink) {
+    if (sink.columnCount() == 0) {
+      return;
+    }
+    long intSum = 0;
+    long values = 0;
+    for (int c = 0; c < sink.columnCount(); c++) {
+      ColumnarSink.Column col = sink.column(c);
+      values += sink.rowCount() - col.nulls().cardinality();
+      if (c == 0) {
+        for (int r = 0; r < sink.rowCount(); r++) {
+          intSum += col.ints()[r];
+        }
+      }
+    }
+    page.check(benchmark, sink.rowCount(), intSum, values);
+  }
+
   @TearDown(Level.Trial)
   public void check() {
     try {
       if (invocations == 0) {
         return;
       }
-      if (columnar.columnCount() > 0) {
-        long intSum = 0;
-        long values = 0;
-        for (int c = 0; c < columnar.columnCount(); c++) {
-          ColumnarSink.Column col = columnar.column(c);
-          values += columnar.rowCount() - col.nulls().cardinality();
-          if (c == 0) {
-            for (int r = 0; r < columnar.rowCount(); r++) {
-              intSum += col.ints()[r];
-            }
-          }
-        }
-        page.check("parseColumnar", columnar.rowCount(), intSum, values);
-      }
+      checkColumnar("parseColumnar", columnar);
+      checkColumnar("parseColumnarReused", columnarReused);
       if (!collector.rows().isEmpty()) {
         long intSum = 0;
         long values = 0;

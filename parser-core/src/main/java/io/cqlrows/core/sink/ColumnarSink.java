@@ -37,16 +37,42 @@ import java.util.List;
  */
 public final class ColumnarSink implements RowSink {
   private final List<Column> columns = new ArrayList<>();
+  /** Whether a result reuses the arrays of the previous one (see {@link #reuseArrays}). */
+  private boolean reuse;
   private int rowCount;
   private int row;
 
   @Override
   public void onResultStart(RowsMetadata metadata, int rowCount) {
-    columns.clear();
     this.rowCount = 0;
-    for (ColumnSpec spec : metadata.columns().specs()) {
-      columns.add(new Column(spec, rowCount));
+    List<ColumnSpec> specs = metadata.columns().specs();
+    for (int i = 0; i < specs.size(); i++) {
+      ColumnSpec spec = specs.get(i);
+      Column previous = i < columns.size() ? columns.get(i) : null;
+      if (reuse && previous != null && previous.spec.type().equals(spec.type())) {
+        columns.set(i, previous.reset(spec, rowCount));
+      } else if (i < columns.size()) {
+        columns.set(i, new Column(spec, rowCount));
+      } else {
+        columns.add(new Column(spec, rowCount));
+      }
     }
+    while (columns.size() > specs.size()) {
+      columns.remove(columns.size() - 1);
+    }
+  }
+
+  /**
+   * Opt in to reusing arrays across results: a column of the same type keeps its arrays when
+   * they are large enough, so paging through a table copies every vector straight into the same
+   * matrix with no allocation. The arrays may then be longer than {@code rowCount() * width}
+   * (index them up to that), and they are overwritten by the next result: copy what you keep.
+   *
+   * @return this sink
+   */
+  public ColumnarSink reuseArrays(boolean enabled) {
+    this.reuse = enabled;
+    return this;
   }
 
   /**
@@ -73,6 +99,9 @@ public final class ColumnarSink implements RowSink {
 
   @Override
   public void onResultEnd(int rowCount) {
+    if (reuse) {
+      return; // arrays stay at their capacity, to serve the next result
+    }
     for (Column c : columns) {
       c.trim(rowCount);
     }
@@ -80,17 +109,17 @@ public final class ColumnarSink implements RowSink {
 
   @Override
   public void onNull(int column) {
-    columns.get(column).nulls.set(row);
+    columns.get(column).noValue(row);
   }
 
   @Override
   public void onNotSet(int column) {
-    columns.get(column).nulls.set(row);
+    columns.get(column).noValue(row);
   }
 
   @Override
   public void onEmpty(int column) {
-    columns.get(column).nulls.set(row);
+    columns.get(column).noValue(row);
   }
 
   @Override
@@ -216,11 +245,11 @@ public final class ColumnarSink implements RowSink {
    * type (see {@link ColumnarSink}); the arrays are the sink's own, valid until the next result.
    */
   public static final class Column {
-    private final ColumnSpec spec;
+    private ColumnSpec spec;
     private final Kind kind;
     /** Slots per row: N for vectors, 2 for uuids, else 1. */
     final int width;
-    private final int maxRows;
+    private int maxRows;
     private int capacity;
     final BitSet nulls = new BitSet();
     int[] ints;
@@ -281,6 +310,31 @@ public final class ColumnarSink implements RowSink {
           booleans = booleans == null ? new boolean[slots] : Arrays.copyOf(booleans, slots);
           break;
         default: objects = objects == null ? new Object[rows] : Arrays.copyOf(objects, rows);
+      }
+    }
+
+    /** Prepares a column of the same type for a new result, keeping its arrays. */
+    Column reset(ColumnSpec spec, int maxRows) {
+      this.spec = spec;
+      this.maxRows = maxRows;
+      nulls.clear();
+      return this;
+    }
+
+    /** Row {@code r} has no value: flagged, and its slots zeroed (they may hold older values). */
+    void noValue(int r) {
+      nulls.set(r);
+      if (r >= capacity) {
+        return;
+      }
+      int from = r * width;
+      switch (kind) {
+        case INT: Arrays.fill(ints, from, from + width, 0); break;
+        case LONG: Arrays.fill(longs, from, from + width, 0L); break;
+        case FLOAT: Arrays.fill(floats, from, from + width, 0f); break;
+        case DOUBLE: Arrays.fill(doubles, from, from + width, 0d); break;
+        case BOOLEAN: booleans[r] = false; break;
+        default: objects[r] = null;
       }
     }
 

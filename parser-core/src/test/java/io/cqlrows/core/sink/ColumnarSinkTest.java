@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.cqlrows.core.Decoding;
@@ -244,5 +245,27 @@ class ColumnarSinkTest {
     long matrixBytes = 200L * 1536 * 4;
     assertTrue(allocated < matrixBytes + (256 << 10),
         "allocated " + allocated + " bytes for a " + matrixBytes + "-byte matrix: one copy");
+  }
+
+  @Test
+  void reusesItsArraysAcrossPagesWhenAsked() {
+    String vector = RowsBodies.vector("org.apache.cassandra.db.marshal.FloatType", 2);
+    ColumnarSink sink = new ColumnarSink().reuseArrays(true);
+    ResultReader reader = new ResultReader(4);
+    Decoding.read(reader, RowsBodies.rows().column("id", 0x0009).column("v", vector)
+        .row("00000001", "3f80000040000000").row("00000002", "4040000040800000").build(),
+        sink, null);
+    float[] matrix = sink.column(1).floats();
+    int[] ids = sink.column(0).ints();
+    Decoding.read(reader, RowsBodies.rows().column("id", 0x0009).column("v", vector)
+        .row("00000003", null).build(), sink, null);
+    assertEquals(1, sink.rowCount());
+    assertSame(matrix, sink.column(1).floats(), "the same matrix, no allocation");
+    assertSame(ids, sink.column(0).ints());
+    assertEquals(3, sink.column(0).ints()[0]);
+    assertTrue(sink.column(1).isNull(0));
+    assertEquals(0f, sink.column(1).floats()[0], "a NULL row's slots are zeroed");
+    assertEquals(0f, sink.column(1).floats()[1]);
+    assertFalse(sink.column(1).isNull(1), "the bitmap is per result");
   }
 }
