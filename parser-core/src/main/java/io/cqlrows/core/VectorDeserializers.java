@@ -49,31 +49,41 @@ final class VectorDeserializers {
       this.expected = (long) width * dimension;
     }
 
+    /** The cell being delivered; null outside {@link #deliver} (the view is borrowed). */
+    ByteBuf buf;
+    /** Index of the cell's first element in {@link #buf}. */
+    int base;
+
     final void check(int index, int length) {
       if (length != expected) {
         throw sizeMismatch((VectorType) type, index, expected, length);
       }
     }
+
+    @Override
+    final void deliver(ByteBuf buf, int index, int length, RowSink sink, int column) {
+      check(index, length);
+      this.buf = buf;
+      this.base = index;
+      try {
+        emit(sink, column);
+      } finally {
+        this.buf = null; // the view is borrowed: make later use fail fast
+      }
+    }
+
+    /** Hands this view to the sink's typed vector event. */
+    abstract void emit(RowSink sink, int column);
   }
 
   static final class FloatVectorDeserializer extends Primitive implements FloatVector {
-    private ByteBuf buf;
-    private int base;
-
     FloatVectorDeserializer(VectorType type) {
       super(type, 4);
     }
 
     @Override
-    void deliver(ByteBuf buf, int index, int length, RowSink sink, int column) {
-      check(index, length);
-      this.buf = buf;
-      this.base = index;
-      try {
-        sink.onFloatVector(column, this);
-      } finally {
-        this.buf = null; // the view is borrowed: make later use fail fast
-      }
+    void emit(RowSink sink, int column) {
+      sink.onFloatVector(column, this);
     }
 
     @Override
@@ -102,23 +112,13 @@ final class VectorDeserializers {
   }
 
   static final class DoubleVectorDeserializer extends Primitive implements DoubleVector {
-    private ByteBuf buf;
-    private int base;
-
     DoubleVectorDeserializer(VectorType type) {
       super(type, 8);
     }
 
     @Override
-    void deliver(ByteBuf buf, int index, int length, RowSink sink, int column) {
-      check(index, length);
-      this.buf = buf;
-      this.base = index;
-      try {
-        sink.onDoubleVector(column, this);
-      } finally {
-        this.buf = null;
-      }
+    void emit(RowSink sink, int column) {
+      sink.onDoubleVector(column, this);
     }
 
     @Override
@@ -147,23 +147,13 @@ final class VectorDeserializers {
   }
 
   static final class IntVectorDeserializer extends Primitive implements IntVector {
-    private ByteBuf buf;
-    private int base;
-
     IntVectorDeserializer(VectorType type) {
       super(type, 4);
     }
 
     @Override
-    void deliver(ByteBuf buf, int index, int length, RowSink sink, int column) {
-      check(index, length);
-      this.buf = buf;
-      this.base = index;
-      try {
-        sink.onIntVector(column, this);
-      } finally {
-        this.buf = null;
-      }
+    void emit(RowSink sink, int column) {
+      sink.onIntVector(column, this);
     }
 
     @Override
@@ -192,23 +182,13 @@ final class VectorDeserializers {
   }
 
   static final class LongVectorDeserializer extends Primitive implements LongVector {
-    private ByteBuf buf;
-    private int base;
-
     LongVectorDeserializer(VectorType type) {
       super(type, 8);
     }
 
     @Override
-    void deliver(ByteBuf buf, int index, int length, RowSink sink, int column) {
-      check(index, length);
-      this.buf = buf;
-      this.base = index;
-      try {
-        sink.onLongVector(column, this);
-      } finally {
-        this.buf = null;
-      }
+    void emit(RowSink sink, int column) {
+      sink.onLongVector(column, this);
     }
 
     @Override
