@@ -6,8 +6,9 @@ import io.netty.buffer.ByteBuf;
 
 /**
  * The row loop of one ROWS result: {@code rows_count x columns_count} cells, each a {@code [bytes]}
- * (native_protocol_v5.spec §4.2.5.2). Per cell it reads the length, then makes one virtual call
- * to the column's deserializer; nothing else is dispatched per cell.
+ * (native_protocol_v5.spec §4.2.5.2). Per cell it reads the length, then decodes the value: fixed-width
+ * native types and text inline ({@link InlineCells}, a switch and, for heap buffers, reads from the
+ * backing array), every other type by one virtual call to the column's deserializer.
  *
  * <p><b>Resumable.</b> {@link #parse} consumes whole rows only. With {@code complete == false} it
  * first checks that the next row's bytes are all present and, if not, stops at the row boundary
@@ -20,6 +21,7 @@ final class RowsParser {
   private final ResultColumns columns;
   private final ValueDeserializer[] deserializers;
   private final boolean[] wanted;
+  private final int[] kinds;
   private final RowSink sink;
   private final int rowCount;
   private int nextRow;
@@ -30,8 +32,10 @@ final class RowsParser {
     this.sink = sink;
     this.rowCount = rowCount;
     this.wanted = new boolean[deserializers.length];
+    this.kinds = new int[deserializers.length];
     for (int c = 0; c < wanted.length; c++) {
       wanted[c] = sink.wantsColumn(c);
+      kinds[c] = InlineCells.kindOf(deserializers[c]);
     }
   }
 
@@ -56,14 +60,16 @@ final class RowsParser {
     int p = from;
     int row = nextRow;
     int column = -1;
+    byte[] array = buf.hasArray() ? buf.array() : null;
+    int base = array != null ? buf.arrayOffset() : 0;
     try {
       for (; row < rowCount; row++) {
-        if (!complete && rowEnd(buf, p, end) < 0) {
+        if (!complete && rowEnd(array, base, buf, p, end) < 0) {
           break;
         }
         sink.onRowStart(row);
         for (column = 0; column < deserializers.length; column++) {
-          p = cell(buf, p, end, column);
+          p = cell(array, base, buf, p, end, column);
         }
         column = -1;
         sink.onRowEnd(row);
@@ -77,13 +83,18 @@ final class RowsParser {
     }
   }
 
-  /** One cell at {@code p}: returns the index after it. */
-  private int cell(ByteBuf buf, int p, int end, int column) {
+  /**
+   * One cell at {@code p}: returns the index after it.
+   *
+   * @param array {@code buf}'s backing array, or null
+   * @param base {@code buf.arrayOffset()} if {@code array} is not null
+   */
+  private int cell(byte[] array, int base, ByteBuf buf, int p, int end, int column) {
     if (end - p < 4) {
       throw CqlParseException.at(Reason.TRUNCATED, "cell length", p, null,
           "need 4 bytes, have " + (end - p));
     }
-    int len = buf.getInt(p);
+    int len = InlineCells.int32(array, base, buf, p);
     p += 4;
     if (len < 0) {
       nullOrNotSet(len, p - 4, column);
@@ -95,7 +106,10 @@ final class RowsParser {
     }
     if (wanted[column]) {
       ValueDeserializer d = deserializers[column];
-      if (len == 0 && !d.emptyIsValue()) {
+      int kind = kinds[column];
+      if (kind != InlineCells.CALL) {
+        InlineCells.deliver(kind, array, base, buf, p, len, sink, column, d);
+      } else if (len == 0 && !d.emptyIsValue()) {
         sink.onEmpty(column);
       } else {
         d.deliver(buf, p, len, sink, column);
@@ -120,12 +134,12 @@ final class RowsParser {
   }
 
   /** The index after the row starting at {@code p}, or -1 if it is not all in {@code [p, end)}. */
-  private int rowEnd(ByteBuf buf, int p, int end) {
+  private int rowEnd(byte[] array, int base, ByteBuf buf, int p, int end) {
     for (int c = 0; c < deserializers.length; c++) {
       if (end - p < 4) {
         return -1;
       }
-      int len = buf.getInt(p);
+      int len = InlineCells.int32(array, base, buf, p);
       p += 4;
       if (len > 0) {
         if (len > end - p) {

@@ -62,12 +62,10 @@ final class ScalarDeserializers {
       this.width = width;
     }
 
+    /** Top-level cells: the row loop decodes these inline; this is the same code, for any caller. */
     @Override
     final void deliver(ByteBuf buf, int index, int length, RowSink sink, int column) {
-      if (length != width) {
-        throw lengthMismatch(index, width, length);
-      }
-      deliverFixed(buf, index, sink, column);
+      InlineCells.deliver(InlineCells.kindOf(this), null, 0, buf, index, length, sink, column, this);
     }
 
     @Override
@@ -78,8 +76,6 @@ final class ScalarDeserializers {
       return decodeFixed(buf, index);
     }
 
-    abstract void deliverFixed(ByteBuf buf, int index, RowSink sink, int column);
-
     abstract Object decodeFixed(ByteBuf buf, int index);
   }
 
@@ -88,10 +84,6 @@ final class ScalarDeserializers {
       super(NativeType.BOOLEAN, 1);
     }
 
-    @Override
-    void deliverFixed(ByteBuf buf, int index, RowSink sink, int column) {
-      sink.onBoolean(column, buf.getByte(index) != 0);
-    }
 
     @Override
     Object decodeFixed(ByteBuf buf, int index) {
@@ -104,10 +96,6 @@ final class ScalarDeserializers {
       super(NativeType.TINYINT, 1);
     }
 
-    @Override
-    void deliverFixed(ByteBuf buf, int index, RowSink sink, int column) {
-      sink.onTinyint(column, buf.getByte(index));
-    }
 
     @Override
     Object decodeFixed(ByteBuf buf, int index) {
@@ -120,10 +108,6 @@ final class ScalarDeserializers {
       super(NativeType.SMALLINT, 2);
     }
 
-    @Override
-    void deliverFixed(ByteBuf buf, int index, RowSink sink, int column) {
-      sink.onSmallint(column, buf.getShort(index));
-    }
 
     @Override
     Object decodeFixed(ByteBuf buf, int index) {
@@ -136,10 +120,6 @@ final class ScalarDeserializers {
       super(NativeType.INT, 4);
     }
 
-    @Override
-    void deliverFixed(ByteBuf buf, int index, RowSink sink, int column) {
-      sink.onInt(column, buf.getInt(index));
-    }
 
     @Override
     Object decodeFixed(ByteBuf buf, int index) {
@@ -152,10 +132,6 @@ final class ScalarDeserializers {
       super(type, 8);
     }
 
-    @Override
-    void deliverFixed(ByteBuf buf, int index, RowSink sink, int column) {
-      sink.onBigint(column, buf.getLong(index));
-    }
 
     @Override
     Object decodeFixed(ByteBuf buf, int index) {
@@ -168,10 +144,6 @@ final class ScalarDeserializers {
       super(NativeType.FLOAT, 4);
     }
 
-    @Override
-    void deliverFixed(ByteBuf buf, int index, RowSink sink, int column) {
-      sink.onFloat(column, buf.getFloat(index));
-    }
 
     @Override
     Object decodeFixed(ByteBuf buf, int index) {
@@ -184,10 +156,6 @@ final class ScalarDeserializers {
       super(NativeType.DOUBLE, 8);
     }
 
-    @Override
-    void deliverFixed(ByteBuf buf, int index, RowSink sink, int column) {
-      sink.onDouble(column, buf.getDouble(index));
-    }
 
     @Override
     Object decodeFixed(ByteBuf buf, int index) {
@@ -200,10 +168,6 @@ final class ScalarDeserializers {
       super(NativeType.TIMESTAMP, 8);
     }
 
-    @Override
-    void deliverFixed(ByteBuf buf, int index, RowSink sink, int column) {
-      sink.onTimestamp(column, buf.getLong(index));
-    }
 
     @Override
     Object decodeFixed(ByteBuf buf, int index) {
@@ -218,18 +182,14 @@ final class ScalarDeserializers {
     }
 
     /** Unsigned days with the epoch at 2^31, to signed days since the epoch. */
-    static int epochDays(ByteBuf buf, int index) {
-      return buf.getInt(index) ^ Integer.MIN_VALUE;
+    static int epochDays(int unsignedDays) {
+      return unsignedDays ^ Integer.MIN_VALUE;
     }
 
-    @Override
-    void deliverFixed(ByteBuf buf, int index, RowSink sink, int column) {
-      sink.onDate(column, epochDays(buf, index));
-    }
 
     @Override
     Object decodeFixed(ByteBuf buf, int index) {
-      return LocalDate.ofEpochDay(epochDays(buf, index));
+      return LocalDate.ofEpochDay(epochDays(buf.getInt(index)));
     }
   }
 
@@ -239,8 +199,8 @@ final class ScalarDeserializers {
       super(NativeType.TIME, 8);
     }
 
-    private long nanos(ByteBuf buf, int index) {
-      long v = buf.getLong(index);
+    /** {@code v} if it is a time of day; a typed error naming {@code index} otherwise. */
+    static long checked(long v, int index, CqlType type) {
       if (v < 0 || v > MAX_TIME_NANOS) {
         throw CqlParseException.at(Reason.INVALID_VALUE, "value", index, type,
             v + " ns is not a time of day (expected: 0 to " + MAX_TIME_NANOS + ")");
@@ -248,14 +208,10 @@ final class ScalarDeserializers {
       return v;
     }
 
-    @Override
-    void deliverFixed(ByteBuf buf, int index, RowSink sink, int column) {
-      sink.onTime(column, nanos(buf, index));
-    }
 
     @Override
     Object decodeFixed(ByteBuf buf, int index) {
-      return LocalTime.ofNanoOfDay(nanos(buf, index));
+      return LocalTime.ofNanoOfDay(checked(buf.getLong(index), index, type));
     }
   }
 
@@ -264,10 +220,6 @@ final class ScalarDeserializers {
       super(type, 16);
     }
 
-    @Override
-    void deliverFixed(ByteBuf buf, int index, RowSink sink, int column) {
-      sink.onUuid(column, buf.getLong(index), buf.getLong(index + 8));
-    }
 
     @Override
     Object decodeFixed(ByteBuf buf, int index) {

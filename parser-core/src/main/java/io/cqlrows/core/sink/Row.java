@@ -29,19 +29,22 @@ import java.util.UUID;
  * buffers are returned as read-only duplicates).
  */
 public final class Row {
-  static final byte VALUE = 0;
-  static final byte NULL = 1;
-  static final byte NOT_SET = 2;
-  static final byte EMPTY = 3;
+  /**
+   * Stands in {@code values} for a cell without a value that is not NULL; NULL is {@code null}, so
+   * a row needs no second array of states.
+   */
+  enum Marker {
+    NOT_SET,
+    EMPTY
+  }
 
   private final ResultColumns columns;
   private final Object[] values;
-  private final byte[] states;
 
-  Row(ResultColumns columns, Object[] values, byte[] states) {
+  /** @param values the cells: a value, {@code null} for NULL, or a {@link Marker}. Owned. */
+  Row(ResultColumns columns, Object[] values) {
     this.columns = columns;
     this.values = values;
-    this.states = states;
   }
 
   /** The columns of this row's result. */
@@ -65,7 +68,7 @@ public final class Row {
 
   /** True if the cell was NULL (wire length -1). Cells of skipped columns are also NULL. */
   public boolean isNull(int i) {
-    return states[i] == NULL;
+    return values[i] == null;
   }
 
   /** See {@link #isNull(int)}. */
@@ -75,17 +78,18 @@ public final class Row {
 
   /** True if the cell was "not set" (wire length -2). */
   public boolean isNotSet(int i) {
-    return states[i] == NOT_SET;
+    return values[i] == Marker.NOT_SET;
   }
 
   /** True if the cell was empty (length 0) for a type whose empty value is not a normal value. */
   public boolean isEmpty(int i) {
-    return states[i] == EMPTY;
+    return values[i] == Marker.EMPTY;
   }
 
   /** The decoded value as delivered to {@link RowSink#onObject} (boxed), or {@code null}. */
   public Object getObject(int i) {
-    return values[i];
+    Object v = values[i];
+    return v instanceof Marker ? null : v;
   }
 
   /** See {@link #getObject(int)}. */
@@ -94,7 +98,7 @@ public final class Row {
   }
 
   private <T> T get(int i, Class<T> type) {
-    Object v = values[i];
+    Object v = getObject(i);
     if (v == null) {
       return null;
     }
@@ -311,7 +315,7 @@ public final class Row {
       if (i > 0) {
         sb.append(", ");
       }
-      Object v = values[i];
+      Object v = getObject(i);
       sb.append(columns.get(i).name()).append('=');
       sb.append(v instanceof float[] f ? java.util.Arrays.toString(f) : String.valueOf(v));
     }

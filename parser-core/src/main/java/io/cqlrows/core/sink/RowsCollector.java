@@ -13,51 +13,51 @@ import java.util.List;
  * {@link #clear()}. Not thread-safe.
  */
 public final class RowsCollector implements RowSink {
-  private final List<Row> rows = new ArrayList<>();
+  /** Most rows the list is grown for ahead of their arrival. */
+  private static final int PRESIZE_LIMIT = 1 << 16;
+
+  private final ArrayList<Row> rows = new ArrayList<>();
   private RowsMetadata metadata;
   private ResultColumns columns;
   private Object[] values;
-  private byte[] states;
 
   @Override
   public void onResultStart(RowsMetadata metadata, int rowCount) {
     this.metadata = metadata;
     this.columns = metadata.columns();
+    // The count is the server's claim: grow for it, but not by more than a bounded step at once.
+    rows.ensureCapacity(rows.size() + Math.min(rowCount, PRESIZE_LIMIT));
   }
 
   @Override
   public void onRowStart(int row) {
-    values = new Object[columns.size()];
-    states = new byte[columns.size()];
-    java.util.Arrays.fill(states, Row.NULL); // skipped columns read as NULL
+    values = new Object[columns.size()]; // skipped columns stay null: they read as NULL
   }
 
   @Override
   public void onRowEnd(int row) {
-    rows.add(new Row(columns, values, states));
+    rows.add(new Row(columns, values));
     values = null;
-    states = null;
   }
 
   @Override
   public void onNull(int column) {
-    states[column] = Row.NULL;
+    values[column] = null;
   }
 
   @Override
   public void onNotSet(int column) {
-    states[column] = Row.NOT_SET;
+    values[column] = Row.Marker.NOT_SET;
   }
 
   @Override
   public void onEmpty(int column) {
-    states[column] = Row.EMPTY;
+    values[column] = Row.Marker.EMPTY;
   }
 
   @Override
   public void onObject(int column, Object value) {
     values[column] = value;
-    states[column] = Row.VALUE;
   }
 
   /** The rows collected so far (unmodifiable view). */
