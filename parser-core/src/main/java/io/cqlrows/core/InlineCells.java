@@ -39,6 +39,8 @@ final class InlineCells {
   static final int TIME = 10;
   static final int UUID = 11;
   static final int TEXT = 12;
+  /** {@code blob} and opaque custom types: delivered by {@link RowsParser} through a reused view. */
+  static final int BLOB = 13;
 
   private static final VarHandle SHORT_BE =
       MethodHandles.byteArrayViewVarHandle(short[].class, ByteOrder.BIG_ENDIAN);
@@ -51,6 +53,9 @@ final class InlineCells {
 
   /** The inline kind of a column's deserializer, or {@link #CALL}. */
   static int kindOf(ValueDeserializer d) {
+    if (d instanceof ScalarDeserializers.BlobDeserializer) {
+      return BLOB;
+    }
     if (!(d.type instanceof NativeType n)) {
       return CALL;
     }
@@ -76,7 +81,7 @@ final class InlineCells {
   /**
    * Delivers one top-level cell of {@code len >= 0} bytes at {@code p} to the sink.
    *
-   * @param kind the column's kind, not {@link #CALL}
+   * @param kind the column's kind, not {@link #CALL} or {@link #BLOB}
    * @param a the buffer's backing array, or {@code null} to read through {@code buf}
    * @param base {@code buf.arrayOffset()} when {@code a} is not null
    * @param buf the body. Borrowed.

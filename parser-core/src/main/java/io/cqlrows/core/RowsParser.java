@@ -25,6 +25,12 @@ final class RowsParser {
   private final RowSink sink;
   private final int rowCount;
   private int nextRow;
+  /**
+   * A duplicate of the buffer being parsed, re-windowed for each blob cell: one per {@link #parse}
+   * call instead of a slice per cell (slices were 40% of a mixed-scalar parse). Null between
+   * calls.
+   */
+  private ByteBuf blobView;
 
   RowsParser(ResultColumns columns, ValueDeserializer[] deserializers, RowSink sink, int rowCount) {
     this.columns = columns;
@@ -80,6 +86,8 @@ final class RowsParser {
       ColumnSpec spec = column >= 0 ? columns.get(column) : null;
       throw e.withContext(buf, bodyStart, row, column,
           spec == null ? null : spec.name(), spec == null ? null : spec.type());
+    } finally {
+      blobView = null;
     }
   }
 
@@ -107,7 +115,12 @@ final class RowsParser {
     if (wanted[column]) {
       ValueDeserializer d = deserializers[column];
       int kind = kinds[column];
-      if (kind != InlineCells.CALL) {
+      if (kind == InlineCells.BLOB) {
+        if (blobView == null) {
+          blobView = buf.duplicate();
+        }
+        sink.onBlob(column, blobView.setIndex(p, p + len));
+      } else if (kind != InlineCells.CALL) {
         InlineCells.deliver(kind, array, base, buf, p, len, sink, column, d);
       } else if (len == 0 && !d.emptyIsValue()) {
         sink.onEmpty(column);

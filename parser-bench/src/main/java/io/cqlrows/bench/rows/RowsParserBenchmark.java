@@ -1,11 +1,18 @@
 package io.cqlrows.bench.rows;
 
+import io.cqlrows.core.ResultColumns;
 import io.cqlrows.core.ResultReader;
+import io.cqlrows.core.type.CqlType;
+import io.cqlrows.core.type.NativeType;
+import io.cqlrows.core.type.VectorType;
 import io.cqlrows.core.sink.ColumnarSink;
 import io.cqlrows.core.sink.Row;
 import io.cqlrows.core.sink.RowsCollector;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
+import java.util.ArrayList;
+import java.util.BitSet;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
@@ -47,6 +54,9 @@ public class RowsParserBenchmark {
   private ResultReader reader;
   private ColumnarSink columnar;
   private ColumnarSink columnarReused;
+  private ColumnarSink columnarPrimitives;
+  /** Non-NULL cells of the columns {@link #columnarPrimitives} selects. */
+  private long primitiveValues;
   private RowsCollector collector;
   private BlackholeRowSink blackholeSink;
   private long invocations;
@@ -60,6 +70,51 @@ public class RowsParserBenchmark {
     columnarReused = new ColumnarSink().reuseArrays(true);
     collector = new RowsCollector();
     blackholeSink = new BlackholeRowSink(bh);
+    selectPrimitiveColumns();
+  }
+
+  /** Selects the columns that {@link ColumnarSink} stores in primitive arrays. */
+  private void selectPrimitiveColumns() {
+    RowsCollector all = new RowsCollector();
+    new ResultReader(4).read(body.duplicate(), all);
+    List<String> names = new ArrayList<>();
+    BitSet selected = new BitSet();
+    ResultColumns columns = all.metadata().columns();
+    for (int c = 0; c < columns.size(); c++) {
+      if (isPrimitive(columns.get(c).type())) {
+        names.add(columns.get(c).name());
+        selected.set(c);
+      }
+    }
+    for (Row row : all.rows()) {
+      for (int c = selected.nextSetBit(0); c >= 0; c = selected.nextSetBit(c + 1)) {
+        primitiveValues += row.getObject(c) != null ? 1 : 0;
+      }
+    }
+    columnarPrimitives =
+        new ColumnarSink().reuseArrays(true).selectColumnsByName(names.toArray(new String[0]));
+  }
+
+  private static boolean isPrimitive(CqlType t) {
+    if (t instanceof VectorType v) {
+      CqlType e = v.element();
+      return e == NativeType.FLOAT || e == NativeType.DOUBLE || e == NativeType.INT
+          || e == NativeType.BIGINT;
+    }
+    return t instanceof NativeType n && n != NativeType.TEXT && n != NativeType.ASCII
+        && n != NativeType.BLOB && n != NativeType.VARINT && n != NativeType.DECIMAL
+        && n != NativeType.INET && n != NativeType.DURATION;
+  }
+
+  /**
+   * As {@link #parseColumnarReused}, collecting only the columns stored in primitive arrays (the
+   * others are skipped undecoded): the allocation-free path, under 1 B per row.
+   */
+  @Benchmark
+  public ColumnarSink parseColumnarPrimitives() {
+    invocations++;
+    reader.read(body.duplicate(), columnarPrimitives);
+    return columnarPrimitives;
   }
 
   /** As {@link #parseColumnar}, with arrays reused across pages (no allocation per page). */
@@ -114,6 +169,28 @@ public class RowsParserBenchmark {
     page.check(benchmark, sink.rowCount(), intSum, values);
   }
 
+  private void checkPrimitives() {
+    ColumnarSink sink = columnarPrimitives;
+    if (sink.columnCount() == 0) {
+      return;
+    }
+    long values = 0;
+    for (int c = 0; c < sink.columnCount(); c++) {
+      if (sink.isSelected(c)) {
+        values += sink.rowCount() - sink.column(c).nulls().cardinality();
+      }
+    }
+    long intSum = 0;
+    for (int r = 0; r < sink.rowCount(); r++) {
+      intSum += sink.column(0).ints()[r];
+    }
+    if (sink.rowCount() != page.rows || values != primitiveValues) {
+      throw new IllegalStateException("parseColumnarPrimitives on " + shape + ": rows/values "
+          + sink.rowCount() + "/" + values + ", expected " + page.rows + "/" + primitiveValues);
+    }
+    page.check("parseColumnarPrimitives", sink.rowCount(), intSum, page.values);
+  }
+
   @TearDown(Level.Trial)
   public void check() {
     try {
@@ -122,6 +199,7 @@ public class RowsParserBenchmark {
       }
       checkColumnar("parseColumnar", columnar);
       checkColumnar("parseColumnarReused", columnarReused);
+      checkPrimitives();
       if (!collector.rows().isEmpty()) {
         long intSum = 0;
         long values = 0;

@@ -36,20 +36,31 @@ import java.util.List;
  * thread-safe.
  */
 public final class ColumnarSink implements RowSink {
+  /** One entry per column of the last result; null for a column that was not selected. */
   private final List<Column> columns = new ArrayList<>();
   /** Whether a result reuses the arrays of the previous one (see {@link #reuseArrays}). */
   private boolean reuse;
+  private ColumnSelection selection = ColumnSelection.ALL;
+  /** The selection in force for the current result; null for all. */
+  private BitSet resultSelection;
   private int rowCount;
   private int row;
 
   @Override
   public void onResultStart(RowsMetadata metadata, int rowCount) {
     this.rowCount = 0;
+    resultSelection = selection.resolve(metadata.columns());
     List<ColumnSpec> specs = metadata.columns().specs();
     for (int i = 0; i < specs.size(); i++) {
       ColumnSpec spec = specs.get(i);
       Column previous = i < columns.size() ? columns.get(i) : null;
-      if (reuse && previous != null && previous.spec.type().equals(spec.type())) {
+      if (!wantsColumn(i)) {
+        if (i < columns.size()) {
+          columns.set(i, null);
+        } else {
+          columns.add(null);
+        }
+      } else if (reuse && previous != null && previous.spec.type().equals(spec.type())) {
         columns.set(i, previous.reset(spec, rowCount));
       } else if (i < columns.size()) {
         columns.set(i, new Column(spec, rowCount));
@@ -76,6 +87,47 @@ public final class ColumnarSink implements RowSink {
   }
 
   /**
+   * Collects only these columns, by zero-based index, from the next result on; the parser skips
+   * the others undecoded (see {@link #wantsColumn}), and {@link #column} rejects them. Indexes
+   * past a result's last column are ignored. Selecting only primitive columns (and primitive
+   * vectors) with {@link #reuseArrays} makes paging allocate nothing per row.
+   *
+   * @return this sink
+   * @throws IllegalArgumentException if an index is negative
+   */
+  public ColumnarSink selectColumns(int... columnIndexes) {
+    this.selection = ColumnSelection.ofIndexes(columnIndexes);
+    return this;
+  }
+
+  /**
+   * Collects only the columns with these exact names (internal form) from the next result on;
+   * names a result does not have are ignored. Replaces any selection by index.
+   *
+   * @return this sink
+   */
+  public ColumnarSink selectColumnsByName(String... names) {
+    this.selection = ColumnSelection.ofNames(names);
+    return this;
+  }
+
+  /**
+   * Collects every column (the default) from the next result on.
+   *
+   * @return this sink
+   */
+  public ColumnarSink selectAllColumns() {
+    this.selection = ColumnSelection.ALL;
+    return this;
+  }
+
+  /** True for the selected columns of the current result (all by default). */
+  @Override
+  public boolean wantsColumn(int column) {
+    return resultSelection == null || resultSelection.get(column);
+  }
+
+  /**
    * Pre-sizes every column for the rows that can have a value: all of them for scalars, and for
    * a vector column as many as the remaining bytes could hold ({@code 4 + N x width} each), so a
    * page of vectors is copied straight into its final matrix.
@@ -83,7 +135,9 @@ public final class ColumnarSink implements RowSink {
   @Override
   public void onRowsContentLength(int bytes) {
     for (Column c : columns) {
-      c.presize(bytes);
+      if (c != null) {
+        c.presize(bytes);
+      }
     }
   }
 
@@ -103,7 +157,9 @@ public final class ColumnarSink implements RowSink {
       return; // arrays stay at their capacity, to serve the next result
     }
     for (Column c : columns) {
-      c.trim(rowCount);
+      if (c != null) {
+        c.trim(rowCount);
+      }
     }
   }
 
@@ -230,12 +286,26 @@ public final class ColumnarSink implements RowSink {
     return rowCount;
   }
 
-  /** Column {@code i} of the last result. */
+  /**
+   * Column {@code i} of the last result.
+   *
+   * @throws IllegalArgumentException if the column was not selected (see {@link #isSelected})
+   * @throws IndexOutOfBoundsException if the result has no column {@code i}
+   */
   public Column column(int i) {
-    return columns.get(i);
+    Column c = columns.get(i);
+    if (c == null) {
+      throw new IllegalArgumentException("column " + i + " was not selected");
+    }
+    return c;
   }
 
-  /** Number of columns of the last result. */
+  /** Whether column {@code i} of the last result was collected (see {@link #selectColumns}). */
+  public boolean isSelected(int i) {
+    return columns.get(i) != null;
+  }
+
+  /** Number of columns of the last result, selected or not. */
   public int columnCount() {
     return columns.size();
   }

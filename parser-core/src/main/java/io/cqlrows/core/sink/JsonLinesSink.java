@@ -54,11 +54,9 @@ public final class JsonLinesSink implements RowSink {
   private final StringBuilder line = new StringBuilder(256);
   /** Raw members for the next result, or null. */
   private String leadingMembers;
-  /** Columns to write from the next result on; null for all. Never mutated once set. */
-  private BitSet selection;
-  /** Column names to write from the next result on; null for none (see selectColumnsByName). */
-  private java.util.List<String> selectionNames;
-  /** The selection in force for the current result. */
+  /** Columns to write from the next result on. */
+  private ColumnSelection selection = ColumnSelection.ALL;
+  /** The selection in force for the current result; null for all. */
   private BitSet resultSelection;
   /** The current result's columns, for the types of empty cells. */
   private ResultColumns columns;
@@ -101,21 +99,12 @@ public final class JsonLinesSink implements RowSink {
    * @throws IllegalArgumentException if an index is negative
    */
   public void selectColumns(int... columnIndexes) {
-    BitSet selected = new BitSet();
-    for (int index : columnIndexes) {
-      if (index < 0) {
-        throw new IllegalArgumentException("column index: " + index + " (expected: >= 0)");
-      }
-      selected.set(index);
-    }
-    this.selection = selected;
-    this.selectionNames = null;
+    this.selection = ColumnSelection.ofIndexes(columnIndexes);
   }
 
   /** Writes every column (the default) from the next result on. */
   public void selectAllColumns() {
-    this.selection = null;
-    this.selectionNames = null;
+    this.selection = ColumnSelection.ALL;
   }
 
   /**
@@ -124,15 +113,14 @@ public final class JsonLinesSink implements RowSink {
    * empty {@code columns} list. Replaces any selection by index.
    */
   public void selectColumnsByName(String... names) {
-    this.selection = null;
-    this.selectionNames = java.util.List.of(names);
+    this.selection = ColumnSelection.ofNames(names);
   }
 
   @Override
   public void onResultStart(RowsMetadata metadata, int rowCount) {
     line.setLength(0); // drops the remains of an aborted result
     columns = metadata.columns();
-    resultSelection = selectionNames == null ? selection : byName(columns, selectionNames);
+    resultSelection = selection.resolve(columns);
     rowsStarted = 0;
     line.append('{');
     if (leadingMembers != null) {
@@ -163,16 +151,6 @@ public final class JsonLinesSink implements RowSink {
     line.append(",\"type\":");
     CanonicalJson.appendString(line, spec.type().toString());
     line.append('}');
-  }
-
-  private static BitSet byName(ResultColumns columns, java.util.List<String> names) {
-    BitSet selected = new BitSet();
-    for (int i = 0; i < columns.size(); i++) {
-      if (names.contains(columns.get(i).name())) {
-        selected.set(i);
-      }
-    }
-    return selected;
   }
 
   /** True for the selected columns (all by default; see {@link #selectColumns}). */

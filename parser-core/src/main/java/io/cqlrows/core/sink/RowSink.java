@@ -175,7 +175,9 @@ public interface RowSink {
    * A blob (or a custom type's raw bytes).
    *
    * @param value the bytes, from its reader index to its writer index. Borrowed: valid only during
-   *     this call; copy or {@code retainedSlice} to keep it.
+   *     this call; copy or {@code retainedSlice} to keep it. The parser may hand the same view,
+   *     re-windowed, for the next blob, and its capacity and indexes outside the window belong to
+   *     the frame: read only between the reader and writer index, and never keep the object.
    */
   default void onBlob(int column, ByteBuf value) {
     byte[] copy = new byte[value.readableBytes()];

@@ -268,4 +268,71 @@ class ColumnarSinkTest {
     assertEquals(0f, sink.column(1).floats()[1]);
     assertFalse(sink.column(1).isNull(1), "the bitmap is per result");
   }
+
+  @Test
+  void collectsOnlySelectedColumnsAndSkipsTheOthersUndecoded() {
+    ColumnarSink sink = new ColumnarSink().selectColumnsByName("id", "d", "absent");
+    // column t is text; column bad is an int whose cells have 3 bytes: never decoded, no error
+    Decoding.read(new ResultReader(4), RowsBodies.rows()
+        .column("id", 0x0009).column("t", 0x000D).column("bad", 0x0009).column("d", 0x0007)
+        .row("00000001", "6869", "000000", "3ff0000000000000")
+        .row("00000002", null, "000000", null)
+        .build(), sink, null);
+    assertEquals(2, sink.rowCount());
+    assertEquals(4, sink.columnCount());
+    assertTrue(sink.isSelected(0));
+    assertFalse(sink.isSelected(1));
+    assertFalse(sink.isSelected(2));
+    assertTrue(sink.isSelected(3));
+    assertArrayEquals(new int[] {1, 2}, sink.column(0).ints());
+    assertArrayEquals(new double[] {1d, 0d}, sink.column(3).doubles());
+    assertTrue(sink.column(3).isNull(1));
+    IllegalArgumentException e =
+        org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+            () -> sink.column(1));
+    assertEquals("column 1 was not selected", e.getMessage());
+
+    sink.selectColumns(1);
+    Decoding.read(new ResultReader(4), RowsBodies.rows()
+        .column("id", 0x0009).column("t", 0x000D).row("00000003", "6869").build(), sink, null);
+    assertFalse(sink.isSelected(0));
+    assertEquals(List.of("hi"), List.of(sink.column(1).objects()));
+    org.junit.jupiter.api.Assertions.assertThrows(
+        IllegalArgumentException.class, () -> sink.selectColumns(-1));
+
+    sink.selectAllColumns();
+    Decoding.read(new ResultReader(4), RowsBodies.rows()
+        .column("id", 0x0009).column("t", 0x000D).row("00000004", "6869").build(), sink, null);
+    assertTrue(sink.isSelected(0) && sink.isSelected(1));
+  }
+
+  /** Issue 6: paging into reused arrays with only primitive columns selected allocates ~nothing. */
+  @Test
+  void pagingPrimitiveColumnsIntoReusedArraysAllocatesNothingPerRow() {
+    RowsBodies.Builder b = RowsBodies.rows()
+        .column("id", 0x0009).column("t", 0x000D).column("ts", 0x000B).column("u", 0x000C)
+        .column("f", 0x0008).column("v", RowsBodies.vector(RowsBodies.MARSHAL + "FloatType", 2));
+    int rows = 5000;
+    for (int r = 0; r < rows; r++) {
+      b.row(String.format("%08x", r), "74657874", "0000000000000001",
+          "00112233445566778899aabbccddeeff", r % 10 == 0 ? null : "3f800000",
+          "3f80000040000000");
+    }
+    ByteBuf body = b.build();
+    ColumnarSink sink = new ColumnarSink().reuseArrays(true)
+        .selectColumnsByName("id", "ts", "u", "f", "v");
+    ResultReader reader = new ResultReader(4);
+    for (int i = 0; i < 3; i++) { // first page allocates the arrays; warm the code
+      Decoding.read(reader, body.copy(), sink, null);
+    }
+    com.sun.management.ThreadMXBean mx =
+        (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
+    long before = mx.getThreadAllocatedBytes(Thread.currentThread().getId());
+    Decoding.read(reader, body, sink, null);
+    long allocated = mx.getThreadAllocatedBytes(Thread.currentThread().getId()) - before;
+    assertEquals(rows, sink.rowCount());
+    assertEquals(rows - 1, sink.column(0).ints()[rows - 1]);
+    assertEquals(rows / 10, sink.column(4).nulls().cardinality());
+    assertTrue(allocated < rows, "allocated " + allocated + " bytes for " + rows + " rows");
+  }
 }
