@@ -1,0 +1,160 @@
+package io.cqlrows.bench;
+
+import io.cqlrows.bench.rows.RowsShape;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.openjdk.jmh.profile.GCProfiler;
+import org.openjdk.jmh.results.Result;
+import org.openjdk.jmh.results.RunResult;
+import org.openjdk.jmh.runner.Runner;
+import org.openjdk.jmh.runner.RunnerException;
+import org.openjdk.jmh.runner.options.ChainedOptionsBuilder;
+import org.openjdk.jmh.runner.options.OptionsBuilder;
+import org.openjdk.jmh.runner.options.TimeValue;
+
+/**
+ * The short profile of issue 6: runs the benchmarks behind every target once (one fork, short
+ * iterations, {@code -prof gc}), then prints each figure and the ratios against both baselines,
+ * the Java driver and the copy floors, with the target and whether this run met it. Takes about
+ * five minutes on the 2-core machine; figures are noisy, ratios from the same run less so.
+ *
+ * <pre>
+ * mvn -q -DskipTests package
+ * java -cp parser-bench/target/benchmarks.jar io.cqlrows.bench.Profile [warmup-s measure-s]
+ * </pre>
+ */
+public final class Profile {
+  private static final String VECTOR = "VECTOR_1536F";
+  private static final String MIXED = "MIXED_SCALARS";
+
+  /** A benchmark method and its shape parameter. */
+  private record Key(String benchmark, String shape) {}
+
+  /** What a run measured. */
+  private record Figure(double opsPerSecond, double error, double bytesPerOp) {}
+
+  private final Map<Key, Figure> figures = new LinkedHashMap<>();
+  private final int warmupSeconds;
+  private final int measureSeconds;
+  private final List<String> verdicts = new ArrayList<>();
+
+  private Profile(int warmupSeconds, int measureSeconds) {
+    this.warmupSeconds = warmupSeconds;
+    this.measureSeconds = measureSeconds;
+  }
+
+  public static void main(String[] args) throws RunnerException {
+    int warmup = args.length > 0 ? Integer.parseInt(args[0]) : 5;
+    int measure = args.length > 1 ? Integer.parseInt(args[1]) : 5;
+    Profile p = new Profile(warmup, measure);
+    p.run("FloorBenchmark\\.(byteSwap|copyBytes)$", VECTOR + "," + MIXED);
+    p.run("DriverBaselineBenchmark\\.(decodeAll|decodeAllFloatArrays)$", VECTOR + "," + MIXED);
+    p.run("RowsParserBenchmark\\.(parseColumnarReused|parseColumnar|parseRows|parseToBlackhole)$",
+        VECTOR);
+    p.run("RowsParserBenchmark\\.(parseRows|parseColumnarPrimitives)$", MIXED);
+    p.report();
+  }
+
+  private void run(String include, String shapes) throws RunnerException {
+    ChainedOptionsBuilder options = new OptionsBuilder()
+        .include(include)
+        .param("shape", shapes.split(","))
+        .param("vectorShape", VECTOR)
+        .forks(1)
+        .warmupIterations(warmupSeconds)
+        .warmupTime(TimeValue.seconds(1))
+        .measurementIterations(measureSeconds)
+        .measurementTime(TimeValue.seconds(1))
+        .timeUnit(TimeUnit.SECONDS)
+        .addProfiler(GCProfiler.class);
+    Collection<RunResult> results = new Runner(options.build()).run();
+    for (RunResult r : results) {
+      String name = r.getParams().getBenchmark();
+      name = name.substring(name.lastIndexOf('.', name.lastIndexOf('.') - 1) + 1);
+      String shape = r.getParams().getParam("shape");
+      if (shape == null) {
+        shape = r.getParams().getParam("vectorShape");
+      }
+      Result<?> primary = r.getPrimaryResult();
+      Result<?> alloc = r.getSecondaryResults().get("gc.alloc.rate.norm");
+      figures.put(new Key(name, shape), new Figure(primary.getScore(), primary.getScoreError(),
+          alloc == null ? Double.NaN : alloc.getScore()));
+    }
+  }
+
+  private Figure get(String benchmark, String shape) {
+    return figures.get(new Key(benchmark, shape));
+  }
+
+  private void ratio(String label, String shape, String ours, String baseline, double target) {
+    Figure a = get(ours, shape);
+    Figure b = get(baseline, shape);
+    if (a == null || b == null) {
+      verdicts.add(String.format(Locale.ROOT, "%-62s  (not measured)", label));
+      return;
+    }
+    double r = a.opsPerSecond / b.opsPerSecond;
+    verdicts.add(String.format(Locale.ROOT, "%-62s %6.2fx  target >= %.1fx  %s", label, r, target,
+        r >= target ? "met" : "NOT MET"));
+  }
+
+  private void allocation(String label, String shape, String ours, String baseline,
+      double maxFraction) {
+    Figure a = get(ours, shape);
+    Figure b = get(baseline, shape);
+    if (a == null || b == null) {
+      return;
+    }
+    int rows = RowsShape.valueOf(shape).rows();
+    double r = a.bytesPerOp / b.bytesPerOp;
+    verdicts.add(String.format(Locale.ROOT, "%-62s %6.2f  (%.0f vs %.0f B/row) target <= %.2f  %s",
+        label, r, a.bytesPerOp / rows, b.bytesPerOp / rows, maxFraction,
+        r <= maxFraction ? "met" : "NOT MET"));
+  }
+
+  private void report() {
+    System.out.println();
+    System.out.printf(Locale.ROOT, "%-52s %-14s %12s %10s %12s %10s%n",
+        "benchmark", "shape", "ops/s", "+-", "ns/row", "B/row");
+    for (Map.Entry<Key, Figure> e : figures.entrySet()) {
+      int rows = RowsShape.valueOf(e.getKey().shape).rows();
+      Figure f = e.getValue();
+      System.out.printf(Locale.ROOT, "%-52s %-14s %12.1f %10.1f %12.1f %10.1f%n",
+          e.getKey().benchmark, e.getKey().shape, f.opsPerSecond, f.error,
+          1e9 / f.opsPerSecond / rows, f.bytesPerOp / rows);
+    }
+    String floor = "FloorBenchmark.byteSwap";
+    String copy = "FloorBenchmark.copyBytes";
+    String driverArrays = "DriverBaselineBenchmark.decodeAllFloatArrays";
+    String driverAll = "DriverBaselineBenchmark.decodeAll";
+    ratio("vector page -> columnar (reused) / scalar byte-swap floor", VECTOR,
+        "RowsParserBenchmark.parseColumnarReused", floor, 0.8);
+    ratio("vector page -> columnar (reused) / driver float-array codec", VECTOR,
+        "RowsParserBenchmark.parseColumnarReused", driverArrays, 2.5);
+    ratio("vector page -> columnar (fresh arrays) / scalar floor", VECTOR,
+        "RowsParserBenchmark.parseColumnar", floor, 0.8);
+    ratio("vector page -> rows sink / scalar byte-swap floor", VECTOR,
+        "RowsParserBenchmark.parseRows", floor, 0.6);
+    ratio("vector page -> columnar (reused) / driver default (seed: 11-30x)", VECTOR,
+        "RowsParserBenchmark.parseColumnarReused", driverAll, 11);
+    ratio("mixed scalars -> rows sink / driver decode-all", MIXED,
+        "RowsParserBenchmark.parseRows", driverAll, 3);
+    allocation("mixed scalars -> rows sink: bytes per row / driver's", MIXED,
+        "RowsParserBenchmark.parseRows", driverAll, 1.0 / 3);
+    Figure primitives = get("RowsParserBenchmark.parseColumnarPrimitives", MIXED);
+    if (primitives != null) {
+      double perRow = primitives.bytesPerOp / RowsShape.valueOf(MIXED).rows();
+      verdicts.add(String.format(Locale.ROOT, "%-62s %6.3f B/row  target < 1  %s",
+          "mixed scalars -> columnar, primitive columns only", perRow,
+          perRow < 1 ? "met" : "NOT MET"));
+    }
+    ratio("copy floor / scalar byte-swap floor (reference)", VECTOR, copy, floor, 0);
+    System.out.println();
+    verdicts.forEach(System.out::println);
+  }
+}
