@@ -126,6 +126,24 @@ public final class ResultReader {
    * @throws CqlParseException if the body is malformed or the columns do not fit it
    */
   public CqlResult read(ByteBuf body, RowSink sink, ResultColumns preparedColumns) {
+    return readBody(body, sink, preparedColumns);
+  }
+
+  /**
+   * Starts parsing a RESULT body that arrives in pieces: feed them to the returned stream, and
+   * each row reaches {@code sink} as soon as its bytes are in. Values, events and errors are those
+   * of {@link #read(ByteBuf, RowSink, ResultColumns)} on the whole body.
+   *
+   * @param sink receives the rows of a ROWS result
+   * @param preparedColumns the prepared statement's result columns, or {@code null}
+   * @param bodyLength the length of the whole body (from the envelope header)
+   * @return the stream; the caller must {@link ResultStream#close()} it
+   */
+  public ResultStream stream(RowSink sink, ResultColumns preparedColumns, int bodyLength) {
+    return new ResultStream(this, sink, preparedColumns, bodyLength);
+  }
+
+  private CqlResult readBody(ByteBuf body, RowSink sink, ResultColumns preparedColumns) {
     int start = body.readerIndex();
     BodyReader in = new BodyReader(body, start, start, body.writerIndex());
     try {
@@ -152,21 +170,36 @@ public final class ResultReader {
   }
 
   private RowsResult readRows(BodyReader in, RowSink sink, ResultColumns prepared) {
+    RowsParser rows = readRowsHeader(in, sink, prepared, in.remaining());
+    in.position = rows.parse(in.buf, in.start, in.position, in.end, true);
+    RowsResult result = rows.result();
+    sink.onResultEnd(result.rowCount());
+    return result;
+  }
+
+  /**
+   * Reads a ROWS result's metadata and {@code rows_count} (the kind has been read), then starts
+   * the result in the sink; nothing reaches the sink if this throws.
+   *
+   * @param bytesLeft how many bytes the body holds from {@code in.position} on, those not yet
+   *     received included (see {@link ResultStream})
+   * @return the row loop, positioned before the first row
+   */
+  RowsParser readRowsHeader(BodyReader in, RowSink sink, ResultColumns prepared, long bytesLeft) {
+    int from = in.position;
     RowsMetadata metadata = readRowsMetadata(in, prepared);
     int countAt = in.position;
     int rowCount = in.readInt("rows_count");
     int columnCount = metadata.columns().size();
-    checkRowCount(in, rowCount, columnCount, countAt);
+    checkRowCount(in, rowCount, columnCount, countAt, bytesLeft - (in.position - from));
     ValueDeserializer[] deserializers = deserializersFor(metadata.columns());
     sink.onResultStart(metadata, rowCount);
-    sink.onRowsContentLength(in.remaining());
-    RowsParser rows = new RowsParser(metadata.columns(), deserializers, sink, rowCount);
-    in.position = rows.parse(in.buf, in.start, in.position, in.end, true);
-    sink.onResultEnd(rowCount);
-    return new RowsResult(metadata, rowCount);
+    sink.onRowsContentLength((int) Math.min(Integer.MAX_VALUE, bytesLeft - (in.position - from)));
+    return new RowsParser(metadata, deserializers, sink, rowCount);
   }
 
-  private static void checkRowCount(BodyReader in, int rowCount, int columnCount, int at) {
+  private static void checkRowCount(BodyReader in, int rowCount, int columnCount, int at,
+      long bytesLeft) {
     if (rowCount < 0) {
       throw in.error(Reason.INVALID_COUNT, "rows_count", at, rowCount + " (expected: >= 0)");
     }
@@ -176,10 +209,10 @@ public final class ResultReader {
     }
     // every cell takes at least its 4-byte length
     long need = (long) rowCount * columnCount * 4;
-    if (need > in.remaining()) {
+    if (need > bytesLeft) {
       throw in.error(Reason.TRUNCATED, "rows_count", at,
           rowCount + " rows x " + columnCount + " columns need at least " + need
-              + " bytes, have " + in.remaining());
+              + " bytes, have " + bytesLeft);
     }
   }
 

@@ -18,6 +18,7 @@ import io.netty.buffer.ByteBuf;
  * <p>Not thread-safe; one instance per result being parsed.
  */
 final class RowsParser {
+  private final RowsMetadata metadata;
   private final ResultColumns columns;
   private final ValueDeserializer[] deserializers;
   private final boolean[] wanted;
@@ -32,8 +33,9 @@ final class RowsParser {
    */
   private ByteBuf blobView;
 
-  RowsParser(ResultColumns columns, ValueDeserializer[] deserializers, RowSink sink, int rowCount) {
-    this.columns = columns;
+  RowsParser(RowsMetadata metadata, ValueDeserializer[] deserializers, RowSink sink, int rowCount) {
+    this.metadata = metadata;
+    this.columns = metadata.columns();
     this.deserializers = deserializers;
     this.sink = sink;
     this.rowCount = rowCount;
@@ -48,6 +50,11 @@ final class RowsParser {
   /** Whether every row has been delivered. */
   boolean done() {
     return nextRow == rowCount;
+  }
+
+  /** The result, once {@link #done()}. */
+  RowsResult result() {
+    return new RowsResult(metadata, rowCount);
   }
 
   /** Rows delivered so far. */

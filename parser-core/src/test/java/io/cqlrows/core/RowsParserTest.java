@@ -37,7 +37,8 @@ class RowsParserTest {
   }
 
   private static RowsParser parser(RecordingSink sink) {
-    return new RowsParser(COLUMNS, DeserializerFactory.forColumns(COLUMNS.specs(),
+    return new RowsParser(new RowsMetadata(0, COLUMNS.size(), null, null, COLUMNS),
+        DeserializerFactory.forColumns(COLUMNS.specs(),
         ParseLimits.defaults()), sink, 20);
   }
 
