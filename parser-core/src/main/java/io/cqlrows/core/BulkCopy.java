@@ -89,13 +89,14 @@ final class BulkCopy {
   }
 
   /**
-   * Loads and initialises {@code SimdCopy} (its initialiser checks the CPU and itself) and returns
-   * its instance. Throws if it cannot; only call with the module in the boot layer.
+   * Loads {@code SimdCopy} and returns its copier for this CPU ({@code SimdCopy.copier()}, which
+   * checks the CPU and runs a self-check). Throws if it cannot; only call with the module in the
+   * boot layer.
    */
   static Copier loadSimd() {
     try {
       Class<?> c = Class.forName(SIMD_CLASS, true, BulkCopy.class.getClassLoader());
-      return (Copier) c.getDeclaredConstructor().newInstance();
+      return (Copier) c.getDeclaredMethod("copier").invoke(null);
     } catch (ReflectiveOperationException e) {
       throw new IllegalStateException("cannot load " + SIMD_CLASS, e);
     }

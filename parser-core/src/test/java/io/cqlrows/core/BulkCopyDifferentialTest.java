@@ -26,8 +26,9 @@ import org.junit.jupiter.params.provider.MethodSource;
  * destination whose other slots must stay untouched, from every kind of buffer the copy
  * distinguishes.
  *
- * <p>In the SIMD test JVM both copiers run on every case; in the scalar-fallback JVM only the
- * scalar one exists and is checked against the bytes (see {@link VectorCopyPathTest}).
+ * <p>In the SIMD test JVM the SIMD copiers (both widths) and the scalar one run on every case; in
+ * the scalar-fallback JVM only the scalar one exists and is checked against the bytes (see {@link
+ * VectorCopyPathTest}).
  */
 class BulkCopyDifferentialTest {
   private static final int MAX_LENGTH = 300;
@@ -201,14 +202,24 @@ class BulkCopyDifferentialTest {
     }
   }
 
-  /** The copiers of this JVM: scalar, and SIMD when it is active. */
+  /**
+   * The copiers of this JVM: scalar, and when SIMD is active the one in use and the SIMD copier
+   * of the other width (256 and 128 bits), so that both widths' loops and tails are checked
+   * whichever this CPU gets.
+   */
   static List<BulkCopy.Copier> copiers() {
     List<BulkCopy.Copier> copiers = new ArrayList<>();
     copiers.add(ScalarCopy.INSTANCE);
     if (BulkCopy.simd()) {
       copiers.add(BulkCopy.COPIER);
+      for (int bits : new int[] {256, 128}) {
+        BulkCopy.Copier c = VectorCopyPathTest.simdForBits(bits);
+        if (c.getClass() != BulkCopy.COPIER.getClass()) {
+          copiers.add(c);
+        }
+      }
     }
-    assertEquals(VectorCopyPathTest.expectSimd() ? 2 : 1, copiers.size());
+    assertEquals(VectorCopyPathTest.expectSimd() ? 3 : 1, copiers.size());
     return copiers;
   }
 
@@ -281,7 +292,8 @@ class BulkCopyDifferentialTest {
 
   /**
    * The same comparison many times over, so that the JIT compiles the copies (the Vector API is
-   * only intrinsified by C2) and the compiled code is checked too, not only the interpreter's.
+   * only intrinsified by C2; before, it runs a plain Java implementation) and the compiled code is
+   * checked too, not only the interpreter's.
    */
   @Test
   void compiledCopiesStayIdentical() {
