@@ -15,6 +15,7 @@ import jdk.incubator.vector.VectorShuffle;
 import jdk.incubator.vector.VectorSpecies;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.CompilerControl;
 import org.openjdk.jmh.annotations.Fork;
 import org.openjdk.jmh.annotations.Level;
 import org.openjdk.jmh.annotations.Measurement;
@@ -48,6 +49,11 @@ import org.openjdk.jmh.annotations.Warmup;
  * 9.1k / 74k, directBe256 11k / 74k in one run and 5.7k / 50k in the other, directBe128 6.5k /
  * 35k. The heap variants are within the noise of each other (at cache bandwidth), so {@code
  * SimdCopy} uses the simplest, {@code be256}; direct buffers keep the NIO path.
+ *
+ * <p>{@code call*}: the same copies as one non-inlined call per cell, as the parser makes them
+ * (the per-call setup of a vector loop is not hoisted out of a row loop there). Best iterations:
+ * callScalar 6.1k / 38k, callBe256 17k / 103k, callBe128 16k / 116k, callShuffle256 18k / 102k,
+ * against be256 17k / 120k in the same (busier) run: a few ns per call, no variant clearly ahead.
  */
 @BenchmarkMode(Mode.Throughput)
 @OutputTimeUnit(TimeUnit.SECONDS)
@@ -366,5 +372,141 @@ public class SimdVariantsBenchmark {
       }
     }
     return dst;
+  }
+
+  // ---- one call per cell, not inlined: what the parser does (a sink call per cell) ----
+
+  @Benchmark
+  public Object callScalar(Cells c) {
+    c.ran = true;
+    for (int row = 0; row < c.offsets.length; row++) {
+      if (c.floats != null) {
+        scalarFloats(c.bytes, c.offsets[row], c.floats, row * c.n, c.n);
+      } else {
+        scalarDoubles(c.bytes, c.offsets[row], c.doubles, row * c.n, c.n);
+      }
+    }
+    return c.floats != null ? c.floats : c.doubles;
+  }
+
+  @Benchmark
+  public Object callBe256(Cells c) {
+    c.ran = true;
+    for (int row = 0; row < c.offsets.length; row++) {
+      if (c.floats != null) {
+        be256Floats(c.bytes, c.offsets[row], c.floats, row * c.n, c.n);
+      } else {
+        be256Doubles(c.bytes, c.offsets[row], c.doubles, row * c.n, c.n);
+      }
+    }
+    return c.floats != null ? c.floats : c.doubles;
+  }
+
+  @Benchmark
+  public Object callShuffle256(Cells c) {
+    c.ran = true;
+    for (int row = 0; row < c.offsets.length; row++) {
+      if (c.floats != null) {
+        shuffle256Floats(c.bytes, c.offsets[row], c.floats, row * c.n, c.n);
+      } else {
+        shuffle256Doubles(c.bytes, c.offsets[row], c.doubles, row * c.n, c.n);
+      }
+    }
+    return c.floats != null ? c.floats : c.doubles;
+  }
+
+  @Benchmark
+  public Object callBe128(Cells c) {
+    c.ran = true;
+    for (int row = 0; row < c.offsets.length; row++) {
+      if (c.floats != null) {
+        be128Floats(c.bytes, c.offsets[row], c.floats, row * c.n, c.n);
+      } else {
+        be128Doubles(c.bytes, c.offsets[row], c.doubles, row * c.n, c.n);
+      }
+    }
+    return c.floats != null ? c.floats : c.doubles;
+  }
+
+  @CompilerControl(CompilerControl.Mode.DONT_INLINE)
+  static void scalarFloats(byte[] a, int p, float[] dst, int off, int n) {
+    for (int i = 0; i < n; i++, p += 4) {
+      dst[off + i] = (float) FLOAT_BE.get(a, p);
+    }
+  }
+
+  @CompilerControl(CompilerControl.Mode.DONT_INLINE)
+  static void scalarDoubles(byte[] a, int p, double[] dst, int off, int n) {
+    for (int i = 0; i < n; i++, p += 8) {
+      dst[off + i] = (double) DOUBLE_BE.get(a, p);
+    }
+  }
+
+  @CompilerControl(CompilerControl.Mode.DONT_INLINE)
+  static void be256Floats(byte[] a, int p, float[] dst, int off, int n) {
+    int i = 0;
+    for (int bound = F256.loopBound(n); i < bound; i += 8, p += 32) {
+      FloatVector.fromByteArray(F256, a, p, BE).intoArray(dst, off + i);
+    }
+    for (; i < n; i++, p += 4) {
+      dst[off + i] = (float) FLOAT_BE.get(a, p);
+    }
+  }
+
+  @CompilerControl(CompilerControl.Mode.DONT_INLINE)
+  static void be256Doubles(byte[] a, int p, double[] dst, int off, int n) {
+    int i = 0;
+    for (int bound = D256.loopBound(n); i < bound; i += 4, p += 32) {
+      DoubleVector.fromByteArray(D256, a, p, BE).intoArray(dst, off + i);
+    }
+    for (; i < n; i++, p += 8) {
+      dst[off + i] = (double) DOUBLE_BE.get(a, p);
+    }
+  }
+
+  @CompilerControl(CompilerControl.Mode.DONT_INLINE)
+  static void be128Floats(byte[] a, int p, float[] dst, int off, int n) {
+    int i = 0;
+    for (int bound = F128.loopBound(n); i < bound; i += 4, p += 16) {
+      FloatVector.fromByteArray(F128, a, p, BE).intoArray(dst, off + i);
+    }
+    for (; i < n; i++, p += 4) {
+      dst[off + i] = (float) FLOAT_BE.get(a, p);
+    }
+  }
+
+  @CompilerControl(CompilerControl.Mode.DONT_INLINE)
+  static void be128Doubles(byte[] a, int p, double[] dst, int off, int n) {
+    int i = 0;
+    for (int bound = D128.loopBound(n); i < bound; i += 2, p += 16) {
+      DoubleVector.fromByteArray(D128, a, p, BE).intoArray(dst, off + i);
+    }
+    for (; i < n; i++, p += 8) {
+      dst[off + i] = (double) DOUBLE_BE.get(a, p);
+    }
+  }
+
+  @CompilerControl(CompilerControl.Mode.DONT_INLINE)
+  static void shuffle256Floats(byte[] a, int p, float[] dst, int off, int n) {
+    int i = 0;
+    for (int bound = F256.loopBound(n); i < bound; i += 8, p += 32) {
+      ByteVector.fromArray(B256, a, p).rearrange(SWAP4_256).reinterpretAsFloats()
+          .intoArray(dst, off + i);
+    }
+    for (; i < n; i++, p += 4) {
+      dst[off + i] = (float) FLOAT_BE.get(a, p);
+    }
+  }
+
+  @CompilerControl(CompilerControl.Mode.DONT_INLINE)
+  static void shuffle256Doubles(byte[] a, int p, double[] dst, int off, int n) {
+    int i = 0;
+    for (int bound = D256.loopBound(n); i < bound; i += 4, p += 32) {
+      ByteVector.fromArray(B256, a, p).rearrange(SWAP8_256).reinterpretAsDoubles()
+          .intoArray(dst, off + i);
+    }
+    for (; i < n; i++, p += 8) {
+      dst[off + i] = (double) DOUBLE_BE.get(a, p);
+    }
   }
 }
