@@ -1,32 +1,39 @@
 package io.cqlrows.core;
 
 import io.netty.buffer.ByteBuf;
+import java.nio.ByteOrder;
 import java.util.function.Supplier;
 
 /**
  * Big-endian bulk copies from a buffer into primitive arrays: the vector fast path.
  *
- * <p>Two implementations: {@link ScalarCopy}, always there, and {@code SimdCopy}, which uses the
+ * <p>Heap buffers go to a {@link Copier} over their {@code byte[]}; other buffers (direct,
+ * composite, read-only) through a big-endian NIO view's bulk {@code get}, a native swapping copy.
+ * Callers have checked the bounds.
+ *
+ * <p>Two copiers: {@link ScalarCopy}, always there, and {@code SimdCopy}, which uses the
  * incubating Vector API ({@code jdk.incubator.vector}). {@code SimdCopy} lives in {@code
  * src/main/java-simd}, compiled by its own javac run with {@code --add-modules
  * jdk.incubator.vector}, so nothing else here needs that module; this class never names it and
- * only loads it by reflection once the module is known to be in the boot layer.
+ * only loads it by reflection once the module is known to be in the boot layer. A copier sees only
+ * arrays, never a {@code ByteBuf}: its compiled code does not depend on which buffer classes have
+ * come by, so new ones (which deoptimise the code around them) never throw the SIMD loop back to
+ * the interpreter, where the Vector API is slow and allocates.
  *
  * <p>The choice is made once, when this class is initialised, into {@link #COPIER}: a static
  * final the JIT treats as a constant, so every call below inlines to the chosen implementation
- * with no test on the hot path. See {@link VectorCopy} for the public switch. Callers have checked
- * the bounds.
+ * with no test on the hot path. See {@link VectorCopy} for the public switch.
  */
 final class BulkCopy {
-  /** The four copies: {@code n} big-endian elements at {@code index} into {@code dst[off..]}. */
+  /** The four copies: {@code n} big-endian elements at {@code a[p..]} into {@code dst[off..]}. */
   interface Copier {
-    void floats(ByteBuf buf, int index, float[] dst, int off, int n);
+    void floats(byte[] a, int p, float[] dst, int off, int n);
 
-    void doubles(ByteBuf buf, int index, double[] dst, int off, int n);
+    void doubles(byte[] a, int p, double[] dst, int off, int n);
 
-    void ints(ByteBuf buf, int index, int[] dst, int off, int n);
+    void ints(byte[] a, int p, int[] dst, int off, int n);
 
-    void longs(ByteBuf buf, int index, long[] dst, int off, int n);
+    void longs(byte[] a, int p, long[] dst, int off, int n);
   }
 
   /** The system property that turns the SIMD path off when set to {@code false}. */
@@ -43,19 +50,53 @@ final class BulkCopy {
   private BulkCopy() {}
 
   static void floats(ByteBuf buf, int index, float[] dst, int off, int n) {
-    COPIER.floats(buf, index, dst, off, n);
+    floats(COPIER, buf, index, dst, off, n);
   }
 
   static void doubles(ByteBuf buf, int index, double[] dst, int off, int n) {
-    COPIER.doubles(buf, index, dst, off, n);
+    doubles(COPIER, buf, index, dst, off, n);
   }
 
   static void ints(ByteBuf buf, int index, int[] dst, int off, int n) {
-    COPIER.ints(buf, index, dst, off, n);
+    ints(COPIER, buf, index, dst, off, n);
   }
 
   static void longs(ByteBuf buf, int index, long[] dst, int off, int n) {
-    COPIER.longs(buf, index, dst, off, n);
+    longs(COPIER, buf, index, dst, off, n);
+  }
+
+  // ---- with a given copier: the tests compare them ----
+
+  static void floats(Copier c, ByteBuf buf, int index, float[] dst, int off, int n) {
+    if (buf.hasArray()) {
+      c.floats(buf.array(), buf.arrayOffset() + index, dst, off, n);
+    } else {
+      buf.nioBuffer(index, n * 4).order(ByteOrder.BIG_ENDIAN).asFloatBuffer().get(dst, off, n);
+    }
+  }
+
+  static void doubles(Copier c, ByteBuf buf, int index, double[] dst, int off, int n) {
+    if (buf.hasArray()) {
+      c.doubles(buf.array(), buf.arrayOffset() + index, dst, off, n);
+    } else {
+      buf.nioBuffer(index, n * 8).order(ByteOrder.BIG_ENDIAN).asDoubleBuffer().get(dst, off, n);
+    }
+  }
+
+  static void ints(Copier c, ByteBuf buf, int index, int[] dst, int off, int n) {
+    if (buf.hasArray()) {
+      c.ints(buf.array(), buf.arrayOffset() + index, dst, off, n);
+    } else {
+      buf.nioBuffer(index, n * 4).order(ByteOrder.BIG_ENDIAN).asIntBuffer().get(dst, off, n);
+    }
+  }
+
+  static void longs(Copier c, ByteBuf buf, int index, long[] dst, int off, int n) {
+    if (buf.hasArray()) {
+      c.longs(buf.array(), buf.arrayOffset() + index, dst, off, n);
+    } else {
+      buf.nioBuffer(index, n * 8).order(ByteOrder.BIG_ENDIAN).asLongBuffer().get(dst, off, n);
+    }
   }
 
   /** Whether {@link #COPIER} is the SIMD implementation. */

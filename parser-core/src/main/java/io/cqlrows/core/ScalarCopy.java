@@ -1,17 +1,13 @@
 package io.cqlrows.core;
 
-import io.netty.buffer.ByteBuf;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.nio.ByteOrder;
 
 /**
  * The portable {@link BulkCopy.Copier}: always available, and the fallback when the Vector API is
- * not.
- *
- * <p>Heap buffers are read through byte-array view {@link VarHandle}s, which the JIT compiles to
- * plain loads with a byte swap; other buffers go through a big-endian NIO view's bulk {@code get}.
- * Callers have checked the bounds.
+ * not. Reads through byte-array view {@link VarHandle}s, which the JIT compiles to plain loads
+ * with a byte swap. Its static methods are also the SIMD copies' tails.
  */
 final class ScalarCopy implements BulkCopy.Copier {
   static final ScalarCopy INSTANCE = new ScalarCopy();
@@ -28,62 +24,44 @@ final class ScalarCopy implements BulkCopy.Copier {
   private ScalarCopy() {}
 
   @Override
-  public void floats(ByteBuf buf, int index, float[] dst, int off, int n) {
-    if (buf.hasArray()) {
-      floats(buf.array(), buf.arrayOffset() + index, dst, off, n);
-    } else {
-      buf.nioBuffer(index, n * 4).order(ByteOrder.BIG_ENDIAN).asFloatBuffer().get(dst, off, n);
-    }
+  public void floats(byte[] a, int p, float[] dst, int off, int n) {
+    floatLoop(a, p, dst, off, n);
   }
 
   @Override
-  public void doubles(ByteBuf buf, int index, double[] dst, int off, int n) {
-    if (buf.hasArray()) {
-      doubles(buf.array(), buf.arrayOffset() + index, dst, off, n);
-    } else {
-      buf.nioBuffer(index, n * 8).order(ByteOrder.BIG_ENDIAN).asDoubleBuffer().get(dst, off, n);
-    }
+  public void doubles(byte[] a, int p, double[] dst, int off, int n) {
+    doubleLoop(a, p, dst, off, n);
   }
 
   @Override
-  public void ints(ByteBuf buf, int index, int[] dst, int off, int n) {
-    if (buf.hasArray()) {
-      ints(buf.array(), buf.arrayOffset() + index, dst, off, n);
-    } else {
-      buf.nioBuffer(index, n * 4).order(ByteOrder.BIG_ENDIAN).asIntBuffer().get(dst, off, n);
-    }
+  public void ints(byte[] a, int p, int[] dst, int off, int n) {
+    intLoop(a, p, dst, off, n);
   }
 
   @Override
-  public void longs(ByteBuf buf, int index, long[] dst, int off, int n) {
-    if (buf.hasArray()) {
-      longs(buf.array(), buf.arrayOffset() + index, dst, off, n);
-    } else {
-      buf.nioBuffer(index, n * 8).order(ByteOrder.BIG_ENDIAN).asLongBuffer().get(dst, off, n);
-    }
+  public void longs(byte[] a, int p, long[] dst, int off, int n) {
+    longLoop(a, p, dst, off, n);
   }
 
-  // ---- from a byte[] at p: also the SIMD copies' tails ----
-
-  static void floats(byte[] a, int p, float[] dst, int off, int n) {
+  static void floatLoop(byte[] a, int p, float[] dst, int off, int n) {
     for (int i = 0; i < n; i++, p += 4) {
       dst[off + i] = (float) FLOAT_BE.get(a, p);
     }
   }
 
-  static void doubles(byte[] a, int p, double[] dst, int off, int n) {
+  static void doubleLoop(byte[] a, int p, double[] dst, int off, int n) {
     for (int i = 0; i < n; i++, p += 8) {
       dst[off + i] = (double) DOUBLE_BE.get(a, p);
     }
   }
 
-  static void ints(byte[] a, int p, int[] dst, int off, int n) {
+  static void intLoop(byte[] a, int p, int[] dst, int off, int n) {
     for (int i = 0; i < n; i++, p += 4) {
       dst[off + i] = (int) INT_BE.get(a, p);
     }
   }
 
-  static void longs(byte[] a, int p, long[] dst, int off, int n) {
+  static void longLoop(byte[] a, int p, long[] dst, int off, int n) {
     for (int i = 0; i < n; i++, p += 8) {
       dst[off + i] = (long) LONG_BE.get(a, p);
     }
