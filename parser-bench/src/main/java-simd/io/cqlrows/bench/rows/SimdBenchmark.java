@@ -40,7 +40,8 @@ import org.openjdk.jmh.infra.Blackhole;
  *
  * <p>The forks add {@code --add-modules=jdk.incubator.vector} (they print JMH's and the JVM's
  * incubator warnings on stderr); the setup fails if the SIMD path is nevertheless not active, so
- * the comparison cannot silently measure scalar twice.
+ * the comparison cannot silently measure scalar twice. A {@code -jvmArgsAppend} on the command
+ * line replaces the annotation's: repeat {@code --add-modules=jdk.incubator.vector} in it.
  */
 @BenchmarkMode(Mode.Throughput)
 @OutputTimeUnit(TimeUnit.SECONDS)
