@@ -4,7 +4,6 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
-import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.Arrays;
 import java.util.concurrent.TimeUnit;
@@ -105,25 +104,11 @@ public class FloorBenchmark {
       }
     }
 
-    /** Compares the matrix with the cells read through a big-endian {@link ByteBuffer}. */
+    /** Compares the matrix with the cells' big-endian bytes. */
     @TearDown(Level.Trial)
     public void check() {
-      if (!swapped) {
-        return;
-      }
-      ByteBuffer bytes = ByteBuffer.wrap(page.bytes);
-      int n = page.vectorDimension;
-      for (int row = 0; row < page.rows; row++) {
-        for (int i = 0; i < n; i++) {
-          int at = page.vectorOffsets[row] + i * page.vectorElementBytes;
-          boolean same = floats != null
-              ? Float.floatToRawIntBits(floats[row * n + i]) == bytes.getInt(at)
-              : Double.doubleToRawLongBits(doubles[row * n + i]) == bytes.getLong(at);
-          if (!same) {
-            throw new IllegalStateException("byteSwap on " + vectorShape + ": row " + row
-                + " element " + i + " differs");
-          }
-        }
+      if (swapped) {
+        page.checkVectors("byteSwap", floats, doubles);
       }
     }
   }

@@ -150,8 +150,11 @@ public class RowsParserBenchmark {
     return blackholeSink.rows;
   }
 
-  /** Checks whatever the last invocation left in the sinks it used. */
-  private void checkColumnar(String benchmark, ColumnarSink sink) {
+  /**
+   * Checks what the last invocation left in a columnar sink: rows, checksum, value count and, on
+   * the fixed-width vector shapes, every element of the vector matrix bit for bit.
+   */
+  static void checkColumnar(RowsShape.Page page, String benchmark, ColumnarSink sink) {
     if (sink.columnCount() == 0) {
       return;
     }
@@ -167,6 +170,9 @@ public class RowsParserBenchmark {
       }
     }
     page.check(benchmark, sink.rowCount(), intSum, values);
+    if (page.vectorDimension > 0) {
+      page.checkVectors(benchmark, sink.column(1).floats(), sink.column(1).doubles());
+    }
   }
 
   private void checkPrimitives() {
@@ -197,8 +203,8 @@ public class RowsParserBenchmark {
       if (invocations == 0) {
         return;
       }
-      checkColumnar("parseColumnar", columnar);
-      checkColumnar("parseColumnarReused", columnarReused);
+      checkColumnar(page, "parseColumnar", columnar);
+      checkColumnar(page, "parseColumnarReused", columnarReused);
       checkPrimitives();
       if (!collector.rows().isEmpty()) {
         long intSum = 0;

@@ -1,5 +1,6 @@
 package io.cqlrows.bench.rows;
 
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.Random;
 
@@ -242,6 +243,28 @@ public enum RowsShape {
       body.intCell(id);
       intSum += id;
       values++;
+    }
+
+    /**
+     * Throws unless {@code floats} (float vector shapes) or {@code doubles} (double ones) holds,
+     * row-major from slot 0, every vector cell of this page with the raw bits of its big-endian
+     * bytes: the check of any copy of the vectors, scalar or SIMD.
+     */
+    public void checkVectors(String what, float[] floats, double[] doubles) {
+      ByteBuffer b = ByteBuffer.wrap(bytes); // big-endian
+      int n = vectorDimension;
+      for (int row = 0; row < rows; row++) {
+        for (int i = 0; i < n; i++) {
+          int at = vectorOffsets[row] + i * vectorElementBytes;
+          boolean same = vectorElementBytes == 4
+              ? Float.floatToRawIntBits(floats[row * n + i]) == b.getInt(at)
+              : Double.doubleToRawLongBits(doubles[row * n + i]) == b.getLong(at);
+          if (!same) {
+            throw new IllegalStateException(what + " on " + shape + ": row " + row
+                + " element " + i + " differs");
+          }
+        }
+      }
     }
 
     /** Throws unless a decoding reported this page's rows, int checksum and value count. */

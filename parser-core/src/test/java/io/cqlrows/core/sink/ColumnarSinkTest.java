@@ -14,6 +14,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.cqlrows.core.Decoding;
 import io.cqlrows.core.ResultReader;
 import io.cqlrows.core.RowsBodies;
+import io.cqlrows.core.VectorCopy;
 import io.netty.buffer.ByteBuf;
 import java.nio.ByteBuffer;
 import java.util.BitSet;
@@ -236,14 +237,25 @@ class ColumnarSinkTest {
     Decoding.read(reader, body.copy(), sink, null); // warm up the classes
     com.sun.management.ThreadMXBean mx =
         (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
-    long before = mx.getThreadAllocatedBytes(Thread.currentThread().getId());
-    Decoding.read(reader, body, sink, null);
-    long allocated = mx.getThreadAllocatedBytes(Thread.currentThread().getId()) - before;
+    long matrixBytes = 200L * 1536 * 4;
+    long bound = matrixBytes + (256 << 10);
+    // The scalar copy allocates nothing, from the first read. The SIMD copy boxes every vector
+    // whenever it is not C2-compiled code (see VectorCopy): at first, and for a while after each
+    // deoptimisation, which earlier tests in this JVM may just have caused (a vector dimension
+    // the compiled loop had never seen). There the bound must hold once C2 has caught up.
+    long deadline = System.nanoTime() + (VectorCopy.simd() ? 60_000_000_000L : 0);
+    long allocated = Long.MAX_VALUE;
+    for (int i = 0; allocated >= bound && (i == 0 || System.nanoTime() < deadline); i++) {
+      ByteBuf page = body.copy();
+      long before = mx.getThreadAllocatedBytes(Thread.currentThread().getId());
+      Decoding.read(reader, page, sink, null);
+      allocated = mx.getThreadAllocatedBytes(Thread.currentThread().getId()) - before;
+    }
+    body.release();
     float[] matrix = sink.column(0).floats();
     assertEquals(200 * 1536, matrix.length);
     assertEquals(1535f, matrix[199 * 1536 + 1535]);
-    long matrixBytes = 200L * 1536 * 4;
-    assertTrue(allocated < matrixBytes + (256 << 10),
+    assertTrue(allocated < bound,
         "allocated " + allocated + " bytes for a " + matrixBytes + "-byte matrix: one copy");
   }
 

@@ -1,0 +1,44 @@
+package io.cqlrows.core;
+
+/**
+ * Which implementation copies {@code vector<float|double|int|bigint, N>} values into primitive
+ * arrays (the {@code copyTo}/{@code toArray} of {@link io.cqlrows.core.sink.FloatVector} and its
+ * siblings, and so {@link io.cqlrows.core.sink.ColumnarSink} and {@link
+ * io.cqlrows.core.sink.RowsCollector}).
+ *
+ * <p>Cassandra writes vector elements big-endian; x86 and ARM read little-endian, so each element
+ * is byte-swapped on the way into the array. There are two implementations, with identical
+ * results down to the bits of every NaN:
+ *
+ * <ul>
+ *   <li><b>SIMD</b>, with the incubating Vector API of JDK 17 ({@code jdk.incubator.vector}), used
+ *       automatically when the JVM runs with {@code --add-modules jdk.incubator.vector} (the JVM
+ *       then prints {@code WARNING: Using incubator modules}). It is never required: nothing else
+ *       in this library needs the module. 256-bit vectors, on CPUs that shuffle bytes at that
+ *       width (AVX2); heap buffers only, direct and composite buffers keep the NIO bulk copy of
+ *       the scalar path.
+ *   <li><b>Scalar</b>, everywhere else: a byte-swapping load per element. Forced with {@code
+ *       -Dio.cqlrows.simd=false}, even when the module is present.
+ * </ul>
+ *
+ * <p>The choice is made once per JVM, the first time a vector is copied (or {@link #simd()} is
+ * called). A SIMD implementation that fails to load or to pass its self-check falls back to scalar
+ * silently: a CPU without 256-bit byte vectors, or a JDK whose incubating API no longer has the
+ * methods it calls (JDK 20 removed {@code fromByteArray}). {@link #simd()} tells which one won.
+ *
+ * <p>Two properties of JDK 17's Vector API to know before turning it on. Only C2 intrinsifies it:
+ * until the copy is C2-compiled (at start-up, and for a moment after each deoptimisation) it runs
+ * a plain Java implementation that is much slower than scalar and allocates about twice the bytes
+ * it copies, so SIMD pays off in JVMs that parse many pages. And its internals are devirtualised
+ * from type profiles shared by every user of the API in the JVM: code elsewhere that runs, say,
+ * 128-bit {@code FloatVector}s through the same byte-order conversions can make the compiled copy
+ * box every vector (measured: 20x slower than scalar). Use {@code -Dio.cqlrows.simd=false} then.
+ */
+public final class VectorCopy {
+  private VectorCopy() {}
+
+  /** Whether vector values are copied with the SIMD (Vector API) implementation in this JVM. */
+  public static boolean simd() {
+    return BulkCopy.simd();
+  }
+}

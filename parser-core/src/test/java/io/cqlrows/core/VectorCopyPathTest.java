@@ -1,0 +1,148 @@
+package io.cqlrows.core;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.fail;
+
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Supplier;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Which copy path is active ({@link VectorCopy}, {@link BulkCopy}), and how it is chosen.
+ *
+ * <p>Surefire runs this class twice (see parser-core's pom): with {@code --add-modules
+ * jdk.incubator.vector} and {@code -Dio.cqlrows.test.simd=true}, and without the module and
+ * {@code -Dio.cqlrows.test.simd=false}. {@link #activePathIsTheOneThisJvmWasConfiguredFor} fails
+ * if the path is not the expected one, or if the property is missing, so a misconfigured build
+ * cannot test the scalar path twice.
+ */
+class VectorCopyPathTest {
+  /** What the surefire execution expects: {@code true} for SIMD, {@code false} for scalar. */
+  static boolean expectSimd() {
+    String expected = System.getProperty("io.cqlrows.test.simd");
+    if (expected == null) {
+      fail("io.cqlrows.test.simd is not set: run the tests through Maven (parser-core's pom sets"
+          + " it per surefire execution)");
+    }
+    return Boolean.parseBoolean(expected);
+  }
+
+  @Test
+  void activePathIsTheOneThisJvmWasConfiguredFor() {
+    boolean expected = expectSimd();
+    boolean module = ModuleLayer.boot().findModule(BulkCopy.MODULE).isPresent();
+    assertEquals(expected, module, "jdk.incubator.vector in the boot layer");
+    assertEquals(expected, VectorCopy.simd(), "VectorCopy.simd()");
+    assertEquals(expected, BulkCopy.simd(), "BulkCopy.simd()");
+    assertEquals(expected ? BulkCopy.SIMD_CLASS : ScalarCopy.class.getName(),
+        BulkCopy.COPIER.getClass().getName());
+  }
+
+  /**
+   * Once C2 has compiled it, the copy in use allocates nothing. With the Vector API, that needs
+   * every operation intrinsified: a copy that boxes its vectors (as C2's did when FloatVectors of
+   * two shapes had gone through the API in this JVM, see SimdCopy) allocates 64 bytes per 32
+   * copied, and fails here. Before C2, the API's Java fallback allocates too: the copy is run
+   * until a window allocates nothing, or a minute has passed.
+   */
+  @Test
+  void copyInUseAllocatesNothingOnceCompiled() {
+    com.sun.management.ThreadMXBean mx =
+        (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
+    long thread = Thread.currentThread().getId();
+    byte[] a = new byte[3 + 1536 * 8];
+    new java.util.Random(5).nextBytes(a);
+    float[] f = new float[1536];
+    double[] d = new double[1536];
+    int[] ints = new int[1536];
+    long[] longs = new long[1536];
+    long deadline = System.nanoTime() + 60_000_000_000L;
+    long allocated;
+    do {
+      long before = mx.getThreadAllocatedBytes(thread);
+      for (int i = 0; i < 2_000; i++) {
+        int n = 1536 - (i & 15); // a vector loop and a tail of 0..7 elements
+        BulkCopy.COPIER.floats(a, 3, f, 0, n);
+        BulkCopy.COPIER.doubles(a, 3, d, 0, n);
+        BulkCopy.COPIER.ints(a, 3, ints, 0, n);
+        BulkCopy.COPIER.longs(a, 3, longs, 0, n);
+      }
+      allocated = mx.getThreadAllocatedBytes(thread) - before;
+    } while (allocated > 0 && System.nanoTime() < deadline);
+    assertEquals(0, allocated, "bytes allocated by 8000 compiled copies");
+  }
+
+  @Test
+  void loadingTheSimdClassWorksExactlyWhenTheModuleIsThere() {
+    if (expectSimd()) {
+      BulkCopy.Copier simd = BulkCopy.loadSimd();
+      assertEquals(BulkCopy.COPIER.getClass(), simd.getClass());
+    } else {
+      // as if the module check had said yes: loading fails, and the selection falls back
+      Throwable t = assertThrows(Throwable.class, BulkCopy::loadSimd);
+      assertNotNull(t);
+      assertSame(ScalarCopy.INSTANCE, BulkCopy.select(true, null, BulkCopy::loadSimd));
+    }
+  }
+
+  // ---- the selection rule, with a stand-in for the SIMD copier ----
+
+  private static final BulkCopy.Copier FAKE = new BulkCopy.Copier() {
+    @Override
+    public void floats(byte[] a, int p, float[] dst, int off, int n) {}
+
+    @Override
+    public void doubles(byte[] a, int p, double[] dst, int off, int n) {}
+
+    @Override
+    public void ints(byte[] a, int p, int[] dst, int off, int n) {}
+
+    @Override
+    public void longs(byte[] a, int p, long[] dst, int off, int n) {}
+  };
+
+  @Test
+  void simdWhenModulePresentAndPropertyNotFalse() {
+    for (String property : new String[] {null, "", "true", "yes", "0"}) {
+      assertSame(FAKE, BulkCopy.select(true, property, () -> FAKE), String.valueOf(property));
+    }
+  }
+
+  @Test
+  void propertyFalseForcesScalar() {
+    for (String property : new String[] {"false", "FALSE", "False"}) {
+      AtomicInteger loads = new AtomicInteger();
+      assertSame(ScalarCopy.INSTANCE, BulkCopy.select(true, property, () -> {
+        loads.incrementAndGet();
+        return FAKE;
+      }), property);
+      assertEquals(0, loads.get(), "the SIMD class is not even loaded");
+    }
+  }
+
+  @Test
+  void moduleAbsentMeansScalarWithoutLoading() {
+    assertSame(ScalarCopy.INSTANCE, BulkCopy.select(false, null, () -> {
+      throw new AssertionError("loaded without the module");
+    }));
+  }
+
+  @Test
+  void anyFailureToLoadMeansScalar() {
+    Supplier<BulkCopy.Copier> linkage = () -> {
+      throw new NoClassDefFoundError("jdk/incubator/vector/FloatVector");
+    };
+    Supplier<BulkCopy.Copier> init = () -> {
+      throw new ExceptionInInitializerError(new UnsupportedOperationException("no 256-bit"));
+    };
+    Supplier<BulkCopy.Copier> runtime = () -> {
+      throw new IllegalStateException("cannot load");
+    };
+    for (Supplier<BulkCopy.Copier> s : java.util.List.of(linkage, init, runtime, () -> null)) {
+      assertSame(ScalarCopy.INSTANCE, BulkCopy.select(true, null, s));
+    }
+  }
+}
