@@ -145,6 +145,17 @@ public final class RowsFrameHandler extends ChannelInboundHandlerAdapter {
     return expectations.remove(streamId) != null;
   }
 
+  /**
+   * Bytes this handler holds of a body arriving in chunks: the gathered body, or the row in
+   * progress of a streamed one (see {@link #expectStreaming}); 0 between frames.
+   */
+  public int bufferedBytes() {
+    if (gathered != null) {
+      return gathered.readableBytes();
+    }
+    return stream == null ? 0 : stream.bytesHeld();
+  }
+
   /** The number of streams with a registration. */
   public int pendingCount() {
     return expectations.size();
