@@ -76,6 +76,21 @@ public final class CqlFrameException extends CorruptedFrameException {
         "stream " + streamId + ": " + detail + where, streamId, false, offset, cause);
   }
 
+  /**
+   * A response whose body was being streamed when the connection failed or closed:
+   * connection-level, for its stream, with the parser's TRUNCATED error (which names the last
+   * complete row) as {@link #parseError()}.
+   *
+   * @param streamId the response's stream id
+   * @param detail why the connection ended
+   * @param cause {@link io.cqlrows.core.ResultStream#truncatedError()}
+   */
+  public static CqlFrameException truncatedStream(int streamId, String detail,
+      CqlParseException cause) {
+    return new CqlFrameException("stream " + streamId + ": " + detail + "; " + cause.getMessage(),
+        streamId, true, -1, cause);
+  }
+
   /** The stream id of the frame, or -1 when unknown (connection-level errors). */
   public int streamId() {
     return streamId;

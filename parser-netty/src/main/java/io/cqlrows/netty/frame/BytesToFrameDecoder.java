@@ -71,6 +71,14 @@ public final class BytesToFrameDecoder extends LengthFieldBasedFrameDecoder {
   private Compression compression;
   /** Whether to switch to segments by itself after a v5 READY, AUTHENTICATE or STARTUP. */
   private final boolean detecting;
+  /** RESULT bodies of at least this many bytes are streamed; 0: never. */
+  private int streamFrom;
+  /** Bytes still to come of the body being streamed; 0 when none is. */
+  private int streamLeft;
+  /** Stream id of the body being streamed. */
+  private int streamingId;
+  /** Bytes Netty still discards of a frame over the limit: they are no header to stream. */
+  private long discardLeft;
 
   /** A decoder without compression, with {@link ParseLimits#defaults()}. */
   public BytesToFrameDecoder() {
@@ -117,6 +125,28 @@ public final class BytesToFrameDecoder extends LengthFieldBasedFrameDecoder {
     this.detecting = detecting;
   }
 
+  /**
+   * Streams large results: an uncompressed RESULT response whose body (prelude included) has at
+   * least {@code minBodyBytes} bytes is emitted as a {@link FrameHead} as soon as its header and
+   * prelude are in, then as {@link FrameChunk}s carrying the body's bytes as they arrive, instead
+   * of one {@link Frame} once it is complete; the decoder then holds no more than the bytes of
+   * one read. {@link io.cqlrows.netty.rows.RowsFrameHandler} turns them back into rows (or into
+   * a whole {@link Frame} for the handlers after it). Compressed v3/v4 bodies are never streamed
+   * (they decompress whole); the segment decoders this decoder switches to inherit the setting
+   * (v5 envelopes split across segments stream, compressed or not).
+   *
+   * @param minBodyBytes the smallest body streamed, at least 1; 0 turns streaming off (the
+   *     default)
+   * @return this decoder
+   */
+  public BytesToFrameDecoder streamResultsFrom(int minBodyBytes) {
+    if (minBodyBytes < 0) {
+      throw new IllegalArgumentException("minBodyBytes: " + minBodyBytes + " (expected: >= 0)");
+    }
+    this.streamFrom = minBodyBytes;
+    return this;
+  }
+
   /** The v3/v4 body compression in use; null while a detecting decoder has not seen one. */
   public Compression compression() {
     return compression;
@@ -146,14 +176,37 @@ public final class BytesToFrameDecoder extends LengthFieldBasedFrameDecoder {
     super.channelRead(ctx, msg);
   }
 
+  /** Returns a {@link Frame}, or when streaming a {@link FrameHead} or {@link FrameChunk}. */
   @Override
-  protected Frame decode(ChannelHandlerContext ctx, ByteBuf in) throws Exception {
+  protected Object decode(ChannelHandlerContext ctx, ByteBuf in) throws Exception {
     int start = in.readerIndex();
     callStart = start;
+    boolean wasDiscarding = discardLeft > 0;
     try {
       if (broken) {
         in.skipBytes(in.readableBytes());
         return null;
+      }
+      if (streamLeft > 0) {
+        int n = Math.min(in.readableBytes(), streamLeft);
+        if (n == 0) {
+          return null;
+        }
+        streamLeft -= n;
+        return new FrameChunk(streamingId, in.readRetainedSlice(n), streamLeft == 0);
+      }
+      if (streamFrom > 0 && !wasDiscarding) {
+        Envelopes.StreamStart s = Envelopes.streamStart(in, start, in.writerIndex(), consumed,
+            streamFrom, maxBodyLength);
+        if (s == Envelopes.StreamStart.WAIT) {
+          return null;
+        }
+        if (s != null) {
+          in.skipBytes(s.length());
+          streamLeft = s.head().bodyLength();
+          streamingId = s.head().streamId();
+          return s.head();
+        }
       }
       ByteBuf raw = (ByteBuf) super.decode(ctx, in);
       if (raw == null) {
@@ -165,6 +218,9 @@ public final class BytesToFrameDecoder extends LengthFieldBasedFrameDecoder {
       }
       return frame;
     } catch (TooLongFrameException e) {
+      // Netty discards the rest of the frame over the next reads
+      discardLeft = HEADER_LENGTH + (long) headerBodyLength - (in.readerIndex() - start);
+      wasDiscarding = false;
       ctx.fireExceptionCaught(tooLong(e));
       return null;
     } catch (CqlFrameException e) {
@@ -174,6 +230,9 @@ public final class BytesToFrameDecoder extends LengthFieldBasedFrameDecoder {
       throw e;
     } finally {
       consumed += in.readerIndex() - start;
+      if (wasDiscarding) {
+        discardLeft = Math.max(0, discardLeft - (in.readerIndex() - start));
+      }
     }
   }
 
@@ -284,7 +343,7 @@ public final class BytesToFrameDecoder extends LengthFieldBasedFrameDecoder {
     p.addAfter(ctx.name(), CqlPipeline.BYTES_TO_SEGMENT_DECODER,
         new BytesToSegmentDecoder(format, offset));
     p.addAfter(CqlPipeline.BYTES_TO_SEGMENT_DECODER, CqlPipeline.SEGMENT_TO_FRAME_DECODER,
-        new SegmentToFrameDecoder(limits));
+        new SegmentToFrameDecoder(limits).streamResultsFrom(streamFrom));
     p.remove(this);
   }
 
@@ -299,6 +358,11 @@ public final class BytesToFrameDecoder extends LengthFieldBasedFrameDecoder {
   protected void decodeLast(ChannelHandlerContext ctx, ByteBuf in, List<Object> out)
       throws Exception {
     super.decodeLast(ctx, in, out);
+    if (!broken && streamLeft > 0 && !in.isReadable()) {
+      broken = true;
+      throw CqlFrameException.connectionError(consumed, "input ends inside a streamed frame "
+          + "body, " + streamLeft + " bytes before its end", "end of input");
+    }
     if (broken || !in.isReadable()) {
       return;
     }

@@ -101,4 +101,54 @@ final class Envelopes {
     return new Frame(version, response, flags, streamId, opcode, prelude, message,
         bodyOffset < 0 ? -1 : bodyOffset + skipped);
   }
+
+  /** What {@link #streamStart} found: a head and the bytes it takes (header and prelude). */
+  record StreamStart(FrameHead head, int length) {
+    /** More bytes are needed to decide. */
+    static final StreamStart WAIT = new StreamStart(null, 0);
+  }
+
+  /**
+   * The head of the envelope at {@code h} if it is one to stream: a RESULT response with an
+   * uncompressed body (v3/v4; any v5+ envelope) of at least {@code minBodyLength} bytes and at
+   * most {@code maxBodyLength}, whose header and prelude are all in {@code [h, end)}. {@link
+   * StreamStart#WAIT} if the prelude is not all there yet; {@code null} if the envelope is not
+   * one to stream (including a malformed prelude: the whole-frame path reports it).
+   *
+   * @param offset connection offset of the header, or -1
+   */
+  static StreamStart streamStart(ByteBuf buf, int h, int end, long offset, int minBodyLength,
+      int maxBodyLength) {
+    if (end - h < HEADER_LENGTH) {
+      return null;
+    }
+    int versionByte = buf.getUnsignedByte(h);
+    int version = versionByte & 0x7F;
+    int flags = buf.getUnsignedByte(h + 1);
+    int bodyLength = buf.getInt(h + 5);
+    if ((versionByte & 0x80) == 0 || version < 3 || version > 6
+        || buf.getUnsignedByte(h + 4) != Opcode.RESULT.code()
+        || ((flags & Frame.FLAG_COMPRESSION) != 0 && version < 5)
+        || bodyLength < minBodyLength || bodyLength > maxBodyLength) {
+      return null;
+    }
+    int bodyEnd = (int) Math.min(end, (long) h + HEADER_LENGTH + bodyLength);
+    PreludeReader reader = new PreludeReader(buf, h + HEADER_LENGTH, bodyEnd);
+    FramePrelude prelude;
+    try {
+      prelude = reader.read(flags, true);
+    } catch (CqlParseException e) {
+      boolean incomplete = bodyEnd - h - HEADER_LENGTH < bodyLength;
+      return e.reason() == CqlParseException.Reason.TRUNCATED && incomplete
+          ? StreamStart.WAIT : null;
+    }
+    int preludeLength = reader.position() - h - HEADER_LENGTH;
+    if (preludeLength == bodyLength) {
+      return null;
+    }
+    return new StreamStart(new FrameHead(version, true, flags, buf.getShort(h + 2),
+        Opcode.RESULT, prelude, bodyLength - preludeLength,
+        offset < 0 ? -1 : offset + HEADER_LENGTH + preludeLength),
+        HEADER_LENGTH + preludeLength);
+  }
 }

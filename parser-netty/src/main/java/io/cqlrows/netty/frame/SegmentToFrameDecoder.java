@@ -48,6 +48,12 @@ public final class SegmentToFrameDecoder extends MessageToMessageDecoder<Segment
   private int discardStream;
   private long discardBodyLength;
   private boolean broken;
+  /** RESULT bodies of at least this many bytes are streamed; 0: never. */
+  private int streamFrom;
+  /** Bytes still to come of the body being streamed; 0 when none is. */
+  private long streamLeft;
+  /** Stream id of the body being streamed. */
+  private int streamingId;
 
   /** A decoder with {@link ParseLimits#defaults()}. */
   public SegmentToFrameDecoder() {
@@ -62,6 +68,24 @@ public final class SegmentToFrameDecoder extends MessageToMessageDecoder<Segment
   public SegmentToFrameDecoder(ParseLimits limits) {
     super(Segment.class);
     this.maxBodyLength = limits.maxFrameBodyLength();
+  }
+
+  /**
+   * Streams large results, as {@link BytesToFrameDecoder#streamResultsFrom}: a RESULT envelope
+   * split across segments whose body has at least {@code minBodyBytes} bytes is emitted as a
+   * {@link FrameHead} from its first segment, then one {@link FrameChunk} per segment (a
+   * retained slice of its payload, decompressed if the segments are), instead of being
+   * gathered.
+   *
+   * @param minBodyBytes the smallest body streamed; 0 turns streaming off (the default)
+   * @return this decoder
+   */
+  public SegmentToFrameDecoder streamResultsFrom(int minBodyBytes) {
+    if (minBodyBytes < 0) {
+      throw new IllegalArgumentException("minBodyBytes: " + minBodyBytes + " (expected: >= 0)");
+    }
+    this.streamFrom = minBodyBytes;
+    return this;
   }
 
   /** True after a connection-level error: all further segments are discarded. */
@@ -95,9 +119,10 @@ public final class SegmentToFrameDecoder extends MessageToMessageDecoder<Segment
   }
 
   private void selfContained(ChannelHandlerContext ctx, ByteBuf p) {
-    if (pending != null || discarding > 0) {
+    if (pending != null || discarding > 0 || streamLeft > 0) {
       throw CqlFrameException.connectionError(-1, "self-contained segment while a large "
-          + "envelope is incomplete (" + bufferedBytes() + " bytes of it gathered)");
+          + "envelope is incomplete (" + bufferedBytes() + " bytes of it gathered, "
+          + streamLeft + " bytes of a streamed body missing)");
     }
     int i = p.readerIndex();
     int end = p.writerIndex();
@@ -125,6 +150,26 @@ public final class SegmentToFrameDecoder extends MessageToMessageDecoder<Segment
     if (discarding > 0) {
       skip(ctx, p.readableBytes());
       return;
+    }
+    if (streamLeft > 0) {
+      chunk(ctx, p, p.readerIndex(), p.readableBytes());
+      return;
+    }
+    if (pending == null && streamFrom > 0) {
+      Envelopes.StreamStart s = Envelopes.streamStart(p, p.readerIndex(), p.writerIndex(), -1,
+          streamFrom, maxBodyLength);
+      if (s != null && s != Envelopes.StreamStart.WAIT) {
+        bodyLength(p, p.readerIndex()); // the version checks every envelope gets
+        streamLeft = s.head().bodyLength();
+        streamingId = s.head().streamId();
+        ctx.fireChannelRead(s.head());
+        int rest = p.readableBytes() - s.length();
+        if (rest > 0) {
+          chunk(ctx, p, p.readerIndex() + s.length(), rest);
+        }
+        return;
+      }
+      // WAIT: a prelude longer than the first slice; gathered like any envelope
     }
     if (pending == null) {
       pending = ctx.alloc().compositeBuffer(MAX_COMPONENTS);
@@ -155,6 +200,16 @@ public final class SegmentToFrameDecoder extends MessageToMessageDecoder<Segment
         releasePending();
       }
     }
+  }
+
+  /** Fires {@code n} bytes of the streamed body as a chunk. */
+  private void chunk(ChannelHandlerContext ctx, ByteBuf p, int index, int n) {
+    if (n > streamLeft) {
+      throw CqlFrameException.connectionError(-1,
+          "slices run past their envelope by " + (n - streamLeft) + " bytes");
+    }
+    streamLeft -= n;
+    ctx.fireChannelRead(new FrameChunk(streamingId, p.retainedSlice(index, n), streamLeft == 0));
   }
 
   /** Skips {@code n} bytes of an envelope over the limit; reports it once it is all skipped. */
@@ -223,7 +278,7 @@ public final class SegmentToFrameDecoder extends MessageToMessageDecoder<Segment
 
   @Override
   public void channelInactive(ChannelHandlerContext ctx) throws Exception {
-    boolean incomplete = (pending != null || discarding > 0) && !broken;
+    boolean incomplete = (pending != null || discarding > 0 || streamLeft > 0) && !broken;
     int held = bufferedBytes();
     releasePending();
     if (incomplete) {

@@ -4,10 +4,15 @@ import io.cqlrows.core.CqlParseException;
 import io.cqlrows.core.CqlResult;
 import io.cqlrows.core.ResultColumns;
 import io.cqlrows.core.ResultReader;
+import io.cqlrows.core.ResultStream;
 import io.cqlrows.core.sink.RowSink;
 import io.cqlrows.netty.CqlFrameException;
 import io.cqlrows.netty.frame.Frame;
+import io.cqlrows.netty.frame.FrameChunk;
+import io.cqlrows.netty.frame.FrameHead;
+import io.cqlrows.netty.frame.FramePrelude;
 import io.cqlrows.netty.frame.Opcode;
+import io.netty.buffer.CompositeByteBuf;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.util.collection.IntObjectHashMap;
@@ -32,16 +37,26 @@ import java.util.function.Function;
  * registration with a {@link RowsFailure}, in stream order; the exception itself, like every
  * other, passes downstream.
  *
+ * <p><b>Streaming.</b> When the decoder {@linkplain
+ * io.cqlrows.netty.frame.BytesToFrameDecoder#streamResultsFrom streams large results}, a RESULT
+ * arrives as a {@link FrameHead} and {@link FrameChunk}s. For a stream registered with {@link
+ * #expectStreaming}, its rows are parsed as the chunks arrive: each complete row reaches the sink
+ * at once, and only the bytes of the row in progress are kept ({@link ResultStream}). For any
+ * other stream the chunks are gathered (without copying) into a {@link Frame}, handled as above;
+ * handlers after this one never see heads or chunks. If the connection fails or closes while a
+ * body is streamed, its stream gets a {@link RowsFailure} whose {@link RowsFailure#parseError()}
+ * is TRUNCATED and names the last complete row.
+ *
  * <p><b>Ownership.</b> Frames this handler parses are released here, in {@code finally}; frames it
- * passes on are Ownership transferred (the next handler releases them). Sinks are called during
- * {@code channelRead} and see borrowed buffers only.
+ * passes on are Ownership transferred (the next handler releases them). Chunks are released here.
+ * Sinks are called during {@code channelRead} and see borrowed buffers only.
  *
  * <p><b>Threading.</b> One instance per channel; not thread-safe, not {@code @Sharable}: call
  * {@link #expect} from the channel's event loop.
  */
 public final class RowsFrameHandler extends ChannelInboundHandlerAdapter {
   /** What to do with the next response on one stream. */
-  private record Expectation(RowSink sink, ResultColumns preparedColumns) {}
+  private record Expectation(RowSink sink, ResultColumns preparedColumns, boolean streaming) {}
 
   /** Parses bodies; holds this connection's compiled column sets. */
   private final ResultReader reader;
@@ -49,6 +64,14 @@ public final class RowsFrameHandler extends ChannelInboundHandlerAdapter {
   private final Function<Frame, RowSink> defaultSinks;
   /** Registrations by stream id. */
   private final IntObjectMap<Expectation> expectations = new IntObjectHashMap<>();
+  /** The frame whose body arrives in chunks, or null. */
+  private FrameHead head;
+  /** Its rows being parsed, when its stream was registered with {@link #expectStreaming}. */
+  private ResultStream stream;
+  /** Its chunks gathered into a whole body, otherwise. */
+  private CompositeByteBuf gathered;
+  /** Its parse failed: the rest of its chunks are dropped. */
+  private boolean dropping;
 
   /**
    * A handler for one connection.
@@ -87,14 +110,30 @@ public final class RowsFrameHandler extends ChannelInboundHandlerAdapter {
    * @throws IllegalStateException if the stream already has a registration
    */
   public void expect(int streamId, RowSink sink, ResultColumns preparedColumns) {
+    register(streamId, new Expectation(sink, preparedColumns, false));
+  }
+
+  /**
+   * As {@link #expect(int, RowSink, ResultColumns)}, and if the decoder streams the response
+   * (see the class comment), its rows reach the sink while the frame is still arriving. The
+   * values, events and errors are the same as for a whole frame; a response that is not
+   * streamed (small, compressed v3/v4, or streaming off) is parsed whole.
+   *
+   * @throws IllegalStateException if the stream already has a registration
+   */
+  public void expectStreaming(int streamId, RowSink sink, ResultColumns preparedColumns) {
+    register(streamId, new Expectation(sink, preparedColumns, true));
+  }
+
+  private void register(int streamId, Expectation expectation) {
     if (streamId < 0 || streamId > Short.MAX_VALUE) {
       throw new IllegalArgumentException("streamId: " + streamId + " (expected: 0-32767)");
     }
-    Objects.requireNonNull(sink, "sink");
+    Objects.requireNonNull(expectation.sink(), "sink");
     if (expectations.containsKey(streamId)) {
       throw new IllegalStateException("stream " + streamId + " already has a registered sink");
     }
-    expectations.put(streamId, new Expectation(sink, preparedColumns));
+    expectations.put(streamId, expectation);
   }
 
   /**
@@ -106,6 +145,17 @@ public final class RowsFrameHandler extends ChannelInboundHandlerAdapter {
     return expectations.remove(streamId) != null;
   }
 
+  /**
+   * Bytes this handler holds of a body arriving in chunks: the gathered body, or the row in
+   * progress of a streamed one (see {@link #expectStreaming}); 0 between frames.
+   */
+  public int bufferedBytes() {
+    if (gathered != null) {
+      return gathered.readableBytes();
+    }
+    return stream == null ? 0 : stream.bytesHeld();
+  }
+
   /** The number of streams with a registration. */
   public int pendingCount() {
     return expectations.size();
@@ -113,6 +163,14 @@ public final class RowsFrameHandler extends ChannelInboundHandlerAdapter {
 
   @Override
   public void channelRead(ChannelHandlerContext ctx, Object msg) {
+    if (msg instanceof FrameHead h) {
+      onHead(ctx, h);
+      return;
+    }
+    if (msg instanceof FrameChunk c) {
+      onChunk(ctx, c);
+      return;
+    }
     if (!(msg instanceof Frame frame) || !frame.isResponse() || frame.streamId() < 0) {
       ctx.fireChannelRead(msg);
       return;
@@ -128,6 +186,96 @@ public final class RowsFrameHandler extends ChannelInboundHandlerAdapter {
       return;
     }
     ctx.fireChannelRead(parse(frame, sink, expected == null ? null : expected.preparedColumns()));
+  }
+
+  private void onHead(ChannelHandlerContext ctx, FrameHead h) {
+    if (head != null) {
+      throw CqlFrameException.connectionError(-1, "frame head on stream " + h.streamId()
+          + " while the body of stream " + head.streamId() + " is incomplete");
+    }
+    head = h;
+    Expectation e = expectations.get(h.streamId());
+    if (e != null && e.streaming()) {
+      expectations.remove(h.streamId());
+      stream = reader.stream(e.sink(), e.preparedColumns(), h.bodyLength());
+    } else {
+      gathered = ctx.alloc().compositeBuffer(Integer.MAX_VALUE);
+    }
+  }
+
+  private void onChunk(ChannelHandlerContext ctx, FrameChunk c) {
+    try {
+      if (head == null || c.streamId() != head.streamId()) {
+        throw CqlFrameException.connectionError(-1, "body chunk on stream " + c.streamId()
+            + " without its frame head");
+      }
+      if (gathered != null) {
+        gathered.addComponent(true, c.content().retain());
+      } else if (!dropping) {
+        feed(ctx, c);
+      }
+    } finally {
+      c.release();
+    }
+    if (c.isLast()) {
+      endOfBody(ctx);
+    }
+  }
+
+  private void feed(ChannelHandlerContext ctx, FrameChunk c) {
+    try {
+      stream.feed(c.content());
+    } catch (CqlParseException e) {
+      dropping = true;
+      long at = head.bodyOffset() < 0 ? -1 : head.bodyOffset() + Math.max(0, e.offset());
+      ctx.fireChannelRead(new RowsFailure(head.streamId(),
+          CqlFrameException.frameError(head.streamId(), at, e.getMessage(), e)));
+    }
+  }
+
+  private void endOfBody(ChannelHandlerContext ctx) {
+    FrameHead h = head;
+    head = null;
+    if (gathered != null) {
+      CompositeByteBuf body = gathered;
+      gathered = null;
+      channelRead(ctx, new Frame(h.version(), h.response(), h.flags(), h.streamId(), h.opcode(),
+          h.prelude(), body, h.bodyOffset()));
+      return;
+    }
+    ResultStream s = stream;
+    stream = null;
+    boolean failed = dropping;
+    dropping = false;
+    s.close();
+    if (!failed) {
+      FramePrelude p = h.prelude();
+      ctx.fireChannelRead(new RowsResponse(h.streamId(), s.result(), h.flags(), p.warnings(),
+          p.tracingId(), p.customPayload()));
+    }
+  }
+
+  /** Ends a body cut off by the connection: its stream fails, naming the last complete row. */
+  private void abandonBody(ChannelHandlerContext ctx, String why) {
+    if (head == null) {
+      return;
+    }
+    FrameHead h = head;
+    head = null;
+    if (gathered != null) {
+      gathered.release();
+      gathered = null;
+      return; // its registration, if any, is failed with the others
+    }
+    ResultStream s = stream;
+    stream = null;
+    boolean failed = dropping;
+    dropping = false;
+    s.close();
+    if (!failed) {
+      ctx.fireChannelRead(new RowsFailure(h.streamId(),
+          CqlFrameException.truncatedStream(h.streamId(), why, s.truncatedError())));
+    }
   }
 
   private RowSink defaultSink(Frame frame) {
@@ -166,6 +314,7 @@ public final class RowsFrameHandler extends ChannelInboundHandlerAdapter {
       }
     } else if (cause instanceof CqlFrameException e) {
       // the byte stream is unusable: no registered response can arrive any more
+      abandonBody(ctx, e.getMessage());
       failPending(ctx, e);
     }
     ctx.fireExceptionCaught(cause);
@@ -174,9 +323,23 @@ public final class RowsFrameHandler extends ChannelInboundHandlerAdapter {
   /** Fails every registration: the connection closed before their responses arrived. */
   @Override
   public void channelInactive(ChannelHandlerContext ctx) throws Exception {
+    abandonBody(ctx, "connection closed before the body was complete");
     failPending(ctx, CqlFrameException.connectionError(-1,
         "connection closed before the response arrived"));
     super.channelInactive(ctx);
+  }
+
+  @Override
+  public void handlerRemoved(ChannelHandlerContext ctx) {
+    if (gathered != null) {
+      gathered.release();
+      gathered = null;
+    }
+    if (stream != null) {
+      stream.close();
+      stream = null;
+    }
+    head = null;
   }
 
   private void failPending(ChannelHandlerContext ctx, CqlFrameException cause) {
