@@ -1,5 +1,6 @@
 package io.cqlrows.bench.rows;
 
+import io.cqlrows.core.sink.ColumnarSink;
 import java.nio.charset.StandardCharsets;
 import java.util.Random;
 
@@ -242,6 +243,44 @@ public enum RowsShape {
       body.intCell(id);
       intSum += id;
       values++;
+    }
+
+    /**
+     * Throws unless {@code sink} holds this page: its rows, the sum of the {@code int} cells of
+     * column 0, the non-NULL value count and, for fixed-width float and double vector shapes,
+     * every element of the matrix (compared bit for bit with the cells of {@link #bytes}).
+     */
+    public void checkColumnar(String what, ColumnarSink sink) {
+      long intSum = 0;
+      long values = 0;
+      for (int c = 0; c < sink.columnCount(); c++) {
+        ColumnarSink.Column col = sink.column(c);
+        values += sink.rowCount() - col.nulls().cardinality();
+        if (c == 0) {
+          for (int r = 0; r < sink.rowCount(); r++) {
+            intSum += col.ints()[r];
+          }
+        }
+      }
+      check(what, sink.rowCount(), intSum, values);
+      if (vectorDimension == 0) {
+        return;
+      }
+      ColumnarSink.Column v = sink.column(1);
+      java.nio.ByteBuffer in = java.nio.ByteBuffer.wrap(bytes);
+      for (int r = 0; r < rows; r++) {
+        for (int i = 0; i < vectorDimension; i++) {
+          int slot = r * vectorDimension + i;
+          int at = vectorOffsets[r] + i * vectorElementBytes;
+          boolean same = vectorElementBytes == 4
+              ? Float.floatToRawIntBits(v.floats()[slot]) == in.getInt(at)
+              : Double.doubleToRawLongBits(v.doubles()[slot]) == in.getLong(at);
+          if (!same) {
+            throw new IllegalStateException(what + " on " + shape + ": vector of row " + r
+                + ", element " + i + " differs");
+          }
+        }
+      }
     }
 
     /** Throws unless a decoding reported this page's rows, int checksum and value count. */
