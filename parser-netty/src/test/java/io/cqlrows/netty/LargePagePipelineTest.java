@@ -31,10 +31,10 @@ import org.junit.jupiter.params.provider.CsvSource;
 /**
  * A page of {@code vector<float, 1536>} rows (about 1 MiB) through {@link CqlPipeline} into a
  * {@link ColumnarSink}, as v4 frames (with and without LZ4) and v5 segments (with and without
- * LZ4), read in socket-sized, odd and tiny pieces from heap and direct buffers. Large frames and
- * segments are gathered from their reads without copying, so the parser reads vectors and cells
- * that straddle reads: every element must come out as sent, for two responses in a row whose
- * bytes share a read.
+ * LZ4), read in socket-sized, odd and tiny pieces from heap and direct buffers: the decoders
+ * cumulate large frames and segments into buffers sized for them, and on v5 the parser reads
+ * vectors that straddle segments. Every element must come out as sent, for two responses in a row
+ * whose bytes share a read.
  */
 class LargePagePipelineTest {
   private static final int ROWS = 170;

@@ -37,10 +37,9 @@ import java.util.List;
  * Netty's discard mode; the cause is Netty's {@link TooLongFrameException}). Input that ends
  * inside a frame is a connection-level error when the channel closes.
  *
- * <p><b>Reads.</b> A frame of 64 KiB or more that arrives in several reads is not copied: its
- * reads are gathered into a {@link io.netty.buffer.CompositeByteBuf} and the frame's body is a
- * slice of it; a compressed body is copied once into a buffer of the frame's length, from which
- * it is decompressed (see {@link FrameCumulator}). Smaller frames are merged as Netty does.
+ * <p><b>Reads.</b> A frame of 64 KiB or more that arrives in several reads is copied once into a
+ * buffer of its length (grown to it in bounded steps: see {@link FrameCumulator}), not into
+ * buffers that double as they fill. Smaller frames are merged as Netty does.
  *
  * <p><b>Ownership.</b> Input buffers are released as usual for a {@code ByteToMessageDecoder}.
  * Each emitted frame holds a retained slice of the input (or of its decompressed body): Ownership
@@ -76,7 +75,7 @@ public final class BytesToFrameDecoder extends LengthFieldBasedFrameDecoder {
   private Compression compression;
   /** Whether to switch to segments by itself after a v5 READY, AUTHENTICATE or STARTUP. */
   private final boolean detecting;
-  /** Gathers the reads of a large frame without copying (see {@link FrameCumulator}). */
+  /** Copies the reads of a large frame once (see {@link FrameCumulator}). */
   private final FrameCumulator cumulator = new FrameCumulator();
 
   /** A decoder without compression, with {@link ParseLimits#defaults()}. */
@@ -192,23 +191,15 @@ public final class BytesToFrameDecoder extends LengthFieldBasedFrameDecoder {
   /**
    * Tells the cumulator about the frame the decoder waits for. When the length decoder returns
    * nothing and a whole header is buffered, that header was checked (a frame too long for the
-   * limit was skipped and its bytes are gone): the frame at the reader index is incomplete. A
-   * compressed v3/v4 body is decompressed from contiguous bytes, so it is presized; any other
-   * frame is used in place, so its reads are gathered.
+   * limit was skipped and its bytes are gone): the frame at the reader index is incomplete.
    */
   private void planCumulation(ByteBuf in) {
-    int h = in.readerIndex();
     if (in.readableBytes() < HEADER_LENGTH) {
       cumulator.merge();
       return;
     }
-    int length = (int) Math.min(Integer.MAX_VALUE,
-        HEADER_LENGTH + (long) in.getInt(h + LENGTH_FIELD_OFFSET));
-    if (isCompressed(in)) {
-      cumulator.presize(length);
-    } else {
-      cumulator.gather(length);
-    }
+    cumulator.expect((int) Math.min(Integer.MAX_VALUE,
+        HEADER_LENGTH + (long) in.getInt(in.readerIndex() + LENGTH_FIELD_OFFSET)));
   }
 
   /**

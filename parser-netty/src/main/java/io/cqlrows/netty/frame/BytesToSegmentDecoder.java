@@ -26,11 +26,9 @@ import java.util.List;
  * {@link CqlFrameException} is thrown once, and the decoder is broken from then on: it releases all
  * further input and emits nothing.
  *
- * <p><b>Reads.</b> A segment of 64 KiB or more that arrives in several reads is not copied when
- * its payload is stored as is: its reads are gathered into a {@link
- * io.netty.buffer.CompositeByteBuf} and the payload is a slice of it; an LZ4 payload is copied once
- * into a buffer of the segment's length, from which it is decompressed (see {@link
- * FrameCumulator}). Smaller segments are merged as Netty does.
+ * <p><b>Reads.</b> A segment of 64 KiB or more that arrives in several reads is copied once into
+ * a buffer of its length (see {@link FrameCumulator}), not into buffers that double as they
+ * fill. Smaller segments are merged as Netty does.
  *
  * <p><b>Ownership.</b> Input buffers are released as usual for a {@code ByteToMessageDecoder}.
  * Each segment holds a retained slice of the input or a new decompressed buffer: Ownership
@@ -48,7 +46,7 @@ public final class BytesToSegmentDecoder extends ByteToMessageDecoder {
   /** Segments decoded so far (for error messages). */
   private long segments;
   private boolean broken;
-  /** Gathers the reads of a large stored segment without copying (see {@link FrameCumulator}). */
+  /** Copies the reads of a large segment once (see {@link FrameCumulator}). */
   private final FrameCumulator cumulator = new FrameCumulator();
 
   /**
@@ -136,13 +134,7 @@ public final class BytesToSegmentDecoder extends ByteToMessageDecoder {
     boolean selfContained = ((word >>> (wordBytes == 3 ? 17 : 34)) & 1) != 0;
     int total = headerLength + payloadLength + TRAILER_LENGTH;
     if (in.readableBytes() < total) {
-      // a stored payload is used in place: gather its reads; an LZ4 block is decompressed from
-      // contiguous bytes: presize
-      if (uncompressedLength == 0) {
-        cumulator.gather(total);
-      } else {
-        cumulator.presize(total);
-      }
+      cumulator.expect(total);
       return null;
     }
     int p = h + headerLength;

@@ -8,26 +8,23 @@ import io.netty.handler.codec.ByteToMessageDecoder;
 /**
  * How {@link BytesToFrameDecoder} and {@link BytesToSegmentDecoder} accumulate the reads of the
  * frame (or segment) they wait for. Netty's default, {@link
- * ByteToMessageDecoder#MERGE_CUMULATOR}, copies every read into a buffer that doubles as it
- * fills: a 1.2 MiB frame in 64 KiB reads was copied about 2.6 times over (3.2 MiB of copies) into
- * buffers that the allocator also had to zero. The decoder tells this cumulator, each time it
- * waits for more bytes, how long the incomplete unit at the reader index is:
+ * ByteToMessageDecoder#MERGE_CUMULATOR}, copies each read into a buffer that doubles whenever it
+ * is full: a 1.2 MB frame in 64 KiB reads took six buffers (128 KiB to 2 MiB, each zeroed by the
+ * allocator) and 3.2 MB of copies. The decoder tells this cumulator, each time it waits for more
+ * bytes, how long the incomplete unit at the reader index is ({@link #expect}); from {@link
+ * #LARGE} bytes on, the reads are copied into a buffer sized for the whole unit, so each byte is
+ * copied once and the parser reads one contiguous buffer.
  *
- * <ul>
- *   <li><b>Small units</b> ({@link #merge}): Netty's merge, one copy of a few bytes.
- *   <li><b>Large units read as they are</b> ({@link #gather}: an uncompressed frame or segment of
- *       at least {@link #LARGE} bytes): the reads are gathered into a {@link CompositeByteBuf}
- *       without copying, and the unit is a slice of it. Only reads of at least {@link
- *       #MIN_GATHERED_READ} bytes that fill at least half of their buffer are gathered (and the
- *       read that completes the unit); at the first other one the unit falls back to one copy
- *       into a buffer of its length, as below, so a peer sending tiny reads costs one copy, not
- *       a component (and a buffer's capacity) per read.
- *   <li><b>Large units that will be decompressed</b> ({@link #presize}): the decompressor needs
- *       contiguous bytes, so the reads are copied once into one buffer of the unit's length.
- * </ul>
+ * <p><b>Untrusted lengths.</b> The length comes from a header the peer wrote. A buffer is never
+ * larger than {@link #MAX_AHEAD} times the bytes that have arrived, so a header that announces a
+ * large frame and stops costs at most that many times what was sent (a 1.2 MB frame in 64 KiB
+ * reads gets its final buffer at the second read; a 64 MiB one in three steps).
  *
- * <p>Once a gathered unit is decoded, the few bytes left after it (the start of the next unit)
- * are copied out of the composite at the next read, so small units are never read through it.
+ * <p>Smaller units ({@link #merge}) are merged as Netty does. Reads are not gathered into a
+ * {@link CompositeByteBuf} either: that saves the copy, but the parser then reads every cell
+ * through the composite, which made a page of small scalar cells a third slower than copying.
+ * The buffer comes from the channel's allocator's {@code buffer()} (direct by default): a heap
+ * buffer of a megabyte or more is a humongous array for the JVM, which cost more than the copy.
  *
  * <p><b>Ownership.</b> As for any {@link ByteToMessageDecoder.Cumulator}: the cumulation and the
  * input are Ownership transferred; the returned cumulation is the decoder's.
@@ -35,97 +32,47 @@ import io.netty.handler.codec.ByteToMessageDecoder;
  * <p><b>Threading.</b> One per decoder; not thread-safe.
  */
 final class FrameCumulator implements ByteToMessageDecoder.Cumulator {
-  /** Units of at least this many bytes (header included) are gathered or presized. */
+  /** Units of at least this many bytes (header included) get a buffer sized for them. */
   static final int LARGE = 64 * 1024;
-  /** The smallest read gathered as a component. */
-  static final int MIN_GATHERED_READ = 8 * 1024;
+  /** A cumulation holds at most this many times the bytes received so far. */
+  static final int MAX_AHEAD = 16;
 
-  private enum Mode { MERGE, GATHER, PRESIZE }
-
-  private Mode mode = Mode.MERGE;
-  /** Length of the unit at the cumulation's reader index (GATHER and PRESIZE). */
+  /** Length of the unit at the cumulation's reader index, or 0 to merge. */
   private int length;
 
-  /** The unit waited for is small (or unknown): merge. */
+  /** The unit waited for is small, or its length unknown: merge as Netty does. */
   void merge() {
-    mode = Mode.MERGE;
+    length = 0;
   }
 
-  /**
-   * The unit waited for, {@code length} bytes from the reader index, will be used as it is read:
-   * gather if it is {@link #LARGE}, else merge.
-   */
-  void gather(int length) {
-    this.mode = length >= LARGE ? Mode.GATHER : Mode.MERGE;
-    this.length = length;
-  }
-
-  /**
-   * The unit waited for, {@code length} bytes from the reader index, will be decompressed:
-   * copy it into one buffer of its length if it is {@link #LARGE}, else merge.
-   */
-  void presize(int length) {
-    this.mode = length >= LARGE ? Mode.PRESIZE : Mode.MERGE;
-    this.length = length;
+  /** The unit waited for is {@code length} bytes from the reader index (header included). */
+  void expect(int length) {
+    this.length = length >= LARGE ? length : 0;
   }
 
   @Override
   public ByteBuf cumulate(ByteBufAllocator alloc, ByteBuf cumulation, ByteBuf in) {
-    if (cumulation != in && cumulation.isReadable()) {
-      switch (mode) {
-        case GATHER:
-          if (holdsUnit(cumulation, in)) {
-            return append(cumulation, in); // a unit that fell back to one copy stays there
-          }
-          if (gatherable(in) || cumulation.readableBytes() + (long) in.readableBytes() >= length) {
-            return ByteToMessageDecoder.COMPOSITE_CUMULATOR.cumulate(alloc, cumulation, in);
-          }
-          return presized(alloc, cumulation, in); // a small read: one copy for the whole unit
-        case PRESIZE:
-          return holdsUnit(cumulation, in) ? append(cumulation, in)
-              : presized(alloc, cumulation, in);
-        default:
-          if (cumulation instanceof CompositeByteBuf) {
-            // what follows a gathered unit: out of the composite, into one small buffer
-            int total = cumulation.readableBytes() + in.readableBytes();
-            return copy(alloc, cumulation, in, alloc.calculateNewCapacity(total, Integer.MAX_VALUE));
-          }
+    if (length == 0 || cumulation == in || !cumulation.isReadable()) {
+      return ByteToMessageDecoder.MERGE_CUMULATOR.cumulate(alloc, cumulation, in);
+    }
+    if (owned(cumulation) && cumulation.writableBytes() >= in.readableBytes()) {
+      try {
+        cumulation.writeBytes(in, in.readerIndex(), in.readableBytes());
+        in.readerIndex(in.writerIndex());
+        return cumulation;
+      } finally {
+        in.release();
       }
     }
-    return ByteToMessageDecoder.MERGE_CUMULATOR.cumulate(alloc, cumulation, in);
-  }
-
-  /**
-   * Large enough to be a component, and not mostly empty capacity. (A read that completes the
-   * unit is gathered whatever its size: it is the last one.)
-   */
-  private static boolean gatherable(ByteBuf in) {
-    int n = in.readableBytes();
-    return n >= MIN_GATHERED_READ && n >= in.capacity() / 2;
-  }
-
-  /** Whether the cumulation is ours alone and can take {@code in} and the rest of the unit. */
-  private boolean holdsUnit(ByteBuf cumulation, ByteBuf in) {
-    return cumulation.refCnt() == 1 && !(cumulation instanceof CompositeByteBuf)
-        && !cumulation.isReadOnly() && cumulation.writableBytes() >= in.readableBytes()
-        && (long) cumulation.readableBytes() + cumulation.writableBytes() >= length;
-  }
-
-  /** Copies {@code in} into the cumulation's room; releases {@code in}. */
-  private static ByteBuf append(ByteBuf cumulation, ByteBuf in) {
-    try {
-      cumulation.writeBytes(in, in.readerIndex(), in.readableBytes());
-      in.readerIndex(in.writerIndex());
-      return cumulation;
-    } finally {
-      in.release();
-    }
-  }
-
-  /** Copies the cumulation and {@code in} into one new buffer that can hold the whole unit. */
-  private ByteBuf presized(ByteBufAllocator alloc, ByteBuf cumulation, ByteBuf in) {
     long total = (long) cumulation.readableBytes() + in.readableBytes();
-    return copy(alloc, cumulation, in, (int) Math.min(Integer.MAX_VALUE, Math.max(length, total)));
+    long capacity = Math.max(total, Math.min(length, MAX_AHEAD * total));
+    return copy(alloc, cumulation, in, (int) Math.min(Integer.MAX_VALUE, capacity));
+  }
+
+  /** Whether bytes may be written into the cumulation's free room: nobody else sees it. */
+  private static boolean owned(ByteBuf cumulation) {
+    return cumulation.refCnt() == 1 && !cumulation.isReadOnly()
+        && !(cumulation instanceof CompositeByteBuf);
   }
 
   /** A new cumulation of {@code capacity} holding both; releases both. */
