@@ -61,7 +61,9 @@ import org.openjdk.jmh.annotations.Warmup;
  * </ul>
  *
  * <p>{@link #lz4DecompressOnly} decompresses the same LZ4 blocks with the same decompressor and
- * allocator as the pipeline, nothing else: the part of the LZ4 figures that is LZ4.
+ * allocator as the pipeline, nothing else: the part of the LZ4 figures that is LZ4. {@link
+ * #v5Crc32Only} computes the CRC32 that v5 segments carry over every payload of the page: the
+ * part of the v5 figures that the checksum costs.
  *
  * <p>Each trial checks in {@code @TearDown} that the sink holds the page (rows, {@code int}
  * checksum, value count, every vector element), that the decoders hold no bytes and the channel
@@ -239,6 +241,75 @@ public class PipelineBenchmark {
     }
     b.decompressed += n;
     return n;
+  }
+
+  /** The payloads of a page's uncompressed v5 segments, in direct buffers like the reads. */
+  @State(Scope.Thread)
+  public static class SegmentPayloads {
+    @Param({"VECTOR_1536F", "VECTOR_768F"})
+    public RowsShape shape;
+
+    ByteBuf[] payloads;
+    int[] crcs;
+    long checked;
+
+    @Setup(Level.Trial)
+    public void setUp() {
+      byte[] wire = ServerWire.encode(shape.page(), Encoding.V5);
+      List<ByteBuf> list = new java.util.ArrayList<>();
+      List<Integer> crcList = new java.util.ArrayList<>();
+      ByteBuf in = Unpooled.wrappedBuffer(wire);
+      for (int at = 0; at < wire.length; ) {
+        int length = in.getUnsignedMediumLE(at) & 0x1FFFF;
+        list.add(ByteBufAllocator.DEFAULT.directBuffer(length, length)
+            .writeBytes(wire, at + 6, length));
+        crcList.add(in.getIntLE(at + 6 + length));
+        at += 6 + length + 4;
+      }
+      payloads = list.toArray(new ByteBuf[0]);
+      crcs = crcList.stream().mapToInt(Integer::intValue).toArray();
+    }
+
+    /** The CRC32 of every payload, seeded as v5 does, equals its trailer. */
+    @TearDown(Level.Trial)
+    public void check() {
+      try {
+        if (checked > 0) {
+          for (int i = 0; i < payloads.length; i++) {
+            if (segmentCrc32(payloads[i]) != crcs[i]) {
+              throw new IllegalStateException("v5Crc32Only on " + shape + ": segment " + i
+                  + " CRC32 differs from its trailer");
+            }
+          }
+        }
+      } finally {
+        release(payloads);
+      }
+    }
+  }
+
+  /**
+   * The CRC32 of every v5 segment payload of the page alone, as {@code BytesToSegmentDecoder}
+   * checks it ({@link java.util.zip.CRC32} seeded with {@code FA 2D 55 CA}): the part of the v5
+   * figures that the protocol's checksum costs.
+   */
+  @Benchmark
+  public long v5Crc32Only(SegmentPayloads s) {
+    long sum = 0;
+    for (ByteBuf payload : s.payloads) {
+      sum += segmentCrc32(payload);
+    }
+    s.checked++;
+    return sum;
+  }
+
+  private static final byte[] CRC32_SEED = {(byte) 0xFA, (byte) 0x2D, (byte) 0x55, (byte) 0xCA};
+
+  static int segmentCrc32(ByteBuf payload) {
+    java.util.zip.CRC32 crc = new java.util.zip.CRC32();
+    crc.update(CRC32_SEED);
+    crc.update(payload.nioBuffer());
+    return (int) crc.getValue();
   }
 
   /** The wire bytes as reads of {@link #READ_BYTES}, each in its own buffer. */
