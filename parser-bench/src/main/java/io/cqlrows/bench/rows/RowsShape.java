@@ -1,5 +1,6 @@
 package io.cqlrows.bench.rows;
 
+import io.cqlrows.core.sink.ColumnarSink;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.Random;
@@ -264,6 +265,29 @@ public enum RowsShape {
                 + " element " + i + " differs");
           }
         }
+      }
+    }
+
+    /**
+     * Throws unless {@code sink} holds this page: its rows, the sum of the {@code int} cells of
+     * column 0, the non-NULL value count and, for fixed-width float and double vector shapes,
+     * every element of the matrix (compared bit for bit with the cells of {@link #bytes}).
+     */
+    public void checkColumnar(String what, ColumnarSink sink) {
+      long intSum = 0;
+      long values = 0;
+      for (int c = 0; c < sink.columnCount(); c++) {
+        ColumnarSink.Column col = sink.column(c);
+        values += sink.rowCount() - col.nulls().cardinality();
+        if (c == 0) {
+          for (int r = 0; r < sink.rowCount(); r++) {
+            intSum += col.ints()[r];
+          }
+        }
+      }
+      check(what, sink.rowCount(), intSum, values);
+      if (vectorDimension > 0) {
+        checkVectors(what, sink.column(1).floats(), sink.column(1).doubles());
       }
     }
 

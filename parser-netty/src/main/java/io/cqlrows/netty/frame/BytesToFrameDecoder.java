@@ -37,6 +37,10 @@ import java.util.List;
  * Netty's discard mode; the cause is Netty's {@link TooLongFrameException}). Input that ends
  * inside a frame is a connection-level error when the channel closes.
  *
+ * <p><b>Reads.</b> A frame of 64 KiB or more that arrives in several reads is copied once into a
+ * buffer of its length (grown to it in bounded steps: see {@link FrameCumulator}), not into
+ * buffers that double as they fill. Smaller frames are merged as Netty does.
+ *
  * <p><b>Ownership.</b> Input buffers are released as usual for a {@code ByteToMessageDecoder}.
  * Each emitted frame holds a retained slice of the input (or of its decompressed body): Ownership
  * transferred (the next handler releases the frame).
@@ -79,6 +83,8 @@ public final class BytesToFrameDecoder extends LengthFieldBasedFrameDecoder {
   private int streamingId;
   /** Bytes Netty still discards of a frame over the limit: they are no header to stream. */
   private long discardLeft;
+  /** Copies the reads of a large frame once (see {@link FrameCumulator}). */
+  private final FrameCumulator cumulator = new FrameCumulator();
 
   /** A decoder without compression, with {@link ParseLimits#defaults()}. */
   public BytesToFrameDecoder() {
@@ -123,6 +129,7 @@ public final class BytesToFrameDecoder extends LengthFieldBasedFrameDecoder {
     this.limits = limits;
     this.compression = compression;
     this.detecting = detecting;
+    setCumulator(cumulator);
   }
 
   /**
@@ -199,9 +206,11 @@ public final class BytesToFrameDecoder extends LengthFieldBasedFrameDecoder {
         Envelopes.StreamStart s = Envelopes.streamStart(in, start, in.writerIndex(), consumed,
             streamFrom, maxBodyLength);
         if (s == Envelopes.StreamStart.WAIT) {
+          cumulator.merge(); // only the prelude is awaited
           return null;
         }
         if (s != null) {
+          cumulator.merge(); // the body is handed on read by read: nothing large accumulates
           in.skipBytes(s.length());
           streamLeft = s.head().bodyLength();
           streamingId = s.head().streamId();
@@ -210,8 +219,10 @@ public final class BytesToFrameDecoder extends LengthFieldBasedFrameDecoder {
       }
       ByteBuf raw = (ByteBuf) super.decode(ctx, in);
       if (raw == null) {
+        planCumulation(in);
         return null;
       }
+      cumulator.merge();
       Frame frame = toFrame(ctx, raw);
       if (frame != null && detecting && startsSegments(frame)) {
         switchToSegments(ctx, SegmentFormat.DETECT, consumed + (in.readerIndex() - start));
@@ -221,10 +232,12 @@ public final class BytesToFrameDecoder extends LengthFieldBasedFrameDecoder {
       // Netty discards the rest of the frame over the next reads
       discardLeft = HEADER_LENGTH + (long) headerBodyLength - (in.readerIndex() - start);
       wasDiscarding = false;
+      cumulator.merge();
       ctx.fireExceptionCaught(tooLong(e));
       return null;
     } catch (CqlFrameException e) {
       // only connection-level errors are thrown; frame-local ones are fired
+      cumulator.merge();
       broken = true;
       in.skipBytes(in.readableBytes());
       throw e;
@@ -234,6 +247,20 @@ public final class BytesToFrameDecoder extends LengthFieldBasedFrameDecoder {
         discardLeft = Math.max(0, discardLeft - (in.readerIndex() - start));
       }
     }
+  }
+
+  /**
+   * Tells the cumulator about the frame the decoder waits for. When the length decoder returns
+   * nothing and a whole header is buffered, that header was checked (a frame too long for the
+   * limit was skipped and its bytes are gone): the frame at the reader index is incomplete.
+   */
+  private void planCumulation(ByteBuf in) {
+    if (in.readableBytes() < HEADER_LENGTH) {
+      cumulator.merge();
+      return;
+    }
+    cumulator.expect((int) Math.min(Integer.MAX_VALUE,
+        HEADER_LENGTH + (long) in.getInt(in.readerIndex() + LENGTH_FIELD_OFFSET)));
   }
 
   /**

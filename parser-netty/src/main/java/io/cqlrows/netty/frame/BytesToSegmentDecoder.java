@@ -26,6 +26,10 @@ import java.util.List;
  * {@link CqlFrameException} is thrown once, and the decoder is broken from then on: it releases all
  * further input and emits nothing.
  *
+ * <p><b>Reads.</b> A segment of 64 KiB or more that arrives in several reads is copied once into
+ * a buffer of its length (see {@link FrameCumulator}), not into buffers that double as they
+ * fill. Smaller segments are merged as Netty does.
+ *
  * <p><b>Ownership.</b> Input buffers are released as usual for a {@code ByteToMessageDecoder}.
  * Each segment holds a retained slice of the input or a new decompressed buffer: Ownership
  * transferred (the next handler releases the segment).
@@ -42,6 +46,8 @@ public final class BytesToSegmentDecoder extends ByteToMessageDecoder {
   /** Segments decoded so far (for error messages). */
   private long segments;
   private boolean broken;
+  /** Copies the reads of a large segment once (see {@link FrameCumulator}). */
+  private final FrameCumulator cumulator = new FrameCumulator();
 
   /**
    * A decoder for one v5 connection.
@@ -54,6 +60,7 @@ public final class BytesToSegmentDecoder extends ByteToMessageDecoder {
   public BytesToSegmentDecoder(SegmentFormat format, long startOffset) {
     this.format = java.util.Objects.requireNonNull(format, "format");
     this.offset = startOffset;
+    setCumulator(cumulator);
   }
 
   /** The header format in use ({@link SegmentFormat#DETECT} until the first header arrived). */
@@ -87,11 +94,13 @@ public final class BytesToSegmentDecoder extends ByteToMessageDecoder {
       return;
     }
     try {
+      cumulator.merge(); // until a large incomplete segment says otherwise
       Segment segment = decodeSegment(ctx, in);
       if (segment != null) {
         out.add(segment);
       }
     } catch (CqlFrameException e) {
+      cumulator.merge();
       broken = true;
       in.skipBytes(in.readableBytes());
       throw e;
@@ -125,6 +134,7 @@ public final class BytesToSegmentDecoder extends ByteToMessageDecoder {
     boolean selfContained = ((word >>> (wordBytes == 3 ? 17 : 34)) & 1) != 0;
     int total = headerLength + payloadLength + TRAILER_LENGTH;
     if (in.readableBytes() < total) {
+      cumulator.expect(total);
       return null;
     }
     int p = h + headerLength;
