@@ -58,6 +58,8 @@ public final class ResultReader {
   private byte[] lastSpecBytes;
   private int lastSpecKey;
   private ResultColumns lastSpecColumns;
+  /** The columns last made up for a raw No_metadata result. */
+  private ResultColumns lastRawColumns;
 
   /**
    * A reader for one connection.
@@ -84,6 +86,12 @@ public final class ResultReader {
    * default it is an error ({@link Reason#METADATA_MISMATCH}); when enabled, the columns are
    * named {@code column0}, {@code column1}... of an opaque custom type {@code 'unknown'} and every
    * cell is delivered as raw bytes (a replay tool's fallback).
+   *
+   * <p>Such a result carries no column specs, so its {@code columns_count} is only believed as
+   * far as its rows need it: the count is checked against the bytes of the rows before any column
+   * is made up, and a result without rows gets no columns at all ({@link
+   * RowsMetadata#columns()} is empty, {@link RowsMetadata#columnCount()} is still the count as
+   * sent). A few bytes can thus never make the reader build thousands of columns.
    *
    * @return this reader
    */
@@ -155,8 +163,12 @@ public final class ResultReader {
     RowsMetadata metadata = readRowsMetadata(in, prepared);
     int countAt = in.position;
     int rowCount = in.readInt("rows_count");
-    int columnCount = metadata.columns().size();
+    int columnCount = metadata.columnCount();
     checkRowCount(in, rowCount, columnCount, countAt);
+    if (metadata.columns() == null) {
+      // raw No_metadata: columns are made up only now that the rows' bytes vouch for them
+      metadata = metadata.withColumns(rawColumns(rowCount == 0 ? 0 : columnCount));
+    }
     ValueDeserializer[] deserializers = deserializersFor(metadata.columns());
     sink.onResultStart(metadata, rowCount);
     sink.onRowsContentLength(in.remaining());
@@ -213,17 +225,26 @@ public final class ResultReader {
         throw in.error(Reason.METADATA_MISMATCH, "columns_count", at,
             "No_metadata result but no prepared columns were given");
       }
-      List<ColumnSpec> specs = new ArrayList<>(count);
-      for (int i = 0; i < count; i++) {
-        specs.add(new ColumnSpec("", "", "column" + i, new CustomType("unknown")));
-      }
-      return ResultColumns.of(specs);
+      return null; // made up by readRows, once rows_count is known (rawCellsWithoutMetadata)
     }
     if (prepared.size() != count) {
       throw in.error(Reason.METADATA_MISMATCH, "columns_count", at,
           count + " columns in the result, " + prepared.size() + " in the prepared metadata");
     }
     return prepared;
+  }
+
+  /** The made-up columns of a raw No_metadata result; the last set is reused. */
+  private ResultColumns rawColumns(int count) {
+    if (lastRawColumns == null || lastRawColumns.size() != count) {
+      List<ColumnSpec> specs = new ArrayList<>(count);
+      CustomType unknown = new CustomType("unknown");
+      for (int i = 0; i < count; i++) {
+        specs.add(new ColumnSpec("", "", "column" + i, unknown));
+      }
+      lastRawColumns = ResultColumns.of(specs);
+    }
+    return lastRawColumns;
   }
 
   private void checkColumnCount(BodyReader in, int columnCount, int at) {
