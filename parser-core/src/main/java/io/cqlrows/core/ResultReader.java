@@ -31,6 +31,12 @@ import java.util.Map;
  * retained, released or modified (indices included). Bytes after a complete body are ignored, as
  * the spec asks of clients.
  *
+ * <p><b>Malformed UTF-8.</b> Names ({@code [string]}: keyspaces, tables, columns, UDT names and
+ * field names in {@code [option]}) are decoded like {@code text} cells: a malformed UTF-8
+ * sequence becomes U+FFFD, without an error (Cassandra only sends valid UTF-8). The hex-encoded
+ * UDT names inside a custom class name are stricter: bytes that are not UTF-8 there are {@link
+ * Reason#INVALID_TYPE_NAME}.
+ *
  * <p><b>Threading.</b> Not thread-safe: one instance per connection (or per thread). The {@link
  * ResultColumns} and metadata it returns are immutable and may be shared.
  */
