@@ -87,7 +87,8 @@ class FuzzSeedsWriter {
       bodies.put("a-v4-execute-" + i, new Seed(config(4, i).config, pairs.get(i)));
     }
     // v5: the Metadata_changed results and their No_metadata successor
-    List<Corpus.Envelope> b = Corpus.envelopes(v5Envelopes(Corpus.bytes("b-v5", "conn-01.s2c.bin")));
+    List<Corpus.Envelope> b =
+        Corpus.envelopes(Corpus.v5Envelopes(Corpus.bytes("b-v5", "conn-01.s2c.bin")));
     for (Corpus.Envelope e : b) {
       byte[] body = e.body();
       if (e.opcode() == 0x08 && readInt(body, 0) == RowsResult.KIND
@@ -155,31 +156,19 @@ class FuzzSeedsWriter {
     return out;
   }
 
-  /** The envelopes of an uncompressed v5 capture: the unframed ones to READY, then segment payloads. */
-  static byte[] v5Envelopes(byte[] s2c) {
-    ByteArrayOutputStream out = new ByteArrayOutputStream();
-    int p = 0;
-    // unframed envelopes up to READY (opcode 0x02)
-    for (boolean ready = false; !ready; ) {
-      int len = readInt(s2c, p + 5);
-      ready = s2c[p + 4] == 0x02;
-      out.write(s2c, p, 9 + len);
-      p += 9 + len;
-    }
-    while (p + 6 <= s2c.length) {
-      int word = (s2c[p] & 0xFF) | (s2c[p + 1] & 0xFF) << 8 | (s2c[p + 2] & 0xFF) << 16;
-      int len = word & 0x1FFFF;
-      out.write(s2c, p + 6, len);
-      p += 6 + len + 4;
-    }
-    return out.toByteArray();
-  }
-
   /**
    * A ROWS body with metadata cut to its first rows so that it stays under {@link #MAX_BODY}
    * bytes (at least one row), or to {@code maxRows} rows if that is not -1.
    */
   static byte[] cut(byte[] body, int maxRows) {
+    return cut(body, maxRows, MAX_BODY);
+  }
+
+  /**
+   * A ROWS body cut to its first rows: at most {@code maxRows} (-1: any number) and, beyond the
+   * first row, at most {@code maxBytes} bytes in all; {@code rows_count} is rewritten to match.
+   */
+  static byte[] cut(byte[] body, int maxRows, int maxBytes) {
     ByteBuf buf = Unpooled.wrappedBuffer(body);
     BodyReader in = new BodyReader(buf, 0, 0, body.length);
     in.readInt("kind");
@@ -196,7 +185,7 @@ class FuzzSeedsWriter {
         int len = readInt(body, q);
         q += 4 + Math.max(len, 0);
       }
-      if (kept > 0 && q > MAX_BODY) {
+      if (kept > 0 && q > maxBytes) {
         break;
       }
       p = q;
