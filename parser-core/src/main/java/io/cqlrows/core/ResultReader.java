@@ -31,6 +31,12 @@ import java.util.Map;
  * retained, released or modified (indices included). Bytes after a complete body are ignored, as
  * the spec asks of clients.
  *
+ * <p><b>Malformed UTF-8.</b> Names ({@code [string]}: keyspaces, tables, columns, UDT names and
+ * field names in {@code [option]}) are decoded like {@code text} cells: a malformed UTF-8
+ * sequence becomes U+FFFD, without an error (Cassandra only sends valid UTF-8). The hex-encoded
+ * UDT names inside a custom class name are stricter: bytes that are not UTF-8 there are {@link
+ * Reason#INVALID_TYPE_NAME}.
+ *
  * <p><b>Threading.</b> Not thread-safe: one instance per connection (or per thread). The {@link
  * ResultColumns} and metadata it returns are immutable and may be shared.
  */
@@ -58,6 +64,8 @@ public final class ResultReader {
   private byte[] lastSpecBytes;
   private int lastSpecKey;
   private ResultColumns lastSpecColumns;
+  /** The columns last made up for a raw No_metadata result. */
+  private ResultColumns lastRawColumns;
 
   /**
    * A reader for one connection.
@@ -84,6 +92,12 @@ public final class ResultReader {
    * default it is an error ({@link Reason#METADATA_MISMATCH}); when enabled, the columns are
    * named {@code column0}, {@code column1}... of an opaque custom type {@code 'unknown'} and every
    * cell is delivered as raw bytes (a replay tool's fallback).
+   *
+   * <p>Such a result carries no column specs, so its {@code columns_count} is only believed as
+   * far as its rows need it: the count is checked against the bytes of the rows before any column
+   * is made up, and a result without rows gets no columns at all ({@link
+   * RowsMetadata#columns()} is empty, {@link RowsMetadata#columnCount()} is still the count as
+   * sent). A few bytes can thus never make the reader build thousands of columns.
    *
    * @return this reader
    */
@@ -190,8 +204,12 @@ public final class ResultReader {
     RowsMetadata metadata = readRowsMetadata(in, prepared);
     int countAt = in.position;
     int rowCount = in.readInt("rows_count");
-    int columnCount = metadata.columns().size();
+    int columnCount = metadata.columnCount();
     checkRowCount(in, rowCount, columnCount, countAt, bytesLeft - (in.position - from));
+    if (metadata.columns() == null) {
+      // raw No_metadata: columns are made up only now that the rows' bytes vouch for them
+      metadata = metadata.withColumns(rawColumns(rowCount == 0 ? 0 : columnCount));
+    }
     ValueDeserializer[] deserializers = deserializersFor(metadata.columns());
     sink.onResultStart(metadata, rowCount);
     sink.onRowsContentLength((int) Math.min(Integer.MAX_VALUE, bytesLeft - (in.position - from)));
@@ -246,17 +264,26 @@ public final class ResultReader {
         throw in.error(Reason.METADATA_MISMATCH, "columns_count", at,
             "No_metadata result but no prepared columns were given");
       }
-      List<ColumnSpec> specs = new ArrayList<>(count);
-      for (int i = 0; i < count; i++) {
-        specs.add(new ColumnSpec("", "", "column" + i, new CustomType("unknown")));
-      }
-      return ResultColumns.of(specs);
+      return null; // made up by readRows, once rows_count is known (rawCellsWithoutMetadata)
     }
     if (prepared.size() != count) {
       throw in.error(Reason.METADATA_MISMATCH, "columns_count", at,
           count + " columns in the result, " + prepared.size() + " in the prepared metadata");
     }
     return prepared;
+  }
+
+  /** The made-up columns of a raw No_metadata result; the last set is reused. */
+  private ResultColumns rawColumns(int count) {
+    if (lastRawColumns == null || lastRawColumns.size() != count) {
+      List<ColumnSpec> specs = new ArrayList<>(count);
+      CustomType unknown = new CustomType("unknown");
+      for (int i = 0; i < count; i++) {
+        specs.add(new ColumnSpec("", "", "column" + i, unknown));
+      }
+      lastRawColumns = ResultColumns.of(specs);
+    }
+    return lastRawColumns;
   }
 
   private void checkColumnCount(BodyReader in, int columnCount, int at) {

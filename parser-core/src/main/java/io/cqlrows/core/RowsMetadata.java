@@ -31,6 +31,11 @@ public final class RowsMetadata {
     this.columns = columns;
   }
 
+  /** The same metadata with other columns (the reader's raw No_metadata columns). */
+  RowsMetadata withColumns(ResultColumns other) {
+    return new RowsMetadata(flags, columnCount, pagingState, newMetadataId, other);
+  }
+
   /** The raw {@code <flags>} int. */
   public int flags() {
     return flags;
@@ -66,7 +71,11 @@ public final class RowsMetadata {
     return newMetadataId == null ? null : newMetadataId.clone();
   }
 
-  /** The columns with their compiled deserializers. */
+  /**
+   * The columns with their compiled deserializers: those of the metadata, or the prepared columns
+   * the caller supplied, or (raw No_metadata, see {@link ResultReader#rawCellsWithoutMetadata})
+   * made-up ones, none for a result without rows.
+   */
   public ResultColumns columns() {
     return columns;
   }

@@ -253,6 +253,37 @@ class ResultReaderTest {
     assertInstanceOf(CustomType.class, r.metadata().columns().get(1).type());
   }
 
+  /**
+   * Found by ResultReaderFuzzTest (ResultReaderFuzzTestInputs/readsAnyBody/crash-a72e9d8f): a
+   * raw No_metadata result's columns_count is backed by no column specs, and the reader used to
+   * make up all its columns (28,530 there: 4.9 MB from a 141-byte body) before rows_count was
+   * checked against the bytes.
+   */
+  @Test
+  void makesUpRawColumnsOnlyForTheRowsTheBytesCarry() {
+    com.sun.management.ThreadMXBean mx =
+        (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+    ResultReader reader = new ResultReader(4).rawCellsWithoutMetadata(true);
+    // 65,535 columns claimed, one row of three cells
+    ByteBuf claimed = CqlBytes.create().int32(2).int32(RowsMetadata.FLAG_NO_METADATA)
+        .int32(65_535).int32(1).int32(1).hex("00").int32(-1).int32(-1).toByteBuf();
+    // 65,535 columns, no rows
+    ByteBuf empty = CqlBytes.create().int32(2).int32(RowsMetadata.FLAG_NO_METADATA)
+        .int32(65_535).int32(0).toByteBuf();
+    RecordingSink sink = new RecordingSink();
+    Decoding.read(reader, CqlBytes.create().int32(2).int32(RowsMetadata.FLAG_NO_METADATA)
+        .int32(1).int32(0).toByteBuf(), sink, null); // warm up the classes
+    long before = mx.getCurrentThreadAllocatedBytes();
+    CqlParseException e = Decoding.error(reader, claimed, null);
+    RowsResult r = (RowsResult) Decoding.read(reader, empty, sink, null);
+    long allocated = mx.getCurrentThreadAllocatedBytes() - before;
+    assertError(e, Reason.TRUNCATED, "rows_count", 12, -1, -1);
+    assertEquals(65_535, r.metadata().columnCount());
+    assertEquals(0, r.metadata().columns().size());
+    assertEquals(0, r.rowCount());
+    assertTrue(allocated < 64 * 1024, "allocated " + allocated + " bytes");
+  }
+
   @Test
   void rejectsColumnCountDifferentFromPrepared() {
     ResultColumns prepared =

@@ -63,6 +63,30 @@ public final class Corpus {
     }
   }
 
+  /**
+   * The envelopes of an uncompressed v5 capture as one v3/v4-style stream (for {@link
+   * #envelopes}): the unframed ones up to READY, then the payloads of the segments that follow,
+   * concatenated (a large envelope's slices join up again).
+   */
+  public static byte[] v5Envelopes(byte[] s2c) {
+    java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+    int p = 0;
+    for (boolean ready = false; !ready; ) {
+      int len = (s2c[p + 5] & 0xFF) << 24 | (s2c[p + 6] & 0xFF) << 16 | (s2c[p + 7] & 0xFF) << 8
+          | (s2c[p + 8] & 0xFF);
+      ready = s2c[p + 4] == 0x02; // READY
+      out.write(s2c, p, 9 + len);
+      p += 9 + len;
+    }
+    while (p + 6 <= s2c.length) {
+      int word = (s2c[p] & 0xFF) | (s2c[p + 1] & 0xFF) << 8 | (s2c[p + 2] & 0xFF) << 16;
+      int len = word & 0x1FFFF;
+      out.write(s2c, p + 6, len);
+      p += 6 + len + 4;
+    }
+    return out.toByteArray();
+  }
+
   /** One unframed envelope of a capture: header fields and the body after the prelude. */
   public record Envelope(int offset, int version, int flags, int stream, int opcode, byte[] body) {
     /** The body as a heap buffer. Ownership transferred: the caller releases. */

@@ -2,11 +2,23 @@ package io.cqlrows.netty.pcap;
 
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.code_intelligence.jazzer.junit.FuzzTest;
+import io.cqlrows.core.CqlResult;
+import io.cqlrows.core.ParseLimits;
+import io.cqlrows.core.sink.CountingSink;
+import io.cqlrows.core.sink.RowSink;
+import io.cqlrows.netty.CqlFrameException;
+import io.cqlrows.netty.replay.ConnectionReplay;
+import io.cqlrows.netty.replay.PreparedStatements;
+import io.cqlrows.netty.replay.ReplayListener;
+import io.cqlrows.testing.Allocations;
+import io.cqlrows.testing.CheckingSink;
 import io.cqlrows.testing.Corpus;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.nio.ByteOrder;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
 
@@ -14,8 +26,24 @@ import org.junit.jupiter.api.Test;
  * Hostile input: random bytes and corrupted real captures must end in {@link
  * PcapFormatException} or in packets, never in another exception, and the reassembler must take
  * whatever packets come out without throwing.
+ *
+ * <p>{@link #readsAnyCapture} is the coverage-guided version (Jazzer): any bytes as a capture
+ * file, read, reassembled and every TCP connection in it replayed through the CQL decoders the way
+ * the {@code cqlrows} command does ({@link ConnectionReplay}; the part after a gap mid-stream).
+ * Checked: only {@link PcapFormatException} from the reader, with an offset inside the file;
+ * nothing from the reassembler; only {@link CqlFrameException} from a replay, and never one that
+ * wraps a foreign exception; reassembled streams that agree with their own gaps and chunks; and
+ * reading plus reassembly allocate at most {@link #READ_ALLOCATION} + {@link #READ_PER_BYTE} bytes
+ * per file byte (measured again when over, as the first read of a format loads classes). Its committed inputs are in {@code
+ * src/test/resources/io/cqlrows/netty/pcap/PcapReaderFuzzTestInputs/readsAnyCapture/}; see the
+ * README, "Fuzzing".
  */
 class PcapReaderFuzzTest {
+  /** Allocation any read may make: the 64 KiB stream buffer, the reassembler's state. */
+  static final long READ_ALLOCATION = 512 * 1024;
+  /** Allocation per byte of the file while reading and reassembling. */
+  static final long READ_PER_BYTE = 64;
+
   private static final int CASES = 400;
 
   /** Reads and reassembles; returns true if the file was accepted to the end. */
@@ -33,6 +61,108 @@ class PcapReaderFuzzTest {
       throw new AssertionError(what + ": " + e, e);
     } finally {
       reassembler.finish().forEach(c -> c.clientToServer().bytes());
+    }
+  }
+
+  @FuzzTest(maxDuration = "5m")
+  void readsAnyCapture(byte[] file) throws IOException {
+    long bound = READ_ALLOCATION + READ_PER_BYTE * file.length;
+    long before = Allocations.current();
+    List<TcpConnection> connections = reassemble(file);
+    long allocated = Allocations.current() - before;
+    if (allocated > bound) {
+      // once more: the first read of a format loads (and instruments) its classes
+      before = Allocations.current();
+      connections = reassemble(file);
+      allocated = Allocations.current() - before;
+      check(allocated <= bound,
+          "allocated " + allocated + " bytes reading a capture of " + file.length + " bytes");
+    }
+    PreparedStatements prepared = new PreparedStatements();
+    for (TcpConnection c : connections) {
+      byte[] server = checkedBytes(c.serverToClient());
+      byte[] client = checkedBytes(c.clientToServer());
+      int serverCut = firstGap(c.serverToClient(), server.length);
+      int clientCut = firstGap(c.clientToServer(), client.length);
+      replay(Arrays.copyOf(client, clientCut), Arrays.copyOf(server, serverCut),
+          c.startedMidStream(), prepared);
+      if (serverCut < server.length) {
+        replay(null, Arrays.copyOfRange(server, serverCut, server.length), true, prepared);
+      }
+    }
+  }
+
+  /** Reads and reassembles, as far as the file is well formed. */
+  private static List<TcpConnection> reassemble(byte[] file) throws IOException {
+    TcpReassembler reassembler = new TcpReassembler(0, 1 << 16);
+    try (PcapReader reader = new PcapReader(new ByteArrayInputStream(file))) {
+      for (PcapPacket p; (p = reader.next()) != null; ) {
+        check(p.data().length <= file.length, "a packet larger than the file");
+        reassembler.add(p);
+      }
+    } catch (PcapFormatException e) {
+      check(e.offset() >= 0 && e.offset() <= file.length,
+          "offset " + e.offset() + " outside a file of " + file.length);
+      check(e.getMessage() != null && e.reason() != null, "message");
+    }
+    List<TcpConnection> connections = reassembler.finish();
+    reassembler.warnings();
+    return connections;
+  }
+
+  /** The stream's bytes, after checking they agree with its length, gaps and chunks. */
+  private static byte[] checkedBytes(TcpStream stream) {
+    byte[] bytes = stream.bytes();
+    check(bytes.length == stream.length(), "bytes " + bytes.length + " != " + stream.length());
+    long at = 0;
+    for (TcpStream.Gap g : stream.gaps()) {
+      // a gap's offset indexes bytes(), which holds only captured bytes
+      check(g.offset() >= at && g.offset() <= bytes.length && g.length() > 0,
+          "gap " + g + " in " + bytes.length + " bytes");
+      at = g.offset();
+    }
+    at = 0;
+    for (TcpStream.Chunk c : stream.chunks()) {
+      check(c.offset() >= at && c.length() >= 0 && c.offset() + c.length() <= bytes.length,
+          "chunk " + c + " in " + bytes.length + " bytes");
+      at = c.offset();
+    }
+    return bytes;
+  }
+
+  private static int firstGap(TcpStream stream, int length) {
+    return stream.gaps().isEmpty() ? length : (int) stream.gaps().get(0).offset();
+  }
+
+  private static void replay(byte[] client, byte[] server, boolean midStream,
+      PreparedStatements prepared) {
+    CheckingSink sink = new CheckingSink(new CountingSink());
+    try {
+      ConnectionReplay.replay("fuzz", client, server, midStream, prepared, ParseLimits.defaults(),
+          new ReplayListener() {
+            @Override
+            public RowSink sinkFor(Response response) {
+              return sink;
+            }
+
+            @Override
+            public void onResult(Response response, CqlResult result) {}
+
+            @Override
+            public void onError(Response response, CqlFrameException error) {
+              check(!error.connectionLevel(), "connection-level error as a result: " + error);
+            }
+          });
+    } catch (CqlFrameException e) {
+      // ConnectionReplay turns a foreign exception from the pipeline into this message
+      check(e.getMessage() != null && !e.getMessage().startsWith("replay failed: "),
+          "a foreign exception in the pipeline: " + e.getMessage());
+    }
+  }
+
+  private static void check(boolean ok, String what) {
+    if (!ok) {
+      throw new AssertionError(what);
     }
   }
 

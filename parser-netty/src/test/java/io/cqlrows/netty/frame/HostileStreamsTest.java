@@ -1,0 +1,251 @@
+package io.cqlrows.netty.frame;
+
+import static io.cqlrows.netty.CqlTestFrames.frameBytes;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.cqlrows.core.ParseLimits;
+import io.cqlrows.core.ResultReader;
+import io.cqlrows.core.sink.CountingSink;
+import io.cqlrows.netty.CqlFrameException;
+import io.cqlrows.netty.CqlPipeline;
+import io.cqlrows.netty.TrackingAllocator;
+import io.cqlrows.netty.compression.Compression;
+import io.cqlrows.netty.rows.RowsFailure;
+import io.cqlrows.netty.rows.RowsFrameHandler;
+import io.cqlrows.netty.rows.RowsResponse;
+import io.cqlrows.testing.Allocations;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufUtil;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.embedded.EmbeddedChannel;
+import io.netty.handler.codec.compression.Snappy;
+import io.netty.util.ReferenceCountUtil;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Random;
+import java.util.function.Consumer;
+import java.util.stream.Stream;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * Hostile byte streams through the whole pipeline as {@link CqlPipeline} installs it (issue 7):
+ * v5 CRC mismatches, LZ4 length lies and decompression bombs (in v4 bodies and v5 segments),
+ * Snappy garbage and bombs, bodies that are neither LZ4 nor Snappy. Each must be one typed
+ * connection-level {@link CqlFrameException}, after the response that preceded it was delivered;
+ * then the decoder discards all further input (nothing more arrives, a later read is released),
+ * a bomb allocates nothing near what it claims, and once the channel is finished every buffer the
+ * pipeline allocated has been released.
+ */
+class HostileStreamsTest {
+  /** Most the hostile read may allocate (bombs claim up to 2 GiB). */
+  static final long CHEAP = 1 << 20;
+
+  /** A VOID RESULT on stream 1, then the same on stream 2 (for after the error). */
+  private static final byte[] VOID = {0, 0, 0, 1};
+
+  static Stream<Arguments> streams() {
+    byte[] block = SegmentBuilder.compress(new byte[4 << 20]); // 4 MiB of zeros, ~16 KiB
+    byte[] garbage = new byte[300];
+    new Random(7).nextBytes(garbage);
+    return Stream.of(
+        // ---- v4 bodies, LZ4 ----
+        v4(Compression.LZ4, "LZ4 declared length 2^31-1",
+            lz4Body(Integer.MAX_VALUE, SegmentBuilder.compress(new byte[100]))),
+        v4(Compression.LZ4, "LZ4 declared 256 MiB from an 11-byte block",
+            lz4Body(256 << 20, SegmentBuilder.compress(new byte[100]))),
+        v4(Compression.LZ4, "LZ4 bomb (4 MiB of zeros) declaring 1000 bytes",
+            lz4Body(1000, block)),
+        v4(Compression.LZ4, "LZ4 bomb declaring more than the limit", lz4Body(300 << 20, block)),
+        v4(Compression.LZ4, "LZ4 length lie (longer)",
+            lz4Body(5000, SegmentBuilder.compress(new byte[4000]))),
+        v4(Compression.LZ4, "LZ4 garbage block", lz4Body(5000, garbage)),
+        v4(Compression.LZ4, "LZ4 body without its length", new byte[] {0, 1}),
+        // ---- v4 bodies, Snappy ----
+        v4(Compression.SNAPPY, "Snappy garbage", garbage),
+        v4(Compression.SNAPPY, "Snappy preamble 2^28-1 (over the limit)",
+            ByteBufUtil.decodeHexDump("ffffff7f" + "0061")),
+        v4(Compression.SNAPPY, "Snappy declaring 200 MiB from 12 bytes",
+            ByteBufUtil.decodeHexDump("80808064" + "0061" + "fe0100" + "fe0100")),
+        v4(Compression.SNAPPY, "Snappy truncated block", Arrays.copyOf(snappy(sample()), 40)),
+        v4(Compression.SNAPPY, "Snappy copy before the output",
+            ByteBufUtil.decodeHexDump("0a" + "0061" + "1e0100")),
+        // ---- detecting ----
+        v4(null, "compressed body neither LZ4 nor Snappy", garbage),
+        // ---- v5 segments ----
+        v5(SegmentFormat.UNCOMPRESSED, "header CRC24 mismatch",
+            s -> s[3] ^= 0x01),
+        v5(SegmentFormat.UNCOMPRESSED, "payload CRC32 mismatch",
+            s -> s[s.length - 1] ^= 0x01),
+        v5(SegmentFormat.UNCOMPRESSED, "payload bit flip", s -> s[8] ^= 0x40),
+        v5(SegmentFormat.LZ4, "header CRC24 mismatch", s -> s[5] ^= 0x01),
+        v5(SegmentFormat.LZ4, "payload CRC32 mismatch", s -> s[s.length - 2] ^= 0x01),
+        v5(SegmentFormat.DETECT, "header neither format", s -> s[4] ^= 0x01),
+        segments(SegmentFormat.LZ4, "LZ4 segment lying about its length (131071)",
+            SegmentBuilder.lz4Wire(SegmentBuilder.compress(new byte[5000]), 131071, true)),
+        segments(SegmentFormat.LZ4, "LZ4 segment bomb (4 MiB of zeros) declaring 131071",
+            SegmentBuilder.lz4Wire(Arrays.copyOf(block, 100_000), 131071, true)),
+        segments(SegmentFormat.LZ4, "LZ4 segment of garbage",
+            SegmentBuilder.lz4Wire(garbage, 1000, true)),
+        segments(SegmentFormat.UNCOMPRESSED, "self-contained segment ending inside an envelope",
+            SegmentBuilder.uncompressed(Arrays.copyOf(envelope(0x85, 3, VOID), 10), true)));
+  }
+
+  private static Arguments v4(Compression compression, String name, byte[] compressedBody) {
+    byte[] hostile = frameBytes(0x84, 0x01, 2, 0x08, compressedBody);
+    return Arguments.of((compression == null ? "detecting" : compression) + ": " + name,
+        (Consumer<Fixture>) f -> f.installV4(compression), frameBytes(0x84, 0, 1, 0x08, VOID),
+        hostile, frameBytes(0x84, 0, 3, 0x08, VOID));
+  }
+
+  /** A good segment, then a copy of it (stream 2) damaged by {@code damage}. */
+  private static Arguments v5(SegmentFormat format, String name, Consumer<byte[]> damage) {
+    SegmentFormat written = format == SegmentFormat.DETECT ? SegmentFormat.LZ4 : format;
+    byte[] bad = segment(written, envelope(0x85, 2, VOID));
+    damage.accept(bad);
+    return segments(format, name, bad);
+  }
+
+  private static Arguments segments(SegmentFormat format, String name, byte[] hostile) {
+    SegmentFormat written = format == SegmentFormat.DETECT ? SegmentFormat.LZ4 : format;
+    return Arguments.of(format + ": " + name, (Consumer<Fixture>) f -> f.installV5(format),
+        segment(written, envelope(0x85, 1, VOID)), hostile,
+        segment(written, envelope(0x85, 3, VOID)));
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("streams")
+  void failsTheConnectionOnceDiscardsTheRestAndReleasesEverything(String name,
+      Consumer<Fixture> install, byte[] good, byte[] hostile, byte[] later) {
+    Fixture f = new Fixture();
+    install.accept(f);
+    f.rows.expect(1, new CountingSink());
+    f.rows.expect(2, new CountingSink());
+    f.rows.expect(3, new CountingSink());
+    f.write(good);
+    assertEquals(List.of("response 1"), f.recorder.events, name);
+    long before = Allocations.current();
+    f.write(hostile);
+    long allocated = Allocations.current() - before;
+    assertTrue(allocated < CHEAP, name + ": the hostile read allocated " + allocated + " bytes");
+    ByteBuf afterwards = f.channel.alloc().buffer().writeBytes(later);
+    f.channel.writeInbound(afterwards);
+    assertEquals(0, afterwards.refCnt(), name + ": a later read was not released");
+    f.channel.close();
+    f.channel.finishAndReleaseAll();
+    assertEquals(List.of(), f.recorder.foreign, name);
+    assertEquals(1, f.recorder.connectionErrors.size(),
+        name + ": connection-level errors " + f.recorder.connectionErrors);
+    CqlFrameException e = f.recorder.connectionErrors.get(0);
+    assertTrue(e.connectionLevel() && e.streamId() == -1, name + ": " + e);
+    // the registered streams fail with it, in order; nothing was decoded after it
+    assertEquals(List.of("response 1", "failure 2", "failure 3", "error"), f.recorder.events,
+        name + ": " + e.getMessage());
+    assertNull(f.alloc.unreleased(), name);
+  }
+
+  /** A channel with the pipeline, a tracking allocator and a recorder at the end. */
+  static final class Fixture {
+    final TrackingAllocator alloc = new TrackingAllocator();
+    final EmbeddedChannel channel = new EmbeddedChannel();
+    final Recorder recorder = new Recorder();
+    final ParseLimits limits = ParseLimits.defaults();
+    RowsFrameHandler rows;
+
+    Fixture() {
+      channel.config().setAllocator(alloc);
+    }
+
+    void installV4(Compression compression) {
+      rows = compression == null
+          ? CqlPipeline.installDetecting(channel.pipeline(), new ResultReader(4, limits), null)
+          : CqlPipeline.install(channel.pipeline(), 4, limits, compression, null);
+      channel.pipeline().addLast(recorder);
+    }
+
+    void installV5(SegmentFormat format) {
+      rows = CqlPipeline.install(channel.pipeline(), 5, limits, Compression.NONE, null);
+      CqlPipeline.switchToSegments(channel.pipeline(), format);
+      channel.pipeline().addLast(recorder);
+    }
+
+    void write(byte[] bytes) {
+      channel.writeInbound(channel.alloc().buffer(bytes.length).writeBytes(bytes));
+    }
+  }
+
+  /** Records what reaches the end of the pipeline, in order. */
+  static final class Recorder extends ChannelInboundHandlerAdapter {
+    final List<String> events = new ArrayList<>();
+    final List<CqlFrameException> connectionErrors = new ArrayList<>();
+    final List<Throwable> foreign = new ArrayList<>();
+
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+      if (msg instanceof RowsResponse r) {
+        events.add("response " + r.streamId());
+      } else if (msg instanceof RowsFailure r) {
+        events.add("failure " + r.streamId());
+      } else {
+        events.add("message " + msg);
+      }
+      ReferenceCountUtil.release(msg);
+    }
+
+    @Override
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+      if (cause instanceof CqlFrameException e && e.connectionLevel()) {
+        connectionErrors.add(e);
+        events.add("error");
+      } else {
+        foreign.add(cause);
+      }
+    }
+  }
+
+  // ---- bytes ----
+
+  static byte[] envelope(int versionByte, int stream, byte[] body) {
+    return frameBytes(versionByte, 0, stream, 0x08, body);
+  }
+
+  static byte[] segment(SegmentFormat format, byte[] payload) {
+    return format == SegmentFormat.LZ4 ? SegmentBuilder.lz4(payload, true)
+        : SegmentBuilder.uncompressed(payload, true);
+  }
+
+  /** A v4 LZ4 body: the 4-byte big-endian uncompressed length, then the block. */
+  static byte[] lz4Body(int declared, byte[] block) {
+    byte[] out = new byte[4 + block.length];
+    out[0] = (byte) (declared >>> 24);
+    out[1] = (byte) (declared >>> 16);
+    out[2] = (byte) (declared >>> 8);
+    out[3] = (byte) declared;
+    System.arraycopy(block, 0, out, 4, block.length);
+    return out;
+  }
+
+  static byte[] snappy(byte[] data) {
+    ByteBuf out = Unpooled.buffer();
+    try {
+      new Snappy().encode(Unpooled.wrappedBuffer(data), out, data.length);
+      return ByteBufUtil.getBytes(out);
+    } finally {
+      out.release();
+    }
+  }
+
+  private static byte[] sample() {
+    byte[] b = new byte[2000];
+    for (int i = 0; i < b.length; i++) {
+      b[i] = (byte) (i % 7);
+    }
+    return b;
+  }
+}
