@@ -32,11 +32,11 @@ public final class Profile {
   private static final String VECTOR = "VECTOR_1536F";
   private static final String MIXED = "MIXED_SCALARS";
 
-  /** A benchmark method and its shape parameter. */
-  private record Key(String benchmark, String shape) {}
+  /** A benchmark method, its shape parameter and its other parameters, if any. */
+  private record Key(String benchmark, String shape, String variant) {}
 
-  /** What a run measured. */
-  private record Figure(double opsPerSecond, double error, double bytesPerOp) {}
+  /** What a run measured; CPU time per op from {@link CpuTimeProfiler} (steady under load). */
+  private record Figure(double opsPerSecond, double error, double bytesPerOp, double cpuNanos) {}
 
   private final Map<Key, Figure> figures = new LinkedHashMap<>();
   private final int warmupSeconds;
@@ -57,6 +57,8 @@ public final class Profile {
     p.run("RowsParserBenchmark\\.(parseColumnarReused|parseColumnar|parseRows|parseToBlackhole)$",
         VECTOR);
     p.run("RowsParserBenchmark\\.(parseRows|parseColumnarPrimitives)$", MIXED);
+    p.run("SimdBenchmark\\.(parseColumnarReused|simdFloor)$", VECTOR);
+    p.run("PipelineBenchmark\\.(pipeline|lz4DecompressOnly)$", VECTOR);
     p.report();
   }
 
@@ -65,13 +67,15 @@ public final class Profile {
         .include(include)
         .param("shape", shapes.split(","))
         .param("vectorShape", VECTOR)
+        .param("direct", "false")
         .forks(1)
         .warmupIterations(warmupSeconds)
         .warmupTime(TimeValue.seconds(1))
         .measurementIterations(measureSeconds)
         .measurementTime(TimeValue.seconds(1))
         .timeUnit(TimeUnit.SECONDS)
-        .addProfiler(GCProfiler.class);
+        .addProfiler(GCProfiler.class)
+        .addProfiler(CpuTimeProfiler.class);
     Collection<RunResult> results = new Runner(options.build()).run();
     for (RunResult r : results) {
       String name = r.getParams().getBenchmark();
@@ -80,17 +84,31 @@ public final class Profile {
       if (shape == null) {
         shape = r.getParams().getParam("vectorShape");
       }
+      String variant = "";
+      for (String extra : new String[] {"encoding", "lz4Encoding"}) {
+        String v = r.getParams().getParam(extra);
+        if (v != null) {
+          variant = v;
+        }
+      }
       Result<?> primary = r.getPrimaryResult();
       Result<?> alloc = r.getSecondaryResults().get("gc.alloc.rate.norm");
-      figures.put(new Key(name, shape), new Figure(primary.getScore(), primary.getScoreError(),
-          alloc == null ? Double.NaN : alloc.getScore()));
+      Result<?> cpu = r.getSecondaryResults().get("cpu.time.norm");
+      figures.put(new Key(name, shape, variant), new Figure(primary.getScore(),
+          primary.getScoreError(), alloc == null ? Double.NaN : alloc.getScore(),
+          cpu == null ? Double.NaN : cpu.getScore()));
     }
   }
 
+  /** {@code benchmark} may name a variant after a slash: {@code "PipelineBenchmark.pipeline/V4"}. */
   private Figure get(String benchmark, String shape) {
-    return figures.get(new Key(benchmark, shape));
+    int slash = benchmark.indexOf('/');
+    return slash < 0 ? figures.get(new Key(benchmark, shape, ""))
+        : figures.get(new Key(benchmark.substring(0, slash), shape,
+            benchmark.substring(slash + 1)));
   }
 
+  /** Throughput ratio, and the same ratio from CPU time per operation (steadier under load). */
   private void ratio(String label, String shape, String ours, String baseline, double target) {
     Figure a = get(ours, shape);
     Figure b = get(baseline, shape);
@@ -99,8 +117,9 @@ public final class Profile {
       return;
     }
     double r = a.opsPerSecond / b.opsPerSecond;
-    verdicts.add(String.format(Locale.ROOT, "%-62s %6.2fx  target >= %.1fx  %s", label, r, target,
-        r >= target ? "met" : "NOT MET"));
+    double cpu = b.cpuNanos / a.cpuNanos;
+    verdicts.add(String.format(Locale.ROOT, "%-62s %6.2fx (cpu %5.2fx)  target >= %.1fx  %s",
+        label, r, cpu, target, r >= target ? "met" : "NOT MET"));
   }
 
   private void allocation(String label, String shape, String ours, String baseline,
@@ -119,14 +138,16 @@ public final class Profile {
 
   private void report() {
     System.out.println();
-    System.out.printf(Locale.ROOT, "%-52s %-14s %12s %10s %12s %10s%n",
-        "benchmark", "shape", "ops/s", "+-", "ns/row", "B/row");
+    System.out.printf(Locale.ROOT, "%-52s %-14s %12s %10s %12s %10s %10s%n",
+        "benchmark", "shape", "ops/s", "+-", "ns/row", "B/row", "cpu us/op");
     for (Map.Entry<Key, Figure> e : figures.entrySet()) {
       int rows = RowsShape.valueOf(e.getKey().shape).rows();
       Figure f = e.getValue();
-      System.out.printf(Locale.ROOT, "%-52s %-14s %12.1f %10.1f %12.1f %10.1f%n",
-          e.getKey().benchmark, e.getKey().shape, f.opsPerSecond, f.error,
-          1e9 / f.opsPerSecond / rows, f.bytesPerOp / rows);
+      String name = e.getKey().benchmark
+          + (e.getKey().variant.isEmpty() ? "" : "/" + e.getKey().variant);
+      System.out.printf(Locale.ROOT, "%-52s %-14s %12.1f %10.1f %12.1f %10.1f %10.1f%n",
+          name, e.getKey().shape, f.opsPerSecond, f.error,
+          1e9 / f.opsPerSecond / rows, f.bytesPerOp / rows, f.cpuNanos / 1e3);
     }
     String floor = "FloorBenchmark.byteSwap";
     String copy = "FloorBenchmark.copyBytes";
@@ -153,6 +174,20 @@ public final class Profile {
           "mixed scalars -> columnar, primitive columns only", perRow,
           perRow < 1 ? "met" : "NOT MET"));
     }
+    ratio("vector page -> columnar, SIMD (reused) / byte copy floor", VECTOR,
+        "SimdBenchmark.parseColumnarReused", copy, 0.6);
+    ratio("vector page -> columnar, SIMD (reused) / driver default", VECTOR,
+        "SimdBenchmark.parseColumnarReused", driverAll, 25);
+    ratio("SIMD byte-swap floor / byte copy floor (reference)", VECTOR,
+        "SimdBenchmark.simdFloor", copy, 0);
+    ratio("pipeline v4 frames -> columnar / scalar floor", VECTOR,
+        "PipelineBenchmark.pipeline/V4", floor, 0.6);
+    ratio("pipeline v5 segments -> columnar / scalar floor", VECTOR,
+        "PipelineBenchmark.pipeline/V5", floor, 0.6);
+    ratio("pipeline v4+LZ4 / LZ4 decompression alone (report)", VECTOR,
+        "PipelineBenchmark.pipeline/V4_LZ4", "PipelineBenchmark.lz4DecompressOnly/V4_LZ4", 0);
+    ratio("pipeline v5+LZ4 / scalar floor (report)", VECTOR,
+        "PipelineBenchmark.pipeline/V5_LZ4", floor, 0);
     ratio("copy floor / scalar byte-swap floor (reference)", VECTOR, copy, floor, 0);
     System.out.println();
     verdicts.forEach(System.out::println);
