@@ -240,4 +240,53 @@ class ResultStreamTest {
     assertTrue(maxHeld < rowBytes, "held " + maxHeld + " bytes, a row is " + rowBytes);
     assertEquals(0, sink.rowCount());
   }
+
+  /**
+   * Hostile bodies: corpus bodies with random bytes changed, streamed in random pieces, end as
+   * the whole-body read does: the same JSON, or the same typed error (reason, field, offset,
+   * row, column).
+   */
+  @Test
+  void corruptedBodiesFailOrSucceedExactlyAsTheWholeBodyDoes() {
+    ResultReader reader = new ResultReader(4);
+    Random random = new Random(11);
+    List<Body> bodies = corpusBodies();
+    int failures = 0;
+    for (int i = 0; i < 1000; i++) {
+      Body original = bodies.get(random.nextInt(bodies.size()));
+      byte[] bytes = original.bytes.clone();
+      int flips = 1 + random.nextInt(4);
+      for (int f = 0; f < flips; f++) {
+        bytes[random.nextInt(bytes.length)] = (byte) random.nextInt(256);
+      }
+      Body b = new Body(bytes, original.prepared);
+      String expected;
+      CqlParseException expectedError = null;
+      try {
+        expected = whole(reader, b).get(0);
+      } catch (CqlParseException e) {
+        expected = null;
+        expectedError = e;
+      }
+      int max = 1 + random.nextInt(Math.max(1, bytes.length / 2));
+      try {
+        String got = streamed(reader, bytes, b.prepared, at -> 1 + random.nextInt(max),
+            random.nextBoolean()).get(0);
+        assertEquals(expected, got, "case " + i);
+      } catch (CqlParseException e) {
+        failures++;
+        if (expectedError == null) {
+          throw new AssertionError("case " + i + ": the stream failed, the whole read did not", e);
+        }
+        // the same error; only its hex snippet may show fewer bytes (those that had arrived)
+        String where = "case " + i + ": " + e.getMessage();
+        assertEquals(expectedError.reason(), e.reason(), where);
+        assertEquals(expectedError.field(), e.field(), where);
+        assertEquals(expectedError.offset(), e.offset(), where);
+        assertEquals(expectedError.row(), e.row(), where);
+        assertEquals(expectedError.column(), e.column(), where);
+      }
+    }
+    assertTrue(failures > 100, "corruptions that failed: " + failures);
+  }
 }
