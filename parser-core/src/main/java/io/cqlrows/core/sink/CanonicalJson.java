@@ -159,14 +159,17 @@ public final class CanonicalJson {
     out.append('"').append(value).append('"');
   }
 
-  /** Appends a float as a quoted {@code Float.toString}. */
+  /**
+   * Appends a float as a quoted {@code Float.toString}: {@code StringBuilder.append(float)} writes
+   * the same characters straight into the builder, without a String per value.
+   */
   static void appendQuoted(StringBuilder out, float value) {
-    out.append('"').append(Float.toString(value)).append('"');
+    out.append('"').append(value).append('"');
   }
 
-  /** Appends a double as a quoted {@code Double.toString}. */
+  /** Appends a double as a quoted {@code Double.toString} (written in place, as above). */
   static void appendQuoted(StringBuilder out, double value) {
-    out.append('"').append(Double.toString(value)).append('"');
+    out.append('"').append(value).append('"');
   }
 
   /** Appends the two lowercase hex digits of the low byte of {@code b}. */

@@ -568,4 +568,38 @@ class JsonLinesSinkTest {
       System.arraycopy(values, 0, dst, dstOffset, values.length);
     }
   }
+
+  /**
+   * Found by the ResultReader fuzz campaign: rendering a vector<float, 1536> cell allocated a
+   * String per element, 76 bytes per body byte (crash-487d67fa... in the fuzz inputs). Floats
+   * and doubles are now written into the builder in place.
+   */
+  @Test
+  void rendersAFloatVectorWithoutAStringPerElement() {
+    io.cqlrows.core.RowsBodies.Builder b = io.cqlrows.core.RowsBodies.rows().column("v",
+        io.cqlrows.core.RowsBodies.vector(io.cqlrows.core.RowsBodies.MARSHAL + "FloatType", 1536));
+    StringBuilder cell = new StringBuilder();
+    for (int i = 0; i < 1536; i++) {
+      cell.append(String.format("%08x", Float.floatToIntBits(i * 0.37f - 101.5f)));
+    }
+    b.row(cell.toString());
+    ByteBuf body = b.build();
+    try {
+      io.cqlrows.core.ResultReader reader = new io.cqlrows.core.ResultReader(4);
+      StringBuilder out = new StringBuilder(64 << 10);
+      for (int i = 0; i < 20; i++) { // warm up: compiled code allocates least
+        out.setLength(0);
+        reader.read(body.duplicate(), new JsonLinesSink(out));
+      }
+      out.setLength(0);
+      long before = io.cqlrows.testing.Allocations.current();
+      reader.read(body.duplicate(), new JsonLinesSink(out));
+      long allocated = io.cqlrows.testing.Allocations.current() - before;
+      assertTrue(out.toString().contains("\"-101.5\",\"-101.13\""), out.substring(0, 200));
+      assertTrue(allocated < 16L * body.readableBytes(),
+          "allocated " + allocated + " bytes for a " + body.readableBytes() + "-byte body");
+    } finally {
+      body.release();
+    }
+  }
 }
