@@ -33,6 +33,10 @@ package io.cqlrows.core;
  * from type profiles shared by every user of the API in the JVM: code elsewhere that runs, say,
  * 128-bit {@code FloatVector}s through the same byte-order conversions can make the compiled copy
  * box every vector (measured: 20x slower than scalar). Use {@code -Dio.cqlrows.simd=false} then.
+ * The same boxing compiled code was also seen once with no other user of the API: one JMH fork
+ * of {@code SimdBenchmark} out of several ran the whole trial at 800 pages/s and 57 KB allocated
+ * per row, against 22,600 pages/s and none in the others (parser-bench/RESULTS.md). Measure
+ * your own workload with and without the module before relying on it.
  */
 public final class VectorCopy {
   private VectorCopy() {}
