@@ -243,16 +243,22 @@ public final class RowsFrameHandler extends ChannelInboundHandlerAdapter {
           h.prelude(), body, h.bodyOffset()));
       return;
     }
+    ResultStream s = endStream();
+    if (s != null) {
+      FramePrelude p = h.prelude();
+      ctx.fireChannelRead(new RowsResponse(h.streamId(), s.result(), h.flags(), p.warnings(),
+          p.tracingId(), p.customPayload()));
+    }
+  }
+
+  /** Closes the streamed parse; returns it, or null if its failure was already reported. */
+  private ResultStream endStream() {
     ResultStream s = stream;
     stream = null;
     boolean failed = dropping;
     dropping = false;
     s.close();
-    if (!failed) {
-      FramePrelude p = h.prelude();
-      ctx.fireChannelRead(new RowsResponse(h.streamId(), s.result(), h.flags(), p.warnings(),
-          p.tracingId(), p.customPayload()));
-    }
+    return failed ? null : s;
   }
 
   /** Ends a body cut off by the connection: its stream fails, naming the last complete row. */
@@ -267,12 +273,8 @@ public final class RowsFrameHandler extends ChannelInboundHandlerAdapter {
       gathered = null;
       return; // its registration, if any, is failed with the others
     }
-    ResultStream s = stream;
-    stream = null;
-    boolean failed = dropping;
-    dropping = false;
-    s.close();
-    if (!failed) {
+    ResultStream s = endStream();
+    if (s != null) {
       ctx.fireChannelRead(new RowsFailure(h.streamId(),
           CqlFrameException.truncatedStream(h.streamId(), why, s.truncatedError())));
     }
