@@ -105,12 +105,13 @@ final class BulkCopy {
   }
 
   /**
-   * The SIMD copier if the module is present, the property is not {@code false} (in any case) and
+   * The SIMD copier if the module is present, the property is {@code true} (in any case) and
    * {@code simd} loads it; otherwise {@link ScalarCopy}. Whatever {@code simd} throws (a {@link
    * LinkageError} when the module is missing after all, an unsupported CPU, ...) means scalar.
+   * Opt-in: JDK 17's Vector API allocates heavily until C2 compiles it (see {@link VectorCopy}).
    */
   static Copier select(boolean modulePresent, String property, Supplier<Copier> simd) {
-    if (!modulePresent || "false".equalsIgnoreCase(property)) {
+    if (!modulePresent || !"true".equalsIgnoreCase(property)) {
       return ScalarCopy.INSTANCE;
     }
     try {

@@ -11,14 +11,14 @@ package io.cqlrows.core;
  * results down to the bits of every NaN:
  *
  * <ul>
- *   <li><b>SIMD</b>, with the incubating Vector API of JDK 17 ({@code jdk.incubator.vector}), used
- *       automatically when the JVM runs with {@code --add-modules jdk.incubator.vector} (the JVM
- *       then prints {@code WARNING: Using incubator modules}). It is never required: nothing else
- *       in this library needs the module. 256-bit vectors, on CPUs that shuffle bytes at that
+ *   <li><b>SIMD</b>, with the incubating Vector API of JDK 17 ({@code jdk.incubator.vector}),
+ *       opt-in: used when the JVM runs with {@code --add-modules jdk.incubator.vector} and {@code
+ *       -Dio.cqlrows.simd=true} (the JVM then prints {@code WARNING: Using incubator modules}).
+ *       It is never required: nothing else in this library needs the module. 256-bit vectors, on CPUs that shuffle bytes at that
  *       width (AVX2); heap buffers only, direct and composite buffers keep the NIO bulk copy of
  *       the scalar path.
- *   <li><b>Scalar</b>, everywhere else: a byte-swapping load per element. Forced with {@code
- *       -Dio.cqlrows.simd=false}, even when the module is present.
+ *   <li><b>Scalar</b>, everywhere else (the module alone does not turn SIMD on): a byte-swapping
+ *       load per element.
  * </ul>
  *
  * <p>The choice is made once per JVM, the first time a vector is copied (or {@link #simd()} is
@@ -26,13 +26,14 @@ package io.cqlrows.core;
  * silently: a CPU without 256-bit byte vectors, or a JDK whose incubating API no longer has the
  * methods it calls (JDK 20 removed {@code fromByteArray}). {@link #simd()} tells which one won.
  *
- * <p>Two properties of JDK 17's Vector API to know before turning it on. Only C2 intrinsifies it:
- * until the copy is C2-compiled (at start-up, and for a moment after each deoptimisation) it runs
- * a plain Java implementation that is much slower than scalar and allocates about twice the bytes
- * it copies, so SIMD pays off in JVMs that parse many pages. And its internals are devirtualised
+ * <p>Why opt-in: two properties of JDK 17's Vector API. Only C2 intrinsifies it: until the copy
+ * is C2-compiled (at start-up, and for a moment after each deoptimisation) it runs a plain Java
+ * implementation that is much slower than scalar and allocates about 190 bytes per byte it copies
+ * (a fuzzing campaign measured 190 KB for two 128-float rows), so SIMD pays off only in JVMs that
+ * parse many pages. And its internals are devirtualised
  * from type profiles shared by every user of the API in the JVM: code elsewhere that runs, say,
  * 128-bit {@code FloatVector}s through the same byte-order conversions can make the compiled copy
- * box every vector (measured: 20x slower than scalar). Use {@code -Dio.cqlrows.simd=false} then.
+ * box every vector (measured: 20x slower than scalar).
  * The same boxing compiled code was also seen once with no other user of the API: one JMH fork
  * of {@code SimdBenchmark} out of several ran the whole trial at 800 pages/s and 57 KB allocated
  * per row, against 22,600 pages/s and none in the others (parser-bench/RESULTS.md). Measure

@@ -38,16 +38,17 @@ import org.openjdk.jmh.infra.Blackhole;
  * (RowsParserBenchmark.parseColumnarReused|FloorBenchmark|SimdBenchmark) -p shape=VECTOR_1536F
  * -p vectorShape=VECTOR_1536F}.
  *
- * <p>The forks add {@code --add-modules=jdk.incubator.vector} (they print JMH's and the JVM's
- * incubator warnings on stderr); the setup fails if the SIMD path is nevertheless not active, so
- * the comparison cannot silently measure scalar twice. A {@code -jvmArgsAppend} on the command
- * line replaces the annotation's: repeat {@code --add-modules=jdk.incubator.vector} in it.
+ * <p>The forks add {@code --add-modules=jdk.incubator.vector} and the opt-in {@code
+ * -Dio.cqlrows.simd=true} (they print JMH's and the JVM's incubator warnings on stderr); the
+ * setup fails if the SIMD path is nevertheless not active, so the comparison cannot silently
+ * measure scalar twice. A {@code -jvmArgsAppend} on the command line replaces the annotation's:
+ * repeat both in it.
  */
 @BenchmarkMode(Mode.Throughput)
 @OutputTimeUnit(TimeUnit.SECONDS)
 @Warmup(iterations = 5, time = 1)
 @Measurement(iterations = 5, time = 1)
-@Fork(value = 2, jvmArgsAppend = {"--add-modules=jdk.incubator.vector",
+@Fork(value = 2, jvmArgsAppend = {"--add-modules=jdk.incubator.vector", "-Dio.cqlrows.simd=true",
     "-Dio.netty.leakDetection.level=disabled"})
 @State(Scope.Thread)
 public class SimdBenchmark {

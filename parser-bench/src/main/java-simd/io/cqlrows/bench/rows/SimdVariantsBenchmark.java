@@ -59,7 +59,7 @@ import org.openjdk.jmh.annotations.Warmup;
 @OutputTimeUnit(TimeUnit.SECONDS)
 @Warmup(iterations = 5, time = 1)
 @Measurement(iterations = 5, time = 1)
-@Fork(value = 1, jvmArgsAppend = {"--add-modules=jdk.incubator.vector",
+@Fork(value = 1, jvmArgsAppend = {"--add-modules=jdk.incubator.vector", "-Dio.cqlrows.simd=true",
     "-Dio.netty.leakDetection.level=disabled"})
 @State(Scope.Thread)
 public class SimdVariantsBenchmark {
