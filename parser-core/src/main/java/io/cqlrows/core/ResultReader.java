@@ -45,6 +45,7 @@ public final class ResultReader {
 
   private final int protocolVersion;
   private final ParseLimits limits;
+  private final ProtocolFeatures features;
   private boolean rawCellsWithoutMetadata;
 
   /** Deserializers per column set, most recently used last. */
@@ -72,17 +73,27 @@ public final class ResultReader {
    *
    * @param protocolVersion the negotiated native protocol version (3, 4, 5 or 6)
    * @param limits limits on untrusted input
+   * @param features the protocol extensions negotiated in STARTUP ({@link ProtocolFeatures#NONE}
+   *     for Cassandra); {@link ProtocolFeatures#SCYLLA_USE_METADATA_ID} makes v4 PREPARED
+   *     results carry a {@code result_metadata_id}, {@link
+   *     ProtocolFeatures#SCYLLA_LWT_ADD_METADATA_MARK} sets {@link PreparedResult#isLwt()}
    */
-  public ResultReader(int protocolVersion, ParseLimits limits) {
+  public ResultReader(int protocolVersion, ParseLimits limits, ProtocolFeatures features) {
     if (protocolVersion < 3) {
       throw new IllegalArgumentException(
           "protocolVersion: " + protocolVersion + " (expected: >= 3)");
     }
     this.protocolVersion = protocolVersion;
     this.limits = java.util.Objects.requireNonNull(limits, "limits");
+    this.features = java.util.Objects.requireNonNull(features, "features");
   }
 
-  /** A reader with {@link ParseLimits#defaults()}. */
+  /** A reader without protocol extensions (a Cassandra connection). */
+  public ResultReader(int protocolVersion, ParseLimits limits) {
+    this(protocolVersion, limits, ProtocolFeatures.NONE);
+  }
+
+  /** A reader with {@link ParseLimits#defaults()} and no protocol extensions. */
   public ResultReader(int protocolVersion) {
     this(protocolVersion, ParseLimits.defaults());
   }
@@ -114,6 +125,21 @@ public final class ResultReader {
   /** The limits this reader enforces. */
   public ParseLimits limits() {
     return limits;
+  }
+
+  /** The protocol extensions this reader applies. */
+  public ProtocolFeatures features() {
+    return features;
+  }
+
+  /**
+   * A new reader with this one's version, limits and settings, applying {@code features}: for a
+   * connection whose extensions are negotiated after its reader was made. Compiled columns are
+   * not carried over.
+   */
+  public ResultReader withFeatures(ProtocolFeatures features) {
+    return new ResultReader(protocolVersion, limits, features)
+        .rawCellsWithoutMetadata(rawCellsWithoutMetadata);
   }
 
   /**
@@ -375,10 +401,14 @@ public final class ResultReader {
     return d;
   }
 
-  /** PREPARED (SPEC §2.3): id, [result_metadata_id], prepared metadata, result metadata. */
+  /**
+   * PREPARED (native_protocol_v5.spec §4.2.5.4): id, [result_metadata_id] (v5, or earlier with
+   * {@link ProtocolFeatures#SCYLLA_USE_METADATA_ID}), prepared metadata, result metadata.
+   */
   private PreparedResult readPrepared(BodyReader in) {
     byte[] id = in.readShortBytes("id");
-    byte[] resultMetadataId = protocolVersion >= 5 ? in.readShortBytes("result_metadata_id") : null;
+    byte[] resultMetadataId = features.hasResultMetadataId(protocolVersion)
+        ? in.readShortBytes("result_metadata_id") : null;
     int flags = in.readInt("prepared flags");
     int countAt = in.position;
     int columnCount = in.readInt("prepared columns_count");
@@ -398,7 +428,8 @@ public final class ResultReader {
     }
     List<ColumnSpec> variables = readSpecs(in, flags, columnCount);
     RowsMetadata result = readRowsMetadata(in, ResultColumns.of(List.of()));
-    return new PreparedResult(id, resultMetadataId, variables, pk, result);
+    return new PreparedResult(id, resultMetadataId, flags, features.isLwt(flags), variables, pk,
+        result);
   }
 
   private static SchemaChangeResult readSchemaChange(BodyReader in) {

@@ -48,6 +48,12 @@ public final class CqlBytes {
     return this;
   }
 
+  /** Raw bytes. */
+  public CqlBytes raw(byte[] b) {
+    buf.writeBytes(b);
+    return this;
+  }
+
   /** {@code [string]}: [short] length and UTF-8 bytes. */
   public CqlBytes string(String s) {
     byte[] b = s.getBytes(StandardCharsets.UTF_8);
