@@ -1,5 +1,6 @@
 package io.cqlrows.netty.cli;
 
+import io.cqlrows.core.ProtocolFeatures;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.List;
@@ -14,10 +15,12 @@ import java.util.List;
  * @param stream the only stream id to print, or null for all
  * @param port the CQL server port in a pcap, or null to find CQL connections by their bytes
  * @param clientToServer the client-to-server capture given with {@code --c2s}, or null
+ * @param features the protocol extensions of connections whose STARTUP is not in the capture
+ *     ({@code --scylla-metadata-id}, {@code --extension NAME})
  * @param file the capture
  */
 record CliOptions(String command, String format, List<String> columns, long limit,
-    Integer stream, Integer port, Path clientToServer, Path file) {
+    Integer stream, Integer port, Path clientToServer, ProtocolFeatures features, Path file) {
 
   /** Thrown for {@code --help}: carries the usage text to print on stdout. */
   static final class Help extends Exception {
@@ -53,6 +56,7 @@ record CliOptions(String command, String format, List<String> columns, long limi
     Integer stream = null;
     Integer port = null;
     Path c2s = null;
+    ProtocolFeatures features = ProtocolFeatures.NONE;
     Path file = null;
     for (int i = 1; i < args.length; i++) {
       String a = args[i];
@@ -61,6 +65,10 @@ record CliOptions(String command, String format, List<String> columns, long limi
           throw new IllegalArgumentException("unexpected argument: " + a);
         }
         file = Path.of(a);
+        continue;
+      }
+      if (a.equals("--scylla-metadata-id")) {
+        features = features.withExtension(ProtocolFeatures.SCYLLA_USE_METADATA_ID);
         continue;
       }
       if (++i == args.length) {
@@ -74,13 +82,23 @@ record CliOptions(String command, String format, List<String> columns, long limi
         case "--stream" -> stream = (int) number(a, v, -32768, 32767);
         case "--port" -> port = (int) number(a, v, 1, 65535);
         case "--c2s" -> c2s = Path.of(v);
+        case "--extension" -> features = extension(features, v);
         default -> throw new IllegalArgumentException("unknown option: " + a);
       }
     }
     if (file == null) {
       throw new IllegalArgumentException("missing FILE");
     }
-    return new CliOptions(command, format, columns, limit, stream, port, c2s, file);
+    return new CliOptions(command, format, columns, limit, stream, port, c2s, features, file);
+  }
+
+  private static ProtocolFeatures extension(ProtocolFeatures features, String name) {
+    try {
+      return features.withExtension(name);
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException("--extension: " + name + " (expected one of "
+          + String.join(", ", ProtocolFeatures.knownExtensions()) + ")");
+    }
   }
 
   private static String format(String value) {

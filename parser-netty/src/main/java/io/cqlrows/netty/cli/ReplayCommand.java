@@ -60,8 +60,7 @@ final class ReplayCommand implements ReplayListener {
       nextProgress = PROGRESS_STEP;
       try {
         ConnectionReplay.replay(c.label(), c.clientToServer(), c.serverToClient(),
-            c.midStream(), prepared,
-            ParseLimits.defaults(), this);
+            c.midStream(), options.features(), prepared, ParseLimits.defaults(), this);
       } catch (CqlFrameException e) {
         err.println("cqlrows: " + file + ": " + c.label() + ": " + CqlRowsCli.oneLine(e));
         status = 1;

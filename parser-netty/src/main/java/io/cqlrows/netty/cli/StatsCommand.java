@@ -99,8 +99,7 @@ final class StatsCommand {
       Counts counts = new Counts();
       try {
         ConnectionReplay.replay(c.label(), c.clientToServer(), c.serverToClient(),
-            c.midStream(), prepared,
-            ParseLimits.defaults(), counts);
+            c.midStream(), options.features(), prepared, ParseLimits.defaults(), counts);
       } catch (CqlFrameException e) {
         err.println("cqlrows: " + options.file() + ": " + c.label() + ": "
             + CqlRowsCli.oneLine(e));

@@ -4,6 +4,18 @@ package io.cqlrows.netty.cli;
 final class Usage {
   private Usage() {}
 
+  /** The options that turn ScyllaDB's protocol extensions on. */
+  private static final String EXTENSIONS = String.join("\n",
+      "  --scylla-metadata-id",
+      "                   the connection uses ScyllaDB's SCYLLA_USE_METADATA_ID: v4 PREPARED",
+      "                   results and EXECUTE requests carry a result_metadata_id",
+      "  --extension NAME turn on a ScyllaDB protocol extension: SCYLLA_USE_METADATA_ID,",
+      "                   SCYLLA_LWT_ADD_METADATA_MARK, TABLETS_ROUTING_V1 or",
+      "                   SCYLLA_RATE_LIMIT_ERROR (repeatable)",
+      "                   Both apply to connections whose STARTUP is not in FILE (no client",
+      "                   side, or captured mid-connection); a captured STARTUP says by itself",
+      "                   which extensions its connection uses.");
+
   static final String MAIN = String.join("\n",
       "usage: cqlrows COMMAND [OPTIONS] FILE",
       "",
@@ -22,7 +34,8 @@ final class Usage {
 
   static final String REPLAY = String.join("\n",
       "usage: cqlrows replay [--format jsonl|table|csv] [--columns A,B] [--limit N]",
-      "                      [--stream N] [--port P] [--c2s FILE] FILE",
+      "                      [--stream N] [--port P] [--c2s FILE] [--scylla-metadata-id]",
+      "                      [--extension NAME] FILE",
       "",
       "Prints every ROWS result of FILE, connection by connection in the order they start,",
       "results in capture order. With the client's side (a pcap holds both; a raw",
@@ -42,6 +55,7 @@ final class Usage {
       "  --port P         in a pcap, the CQL server's port (default: connections on 9042, or",
       "                   else any connection whose bytes start like CQL)",
       "  --c2s FILE       the client-to-server bytes of a raw server-to-client FILE",
+      EXTENSIONS,
       "",
       "A response that cannot be decoded prints {\"connection\":...,\"stream\":N,\"error\":\"...\"}",
       "(or an error line) and the replay goes on. A broken byte stream (bad header, CRC",
@@ -49,10 +63,14 @@ final class Usage {
       "");
 
   static final String STATS = String.join("\n",
-      "usage: cqlrows stats [--port P] [--c2s FILE] FILE",
+      "usage: cqlrows stats [--port P] [--c2s FILE] [--scylla-metadata-id] [--extension NAME]",
+      "                     FILE",
       "",
       "Decodes every response of FILE (see 'cqlrows --help') and prints, per connection and",
       "in total: frames in each direction, results by kind, rows, cells, NULL cells, bytes of",
       "RESULT bodies, and parse throughput (MB/s of RESULT bodies through the parser).",
+      "",
+      "  --port P, --c2s FILE   as for replay",
+      EXTENSIONS,
       "");
 }

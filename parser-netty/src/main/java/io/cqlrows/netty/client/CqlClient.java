@@ -2,6 +2,7 @@ package io.cqlrows.netty.client;
 
 import io.cqlrows.core.ParseLimits;
 import io.cqlrows.core.PreparedResult;
+import io.cqlrows.core.ProtocolFeatures;
 import io.cqlrows.core.ResultColumns;
 import io.cqlrows.core.RowsResult;
 import io.cqlrows.core.sink.CountingSink;
@@ -48,15 +49,23 @@ import java.util.function.Function;
  * }</pre>
  *
  * <p><b>Pipeline.</b> {@link CqlPipeline#install} (frames in, RESULTs parsed by {@link
- * RowsFrameHandler}), then this client's handler, which sends STARTUP ({@code CQL_VERSION},
- * {@code COMPRESSION}) and, on a v5 READY, switches both directions to segments. Each request
+ * RowsFrameHandler}), then this client's handler, which sends OPTIONS and, on SUPPORTED, STARTUP
+ * ({@code CQL_VERSION}, {@code COMPRESSION}, and the protocol extensions the server offers that
+ * cqlrows supports: ScyllaDB's, see {@link ProtocolFeatures}; none for Cassandra) and, on a v5
+ * READY, switches both directions to segments. Each request
  * takes a free stream id (0-32767), registers its sink with {@link RowsFrameHandler#expect}
  * <em>before</em> it is written, and completes when its response is parsed.
  *
+ * <p><b>Protocol version.</b> Asked for v5, a server that answers the handshake with "unsupported
+ * protocol version" (ScyllaDB, which speaks v4 at most: a protocol error in a v4 header) gets a
+ * second connection on v4, as the Java driver's negotiation does; {@link #protocolVersion()} and
+ * {@link #features()} tell what the connection uses.
+ *
  * <p><b>Prepared statements.</b> {@link #prepare} keeps the statement's {@link PreparedStatement}
  * handle; {@link #execute} sends {@code Skip_metadata} (when the statement has result columns)
- * and, on v5, the current {@code result_metadata_id}, and decodes {@code No_metadata} rows with
- * the handle's columns. A ROWS result with {@code Metadata_changed} replaces both.
+ * and, on v5 or with {@link ProtocolFeatures#SCYLLA_USE_METADATA_ID}, the current {@code
+ * result_metadata_id}, and decodes {@code No_metadata} rows with the handle's columns. A ROWS
+ * result with {@code Metadata_changed} replaces both.
  *
  * <p><b>Ownership.</b> Values (and paging states) are borrowed: they are encoded before each
  * method returns, so the caller may release or reuse them afterwards.
@@ -72,14 +81,12 @@ public final class CqlClient {
   public static final Consistency DEFAULT_CONSISTENCY = Consistency.LOCAL_ONE;
 
   private final Channel channel;
-  private final Requests requests;
   private final CqlClientHandler handler;
   /** Statements prepared through this client, by id. */
   private final Map<ByteBuffer, PreparedStatement> statements = new ConcurrentHashMap<>();
 
-  private CqlClient(Channel channel, Requests requests, CqlClientHandler handler) {
+  private CqlClient(Channel channel, CqlClientHandler handler) {
     this.channel = channel;
-    this.requests = requests;
     this.handler = handler;
   }
 
@@ -113,18 +120,49 @@ public final class CqlClient {
    *     p -> p.addFirst("pcap", new PcapRecordingHandler(Path.of("conn.pcap"))));
    * }</pre>
    *
-   * @param protocolVersion 4 or 5
+   * @param protocolVersion 4 or 5; a server that refuses 5 is asked for 4 on a new connection
    * @param compression {@link Compression#NONE} or {@link Compression#LZ4}
    * @param group an NIO event loop group; the caller shuts it down
-   * @param customizer adds handlers to the new channel's pipeline; called on its event loop. If
-   *     it throws, the connection is closed and the returned future fails.
+   * @param customizer adds handlers to the new channel's pipeline; called on its event loop, once
+   *     per connection attempt (twice when v5 falls back to v4: give it handlers it can make
+   *     anew, or sharable ones). If it throws, the connection is closed and the returned future
+   *     fails.
    * @return the client, once the server answered READY; failed by a connection error, an ERROR
-   *     or AUTHENTICATE response
+   *     (a {@link CqlServerError}) or AUTHENTICATE response
    */
   public static CompletableFuture<CqlClient> connect(String host, int port, int protocolVersion,
       Compression compression, EventLoopGroup group, Consumer<ChannelPipeline> customizer) {
     Objects.requireNonNull(customizer, "customizer");
-    Requests requests = new Requests(protocolVersion, compression);
+    new Requests(protocolVersion, compression); // checks both before connecting
+    CompletableFuture<CqlClient> result = new CompletableFuture<>();
+    attempt(host, port, protocolVersion, compression, group, customizer)
+        .whenComplete((client, error) -> {
+          if (error == null) {
+            result.complete(client);
+          } else if (error instanceof CqlClientHandler.VersionRefused refused) {
+            if (protocolVersion >= 5) {
+              attempt(host, port, 4, compression, group, customizer).whenComplete((c, e) -> {
+                if (e == null) {
+                  result.complete(c);
+                } else {
+                  result.completeExceptionally(
+                      e instanceof CqlClientHandler.VersionRefused r ? r.getCause() : e);
+                }
+              });
+            } else {
+              result.completeExceptionally(refused.getCause());
+            }
+          } else {
+            result.completeExceptionally(error);
+          }
+        });
+    return result;
+  }
+
+  /** One connection on one protocol version; completes on READY. */
+  private static CompletableFuture<CqlClient> attempt(String host, int port,
+      int protocolVersion, Compression compression, EventLoopGroup group,
+      Consumer<ChannelPipeline> customizer) {
     CompletableFuture<CqlClient> result = new CompletableFuture<>();
     Bootstrap bootstrap = new Bootstrap()
         .group(group)
@@ -135,9 +173,9 @@ public final class CqlClient {
           protected void initChannel(Channel ch) {
             RowsFrameHandler rows = CqlPipeline.install(ch.pipeline(), protocolVersion,
                 ParseLimits.defaults(), compression, null);
-            CqlClientHandler handler = new CqlClientHandler(requests, compression, rows);
+            CqlClientHandler handler = new CqlClientHandler(protocolVersion, compression, rows);
             ch.pipeline().addLast(HANDLER_NAME, handler);
-            CqlClient client = new CqlClient(ch, requests, handler);
+            CqlClient client = new CqlClient(ch, handler);
             handler.ready().whenComplete((ok, error) -> {
               if (error == null) {
                 result.complete(client);
@@ -161,9 +199,17 @@ public final class CqlClient {
     return result;
   }
 
-  /** The negotiated protocol version. */
+  /** The protocol version of the connection: the one asked for, or 4 after a fallback. */
   public int protocolVersion() {
-    return requests.protocolVersion();
+    return handler.requests().protocolVersion();
+  }
+
+  /**
+   * The protocol extensions the connection uses: those the server offered in SUPPORTED that
+   * cqlrows supports ({@link ProtocolFeatures#NONE} for Cassandra).
+   */
+  public ProtocolFeatures features() {
+    return handler.requests().features();
   }
 
   /** The connection's channel (for inspection; do not write to it). */
@@ -192,7 +238,7 @@ public final class CqlClient {
   public CompletableFuture<QueryResult> query(String cql, RowSink sink,
       QueryParameters parameters) {
     Objects.requireNonNull(sink, "sink");
-    ByteBuf envelope = requests.query(channel.alloc(), 0, cql, parameters);
+    ByteBuf envelope = handler.requests().query(channel.alloc(), 0, cql, parameters);
     return send(envelope, sink, null, QueryResult::of);
   }
 
@@ -203,7 +249,7 @@ public final class CqlClient {
    * @return the PREPARED result as sent
    */
   public CompletableFuture<PreparedResult> prepare(String cql) {
-    ByteBuf envelope = requests.prepare(channel.alloc(), 0, cql);
+    ByteBuf envelope = handler.requests().prepare(channel.alloc(), 0, cql);
     return send(envelope, new CountingSink(), null, response -> {
       if (!(response.result() instanceof PreparedResult prepared)) {
         throw new IllegalStateException("PREPARE answered with RESULT kind "
@@ -248,7 +294,7 @@ public final class CqlClient {
     PreparedStatement.ResultMetadata metadata = statement.current();
     ResultColumns columns = metadata.resultColumns();
     boolean skipMetadata = columns.size() > 0;
-    ByteBuf envelope = requests.execute(channel.alloc(), 0, statement.idUnsafe(),
+    ByteBuf envelope = handler.requests().execute(channel.alloc(), 0, statement.idUnsafe(),
         metadata.resultMetadataId(), parameters.withSkipMetadata(skipMetadata));
     return send(envelope, sink, skipMetadata ? columns : null, response -> {
       if (response.result() instanceof RowsResult rows) {

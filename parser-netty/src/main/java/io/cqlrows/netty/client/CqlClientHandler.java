@@ -1,5 +1,6 @@
 package io.cqlrows.netty.client;
 
+import io.cqlrows.core.ProtocolFeatures;
 import io.cqlrows.core.ResultColumns;
 import io.cqlrows.core.sink.RowSink;
 import io.cqlrows.netty.CqlFrameException;
@@ -24,8 +25,9 @@ import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
 
 /**
- * The last inbound handler of a {@link CqlClient} connection: sends STARTUP when the channel
- * becomes active, switches a v5 connection to segments on READY (both directions), and matches
+ * The last inbound handler of a {@link CqlClient} connection: negotiates when the channel becomes
+ * active (OPTIONS; on SUPPORTED, STARTUP with the protocol extensions the server offers and
+ * cqlrows supports), switches a v5 connection to segments on READY (both directions), and matches
  * responses to the requests in flight by stream id.
  *
  * <p>A request is registered with {@link RowsFrameHandler#expect} <em>before</em> it is written,
@@ -43,7 +45,24 @@ final class CqlClientHandler extends ChannelInboundHandlerAdapter {
   /** A request in flight: its future, and what to do with its parsed RESULT (null: none). */
   private record Pending(CompletableFuture<?> future, Consumer<RowsResponse> onResult) {}
 
-  private final Requests requests;
+  private static final int HANDSHAKE_STREAM = 0;
+  private static final int SERVER_ERROR = 0x0000;
+  private static final int PROTOCOL_ERROR = 0x000A;
+
+  /**
+   * The server refused the protocol version of the connection before STARTUP (ScyllaDB and older
+   * Cassandras answer a version they do not speak with a protocol error): the cause is the
+   * server's error.
+   */
+  static final class VersionRefused extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
+    VersionRefused(CqlServerError cause) {
+      super(cause.getMessage(), cause, false, false);
+    }
+  }
+
+  private final int protocolVersion;
   private final Compression compression;
   private final RowsFrameHandler rows;
   /** Completed on READY; failed by an ERROR, AUTHENTICATE or a closed channel. */
@@ -51,16 +70,24 @@ final class CqlClientHandler extends ChannelInboundHandlerAdapter {
   private final IntObjectMap<Pending> pending = new IntObjectHashMap<>();
   private final StreamIds streams = new StreamIds();
   private ChannelHandlerContext ctx;
+  /** The encoders with the negotiated extensions: set on SUPPORTED, read by any thread. */
+  private volatile Requests requests;
 
-  CqlClientHandler(Requests requests, Compression compression, RowsFrameHandler rows) {
-    this.requests = requests;
+  CqlClientHandler(int protocolVersion, Compression compression, RowsFrameHandler rows) {
+    this.protocolVersion = protocolVersion;
     this.compression = compression;
     this.rows = rows;
+    this.requests = new Requests(protocolVersion, compression);
   }
 
   /** Completes when the server answered STARTUP with READY (and, on v5, segments are on). */
   CompletableFuture<Void> ready() {
     return ready;
+  }
+
+  /** The connection's encoders, with the negotiated extensions once SUPPORTED arrived. */
+  Requests requests() {
+    return requests;
   }
 
   @Override
@@ -70,16 +97,23 @@ final class CqlClientHandler extends ChannelInboundHandlerAdapter {
 
   @Override
   public void channelActive(ChannelHandlerContext ctx) {
-    int stream = streams.allocate();
+    writeHandshake(ctx, requests.options(ctx.alloc(), HANDSHAKE_STREAM));
+    ctx.fireChannelActive();
+  }
+
+  /**
+   * Writes OPTIONS or STARTUP on stream 0 (free: nothing else is in flight before READY); its
+   * response completes or fails {@link #ready}.
+   */
+  private void writeHandshake(ChannelHandlerContext ctx, ByteBuf envelope) {
+    int stream = HANDSHAKE_STREAM;
+    streams.allocate(stream);
     pending.put(stream, new Pending(ready, null));
-    ByteBuf startup = requests.startup(ctx.alloc(), stream,
-        Requests.startupOptions(compression));
-    ctx.writeAndFlush(startup).addListener(f -> {
+    ctx.writeAndFlush(envelope).addListener(f -> {
       if (!f.isSuccess()) {
         failStream(stream, f.cause());
       }
     });
-    ctx.fireChannelActive();
   }
 
   /**
@@ -157,6 +191,12 @@ final class CqlClientHandler extends ChannelInboundHandlerAdapter {
       return;
     }
     switch (frame.opcode()) {
+      case SUPPORTED:
+        if (p.future() == ready) {
+          onSupported(ctx, frame);
+          return;
+        }
+        break;
       case READY:
         if (p.future() == ready) {
           onReady(ctx);
@@ -164,7 +204,11 @@ final class CqlClientHandler extends ChannelInboundHandlerAdapter {
         }
         break;
       case ERROR:
-        p.future().completeExceptionally(serverError(frame));
+        Throwable error = serverError(frame);
+        if (p.future() == ready && error instanceof CqlServerError e && refusesVersion(frame, e)) {
+          error = new VersionRefused(e);
+        }
+        p.future().completeExceptionally(error);
         closeIfStartup(ctx, p);
         return;
       case AUTHENTICATE:
@@ -180,9 +224,44 @@ final class CqlClientHandler extends ChannelInboundHandlerAdapter {
     closeIfStartup(ctx, p);
   }
 
-  private static Throwable serverError(Frame frame) {
+  /**
+   * SUPPORTED: STARTUP names the extensions the server offers that cqlrows supports (none for
+   * Cassandra, whose STARTUP stays {@code CQL_VERSION} and {@code COMPRESSION}); the encoders
+   * and the rows handler use them from now on, before any response can depend on them.
+   */
+  private void onSupported(ChannelHandlerContext ctx, Frame frame) {
+    ProtocolFeatures features;
     try {
-      return CqlServerError.decode(frame.body());
+      features = ProtocolFeatures.negotiate(SupportedOptions.decode(frame.body()));
+    } catch (IllegalArgumentException e) {
+      ready.completeExceptionally(
+          CqlFrameException.frameError(frame.streamId(), -1, e.getMessage(), e));
+      ctx.close();
+      return;
+    }
+    requests = new Requests(protocolVersion, compression, features);
+    rows.negotiated(features);
+    writeHandshake(ctx, requests.startup(ctx.alloc(), HANDSHAKE_STREAM,
+        Requests.startupOptions(compression, features)));
+  }
+
+  /**
+   * Whether an ERROR answering the handshake says the server does not speak the version asked
+   * for: a protocol error in an older version's header, or naming the protocol version, as
+   * ScyllaDB ("Invalid or unsupported protocol version: 5") and Cassandra do.
+   */
+  private boolean refusesVersion(Frame frame, CqlServerError error) {
+    if (error.code() != PROTOCOL_ERROR && error.code() != SERVER_ERROR) {
+      return false;
+    }
+    String message = error.serverMessage().toLowerCase(java.util.Locale.ROOT);
+    return (error.code() == PROTOCOL_ERROR && frame.version() < protocolVersion)
+        || message.contains("protocol version");
+  }
+
+  private Throwable serverError(Frame frame) {
+    try {
+      return CqlServerError.decode(frame.body(), rows.features());
     } catch (IllegalArgumentException e) {
       return CqlFrameException.frameError(frame.streamId(), -1, e.getMessage(), e);
     }
@@ -201,7 +280,7 @@ final class CqlClientHandler extends ChannelInboundHandlerAdapter {
    * before them (a recorder, TLS) must see segments, as the socket does.
    */
   private void onReady(ChannelHandlerContext ctx) {
-    if (requests.protocolVersion() >= 5) {
+    if (protocolVersion >= 5) {
       SegmentFormat format =
           compression == Compression.LZ4 ? SegmentFormat.LZ4 : SegmentFormat.UNCOMPRESSED;
       ctx.pipeline().addBefore(CqlPipeline.BYTES_TO_FRAME_DECODER, SegmentEncoder.NAME,

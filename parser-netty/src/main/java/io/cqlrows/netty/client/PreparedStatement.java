@@ -7,8 +7,9 @@ import io.cqlrows.core.RowsResult;
 
 /**
  * A statement prepared on a {@link CqlClient}: its id, and the result metadata its executions
- * are decoded with, which changes when a ROWS result reports {@code Metadata_changed} (v5,
- * native_protocol_v5.spec §4.1.6, §4.2.5.2): the client then stores the {@code new_metadata_id}
+ * are decoded with, which changes when a ROWS result reports {@code Metadata_changed} (v5, or v4
+ * with {@link io.cqlrows.core.ProtocolFeatures#SCYLLA_USE_METADATA_ID}; native_protocol_v5.spec
+ * §4.1.6, §4.2.5.2): the client then stores the {@code new_metadata_id}
  * and the columns that came with it, and later EXECUTEs send that id and decode {@code
  * No_metadata} results with those columns.
  *
@@ -46,7 +47,10 @@ public final class PreparedStatement {
     return id.clone();
   }
 
-  /** A copy of the current {@code result_metadata_id} (v5), or {@code null} on v4. */
+  /**
+   * A copy of the current {@code result_metadata_id} (v5, or v4 with {@link
+   * io.cqlrows.core.ProtocolFeatures#SCYLLA_USE_METADATA_ID}), or {@code null}.
+   */
   public byte[] resultMetadataId() {
     byte[] metadataId = current.resultMetadataId();
     return metadataId == null ? null : metadataId.clone();

@@ -2,6 +2,7 @@ package io.cqlrows.netty.client;
 
 import io.cqlrows.core.CqlResult;
 import io.cqlrows.core.RowsResult;
+import io.cqlrows.core.TabletRouting;
 import io.cqlrows.netty.rows.RowsResponse;
 import java.nio.ByteBuffer;
 import java.util.List;
@@ -15,8 +16,11 @@ import java.util.List;
  * @param pagingState a read-only view of {@code paging_state} when {@code Has_more_pages} was
  *     set, else {@code null}; pass it to the next call as is
  * @param warnings the server's warnings, empty if none
+ * @param tablets the tablet routing information the server attached (ScyllaDB, {@link
+ *     io.cqlrows.core.ProtocolFeatures#TABLETS_ROUTING_V1}), or {@code null}
  */
-public record QueryResult(CqlResult result, ByteBuffer pagingState, List<String> warnings) {
+public record QueryResult(CqlResult result, ByteBuffer pagingState, List<String> warnings,
+    TabletRouting tablets) {
   /** The result of a parsed response. */
   static QueryResult of(RowsResponse response) {
     ByteBuffer pagingState = null;
@@ -24,7 +28,8 @@ public record QueryResult(CqlResult result, ByteBuffer pagingState, List<String>
       byte[] state = rows.metadata().pagingState();
       pagingState = state == null ? null : ByteBuffer.wrap(state).asReadOnlyBuffer();
     }
-    return new QueryResult(response.result(), pagingState, List.copyOf(response.warnings()));
+    return new QueryResult(response.result(), pagingState, List.copyOf(response.warnings()),
+        response.tablets());
   }
 
   /** The ROWS result, or {@code null} if the result is of another kind. */

@@ -32,6 +32,21 @@ final class StreamIds {
     return id;
   }
 
+  /**
+   * Takes a given id if it is free (the handshake's OPTIONS and STARTUP both use 0, as the Java
+   * driver's do); the round-robin position does not move.
+   *
+   * @return whether the id was free and is now in use
+   */
+  boolean allocate(int id) {
+    if (id < 0 || id >= COUNT || used.get(id)) {
+      return false;
+    }
+    used.set(id);
+    inUse++;
+    return true;
+  }
+
   /** Frees an id; a free id stays free. */
   void release(int id) {
     if (id >= 0 && id < COUNT && used.get(id)) {

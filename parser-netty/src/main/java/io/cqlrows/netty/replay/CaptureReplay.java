@@ -2,6 +2,7 @@ package io.cqlrows.netty.replay;
 
 import io.cqlrows.core.CqlResult;
 import io.cqlrows.core.ParseLimits;
+import io.cqlrows.core.ProtocolFeatures;
 import io.cqlrows.core.sink.RowSink;
 import io.cqlrows.core.sink.RowsCollector;
 import io.cqlrows.netty.CqlFrameException;
@@ -58,9 +59,25 @@ public final class CaptureReplay {
    */
   public static List<ReplayedResult> results(byte[] serverToClient, byte[] clientToServer) {
     Collector collector = new Collector();
-    ConnectionReplay.replay("connection", clientToServer, serverToClient,
-        new PreparedStatements(), ParseLimits.defaults(), collector);
+    replay(serverToClient, clientToServer, ProtocolFeatures.NONE, collector);
     return collector.results;
+  }
+
+  /**
+   * Replays one connection into a listener of the caller's: every RESULT, server ERROR and frame
+   * (see {@link ReplayListener}).
+   *
+   * @param serverToClient the server's bytes from the connection's start
+   * @param clientToServer the client's bytes from the connection's start, or {@code null}
+   * @param assumed the protocol extensions to assume when the client's STARTUP is not in the
+   *     capture (e.g. a ScyllaDB capture without its client side); a captured STARTUP overrides
+   *     them
+   * @throws CqlFrameException if either byte stream is broken (connection-level)
+   */
+  public static void replay(byte[] serverToClient, byte[] clientToServer,
+      ProtocolFeatures assumed, ReplayListener listener) {
+    ConnectionReplay.replay("connection", clientToServer, serverToClient, false, assumed,
+        new PreparedStatements(), ParseLimits.defaults(), listener);
   }
 
   /**
@@ -93,13 +110,13 @@ public final class CaptureReplay {
     @Override
     public void onResult(Response response, CqlResult result) {
       results.add(new ReplayedResult(response.connection(), response.streamId(),
-          response.query(), result, rows.rows(), null));
+          response.query(), result, rows.rows(), null, response.tablets()));
     }
 
     @Override
     public void onError(Response response, CqlFrameException error) {
       results.add(new ReplayedResult(response.connection(), response.streamId(),
-          response.query(), null, List.of(), error));
+          response.query(), null, List.of(), error, response.tablets()));
     }
   }
 }

@@ -4,12 +4,16 @@ import io.cqlrows.core.CqlParseException;
 import io.cqlrows.core.CqlResult;
 import io.cqlrows.core.ParseLimits;
 import io.cqlrows.core.PreparedResult;
+import io.cqlrows.core.ProtocolFeatures;
 import io.cqlrows.core.ResultColumns;
 import io.cqlrows.core.ResultReader;
 import io.cqlrows.core.RowsResult;
+import io.cqlrows.core.TabletRouting;
 import io.cqlrows.core.sink.RowSink;
 import io.cqlrows.netty.CqlFrameException;
 import io.cqlrows.netty.CqlPipeline;
+import io.cqlrows.netty.client.CqlServerError;
+import io.cqlrows.netty.client.SupportedOptions;
 import io.cqlrows.netty.frame.BytesToFrameDecoder;
 import io.cqlrows.netty.frame.BytesToSegmentDecoder;
 import io.cqlrows.netty.frame.SegmentFormat;
@@ -25,9 +29,7 @@ import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.embedded.EmbeddedChannel;
 import io.netty.util.ReferenceCountUtil;
 import java.util.ArrayDeque;
-import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.List;
 import java.util.Map;
 
 /**
@@ -40,6 +42,12 @@ import java.util.Map;
  * only after its response). Framing and compression are detected in each direction ({@link
  * BytesToFrameDecoder#detecting}). Without the client side, queries are unknown and the cells of
  * {@code No_metadata} results are delivered as raw bytes.
+ *
+ * <p><b>Protocol extensions.</b> The STARTUP in the client's bytes says which extensions (ScyllaDB's
+ * v4 extensions, {@link ProtocolFeatures}) the connection uses, and the server's SUPPORTED gives
+ * their parameters; requests and responses after it are read accordingly. A connection whose
+ * STARTUP is not in the capture (no client side, or captured from its middle) uses the assumed
+ * features the caller passes.
  *
  * <p>Single-threaded: everything runs on the caller's thread on {@link EmbeddedChannel}s.
  */
@@ -61,7 +69,22 @@ public final class ConnectionReplay {
    */
   public static void replay(String connection, byte[] clientToServer, byte[] serverToClient,
       PreparedStatements prepared, ParseLimits limits, ReplayListener listener) {
-    replay(connection, clientToServer, serverToClient, false, prepared, limits, listener);
+    replay(connection, clientToServer, serverToClient, false, ProtocolFeatures.NONE, prepared,
+        limits, listener);
+  }
+
+  /**
+   * Replays one connection, possibly captured from its middle, assuming no protocol extension
+   * unless its STARTUP names some.
+   *
+   * @see #replay(String, byte[], byte[], boolean, ProtocolFeatures, PreparedStatements,
+   *     ParseLimits, ReplayListener)
+   */
+  public static void replay(String connection, byte[] clientToServer, byte[] serverToClient,
+      boolean midStream, PreparedStatements prepared, ParseLimits limits,
+      ReplayListener listener) {
+    replay(connection, clientToServer, serverToClient, midStream, ProtocolFeatures.NONE,
+        prepared, limits, listener);
   }
 
   /**
@@ -71,16 +94,19 @@ public final class ConnectionReplay {
    *     then decoded from its first provable frame or segment boundary ({@link StreamSync}), and
    *     the skipped bytes are reported with {@link ReplayListener#onSkipped}. Responses to
    *     requests sent before the capture began may be labelled with the wrong query.
+   * @param assumed the protocol extensions of a connection whose STARTUP is not in the capture
+   *     ({@link ProtocolFeatures#NONE} for a Cassandra connection); a captured STARTUP overrides
+   *     them
    * @throws CqlFrameException when either byte stream is broken (connection-level), or no
    *     boundary can be found
    */
   public static void replay(String connection, byte[] clientToServer, byte[] serverToClient,
-      boolean midStream, PreparedStatements prepared, ParseLimits limits,
-      ReplayListener listener) {
-    Map<Integer, ArrayDeque<Request>> requests = null;
+      boolean midStream, ProtocolFeatures assumed, PreparedStatements prepared,
+      ParseLimits limits, ReplayListener listener) {
+    ClientSide client = new ClientSide(assumed);
     if (clientToServer != null && clientToServer.length > 0) {
       try {
-        requests = requests(clientToServer, midStream, limits, listener);
+        client.read(clientToServer, midStream, limits, listener);
       } catch (CqlFrameException e) {
         if (!midStream) {
           throw e;
@@ -88,36 +114,57 @@ public final class ConnectionReplay {
         // a partial client side that cannot be decoded only costs the queries' labels
       }
     }
-    Responses responses = new Responses(connection, requests, prepared, limits, listener);
+    Responses responses = new Responses(connection, client, prepared, limits, listener);
     feed(serverToClient, midStream, false, limits, responses, listener);
   }
 
-  /** The client's requests, first-in first-out per stream. */
-  static Map<Integer, ArrayDeque<Request>> requests(byte[] bytes, boolean midStream,
-      ParseLimits limits, ReplayListener listener) {
-    Map<Integer, ArrayDeque<Request>> byStream = new HashMap<>();
-    List<Request> all = new ArrayList<>();
-    feed(bytes, midStream, true, limits, new ChannelInboundHandlerAdapter() {
-      @Override
-      public void channelRead(ChannelHandlerContext ctx, Object msg) {
-        if (msg instanceof Frame f) {
-          try {
-            listener.onFrame(true, f);
-            if (!f.isResponse()) {
-              all.add(RequestReader.read(f));
+  /**
+   * The client's requests, first-in first-out per stream, and the extensions its STARTUP named.
+   */
+  static final class ClientSide {
+    final Map<Integer, ArrayDeque<Request>> byStream = new HashMap<>();
+    /** The assumed features until a STARTUP is read, then that STARTUP's. */
+    ProtocolFeatures features;
+    /** Whether a STARTUP was read. */
+    boolean startupSeen;
+
+    ClientSide(ProtocolFeatures assumed) {
+      this.features = java.util.Objects.requireNonNull(assumed, "assumed");
+    }
+
+    void read(byte[] bytes, boolean midStream, ParseLimits limits, ReplayListener listener) {
+      feed(bytes, midStream, true, limits, new ChannelInboundHandlerAdapter() {
+        @Override
+        public void channelRead(ChannelHandlerContext ctx, Object msg) {
+          if (msg instanceof Frame f) {
+            try {
+              listener.onFrame(true, f);
+              if (!f.isResponse()) {
+                add(RequestReader.read(f, features));
+              }
+            } finally {
+              f.release();
             }
-          } finally {
-            f.release();
+          } else {
+            ReferenceCountUtil.release(msg);
           }
-        } else {
-          ReferenceCountUtil.release(msg);
         }
+      }, listener);
+    }
+
+    private void add(Request r) {
+      if (r.opcode() == Opcode.STARTUP) {
+        // the requests after it are written with the extensions it names
+        features = ProtocolFeatures.fromStartup(r.options());
+        startupSeen = true;
       }
-    }, listener);
-    for (Request r : all) {
       byStream.computeIfAbsent(r.streamId(), s -> new ArrayDeque<>()).add(r);
     }
-    return byStream;
+
+    Request poll(int stream) {
+      ArrayDeque<Request> queue = byStream.get(stream);
+      return queue == null ? null : queue.poll();
+    }
   }
 
   /**
@@ -196,22 +243,26 @@ public final class ConnectionReplay {
     }
   }
 
-  /** Decodes the server's RESULTs, matched to the client's requests. */
+  /** Decodes the server's RESULTs (and ERRORs), matched to the client's requests. */
   private static final class Responses extends ChannelInboundHandlerAdapter {
     private final String connection;
-    private final Map<Integer, ArrayDeque<Request>> requests;
+    private final ClientSide requests;
     private final PreparedStatements prepared;
     private final ParseLimits limits;
     private final ReplayListener listener;
+    /** The connection's extensions, with SUPPORTED's parameters once it is read. */
+    private ProtocolFeatures features;
+    /** Made for the first response's version and the features; null until then. */
     private ResultReader reader;
 
-    Responses(String connection, Map<Integer, ArrayDeque<Request>> requests,
-        PreparedStatements prepared, ParseLimits limits, ReplayListener listener) {
+    Responses(String connection, ClientSide requests, PreparedStatements prepared,
+        ParseLimits limits, ReplayListener listener) {
       this.connection = connection;
       this.requests = requests;
       this.prepared = prepared;
       this.limits = limits;
       this.listener = listener;
+      this.features = requests.features;
     }
 
     @Override
@@ -222,24 +273,60 @@ public final class ConnectionReplay {
       }
       try {
         listener.onFrame(false, frame);
-        if (reader == null) {
-          reader = new ResultReader(Math.max(3, frame.version()), limits)
-              .rawCellsWithoutMetadata(true);
-        }
         Request request = match(frame);
-        if (frame.opcode() == Opcode.RESULT) {
-          result(frame, request);
+        switch (frame.opcode()) {
+          case RESULT -> result(frame, request);
+          case SUPPORTED -> supported(frame);
+          case ERROR -> error(frame, request);
+          default -> { }
         }
       } finally {
         frame.release();
       }
     }
 
+    /** SUPPORTED gives the parameters of the extensions STARTUP will name (error code, mask). */
+    private void supported(Frame frame) {
+      if (features.isEmpty()) {
+        return;
+      }
+      try {
+        features = features.withSupported(SupportedOptions.decode(frame.body()));
+        reader = null; // made again with them
+      } catch (IllegalArgumentException e) {
+        // a SUPPORTED that cannot be read leaves the default parameters
+      }
+    }
+
+    private void error(Frame frame, Request request) {
+      if (!frame.isResponse() || frame.streamId() < 0) {
+        return;
+      }
+      CqlServerError error;
+      try {
+        error = CqlServerError.decode(frame.body(), features);
+      } catch (IllegalArgumentException e) {
+        listener.onError(response(frame.streamId(), request, null),
+            CqlFrameException.frameError(frame.streamId(), frame.bodyOffset(), e.getMessage(),
+                e));
+        return;
+      }
+      listener.onServerError(response(frame.streamId(), request, null), error);
+    }
+
+    private ResultReader reader(Frame frame) {
+      if (reader == null) {
+        reader = new ResultReader(Math.max(3, frame.version()), limits, features)
+            .rawCellsWithoutMetadata(true);
+      }
+      return reader;
+    }
+
     @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
       if (cause instanceof CqlFrameException e && !e.connectionLevel()) {
-        Request request = e.streamId() >= 0 ? poll(e.streamId()) : null;
-        listener.onError(response(e.streamId(), request), e);
+        Request request = e.streamId() >= 0 ? requests.poll(e.streamId()) : null;
+        listener.onError(response(e.streamId(), request, null), e);
         return;
       }
       ctx.fireExceptionCaught(cause);
@@ -247,16 +334,21 @@ public final class ConnectionReplay {
 
     private Request match(Frame frame) {
       return frame.isResponse() && frame.streamId() >= 0 && frame.opcode() != Opcode.EVENT
-          ? poll(frame.streamId()) : null;
-    }
-
-    private Request poll(int stream) {
-      ArrayDeque<Request> queue = requests == null ? null : requests.get(stream);
-      return queue == null ? null : queue.poll();
+          ? requests.poll(frame.streamId()) : null;
     }
 
     private void result(Frame frame, Request request) {
-      Response response = response(frame.streamId(), request);
+      TabletRouting tablets;
+      try {
+        tablets = features.tabletsRoutingV1()
+            ? TabletRouting.fromPayload(frame.customPayload()) : null;
+      } catch (CqlParseException e) {
+        listener.onError(response(frame.streamId(), request, null),
+            CqlFrameException.frameError(frame.streamId(), -1,
+                "custom payload " + TabletRouting.PAYLOAD_KEY + ": " + e.getMessage(), e));
+        return;
+      }
+      Response response = response(frame.streamId(), request, tablets);
       RowSink sink = listener.sinkFor(response);
       if (sink == null) {
         return;
@@ -266,7 +358,7 @@ public final class ConnectionReplay {
       ResultColumns columns = statement == null ? null : statement.columns();
       CqlResult result;
       try {
-        result = reader.read(frame.body(), sink, columns);
+        result = reader(frame).read(frame.body(), sink, columns);
       } catch (CqlParseException e) {
         listener.onError(response, CqlFrameException.frameError(frame.streamId(),
             frame.bodyOffset() < 0 ? -1 : frame.bodyOffset() + Math.max(0, e.offset()),
@@ -277,7 +369,10 @@ public final class ConnectionReplay {
       listener.onResult(response, result);
     }
 
-    /** PREPARED results and v5 Metadata_changed update the capture's statements. */
+    /**
+     * PREPARED results and {@code Metadata_changed} (v5, or v4 with {@link
+     * ProtocolFeatures#SCYLLA_USE_METADATA_ID}) update the capture's statements.
+     */
     private void remember(Request request, CqlResult result) {
       if (result instanceof PreparedResult p) {
         prepared.prepared("0x" + ByteBufUtil.hexDump(p.id()),
@@ -288,7 +383,7 @@ public final class ConnectionReplay {
       }
     }
 
-    private Response response(int stream, Request request) {
+    private Response response(int stream, Request request, TabletRouting tablets) {
       String query = null;
       if (request != null) {
         query = request.query();
@@ -297,7 +392,7 @@ public final class ConnectionReplay {
           query = s.query();
         }
       }
-      return new Response(connection, stream, request, query);
+      return new Response(connection, stream, request, query, tablets);
     }
   }
 }

@@ -1,8 +1,10 @@
 package io.cqlrows.netty.replay;
 
 import io.cqlrows.core.CqlResult;
+import io.cqlrows.core.TabletRouting;
 import io.cqlrows.core.sink.RowSink;
 import io.cqlrows.netty.CqlFrameException;
+import io.cqlrows.netty.client.CqlServerError;
 
 /**
  * Receives the RESULT responses of a replayed connection, in capture order. Called on the
@@ -19,8 +21,15 @@ public interface ReplayListener {
   /** The RESULT was decoded into the sink that {@link #sinkFor} returned. */
   void onResult(Response response, CqlResult result);
 
-  /** The RESULT could not be decoded; the replay goes on (a frame-local error). */
+  /** The RESULT (or ERROR) could not be decoded; the replay goes on (a frame-local error). */
   void onError(Response response, CqlFrameException error);
+
+  /**
+   * The server answered a request with an ERROR, decoded with the connection's extensions (a
+   * ScyllaDB rate-limit error says so, see {@link CqlServerError#isRateLimitError()}). Ignored by
+   * default.
+   */
+  default void onServerError(Response response, CqlServerError error) {}
 
   /**
    * Every frame of either direction, before anything else is done with it (for statistics).
@@ -46,6 +55,10 @@ public interface ReplayListener {
    * @param streamId the stream id
    * @param request the matching request, or {@code null} if the client side is unknown
    * @param query the CQL text of the request (for an EXECUTE, of its PREPARE), or null
+   * @param tablets the {@link TabletRouting} of the response's custom payload, when the
+   *     connection uses {@link io.cqlrows.core.ProtocolFeatures#TABLETS_ROUTING_V1} and the
+   *     response has one; else {@code null}
    */
-  record Response(String connection, int streamId, Request request, String query) {}
+  record Response(String connection, int streamId, Request request, String query,
+      TabletRouting tablets) {}
 }

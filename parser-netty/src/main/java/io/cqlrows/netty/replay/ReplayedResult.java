@@ -1,6 +1,7 @@
 package io.cqlrows.netty.replay;
 
 import io.cqlrows.core.CqlResult;
+import io.cqlrows.core.TabletRouting;
 import io.cqlrows.core.sink.Row;
 import io.cqlrows.netty.CqlFrameException;
 import java.util.List;
@@ -17,9 +18,11 @@ import java.util.List;
  * @param rows the rows of a ROWS result (empty otherwise). Without the client side, cells of
  *     {@code No_metadata} results are raw bytes.
  * @param error the frame-local error, or {@code null}
+ * @param tablets the tablet routing information of the response (ScyllaDB, {@link
+ *     io.cqlrows.core.ProtocolFeatures#TABLETS_ROUTING_V1}), or {@code null}
  */
 public record ReplayedResult(String connection, int streamId, String query, CqlResult result,
-    List<Row> rows, CqlFrameException error) {
+    List<Row> rows, CqlFrameException error, TabletRouting tablets) {
   /** Copies the rows. */
   public ReplayedResult {
     rows = List.copyOf(rows);

@@ -1,5 +1,6 @@
 package io.cqlrows.netty.replay;
 
+import io.cqlrows.core.ProtocolFeatures;
 import io.cqlrows.netty.frame.Frame;
 import io.cqlrows.netty.frame.Opcode;
 import io.netty.buffer.ByteBuf;
@@ -10,8 +11,9 @@ import java.util.Map;
 
 /**
  * Reads the parts of request bodies a replay needs (native_protocol_v5.spec §4.1): the {@code
- * [long string]} of QUERY and PREPARE, the {@code [short bytes]} id and flags of EXECUTE, the
- * {@code [string map]} of STARTUP. Everything is bounds-checked; a request that cannot be read
+ * [long string]} of QUERY and PREPARE, the {@code [short bytes]} id and flags of EXECUTE (after
+ * its {@code result_metadata_id} on v5, or on v4 with {@link
+ * ProtocolFeatures#SCYLLA_USE_METADATA_ID}), the {@code [string map]} of STARTUP. Everything is bounds-checked; a request that cannot be read
  * yields a {@link Request} with what could be read (requests only label results, they never
  * decide how bytes are decoded). Stateless.
  */
@@ -21,8 +23,12 @@ final class RequestReader {
 
   private RequestReader() {}
 
-  /** The request in a frame. The frame is borrowed. */
-  static Request read(Frame frame) {
+  /**
+   * The request in a frame. The frame is borrowed.
+   *
+   * @param features the extensions of the connection, from its STARTUP
+   */
+  static Request read(Frame frame, ProtocolFeatures features) {
     ByteBuf b = frame.body().duplicate();
     Opcode op = frame.opcode();
     try {
@@ -31,7 +37,7 @@ final class RequestReader {
         case PREPARE:
           return new Request(frame.streamId(), op, longString(b), null, false, Map.of());
         case EXECUTE:
-          return execute(frame, b);
+          return execute(frame, b, features);
         case STARTUP:
           return new Request(frame.streamId(), op, null, null, false, stringMap(b));
         default:
@@ -43,9 +49,9 @@ final class RequestReader {
     }
   }
 
-  private static Request execute(Frame frame, ByteBuf b) {
+  private static Request execute(Frame frame, ByteBuf b, ProtocolFeatures features) {
     String id = "0x" + ByteBufUtil.hexDump(shortBytes(b));
-    if (frame.version() >= 5) {
+    if (features.hasResultMetadataId(frame.version())) {
       shortBytes(b); // result_metadata_id
     }
     b.skipBytes(2); // consistency

@@ -1,5 +1,6 @@
 package io.cqlrows.netty.request;
 
+import io.cqlrows.core.ProtocolFeatures;
 import io.cqlrows.netty.compression.Compression;
 import io.cqlrows.netty.compression.Compressors;
 import io.cqlrows.netty.frame.Frame;
@@ -19,7 +20,8 @@ import java.util.function.Consumer;
  * version(1, bit 7 clear) flags(1) stream(2) opcode(1) length(4) | body
  * QUERY    [long string] query, query_parameters
  * PREPARE  [long string] query; v5: [int] flags (0)
- * EXECUTE  [short bytes] id; v5: [short bytes] result_metadata_id; query_parameters
+ * EXECUTE  [short bytes] id; v5 (or v4 with SCYLLA_USE_METADATA_ID): [short bytes]
+ *          result_metadata_id; query_parameters
  * STARTUP  [string map] options           OPTIONS  (empty)
  * </pre>
  *
@@ -42,6 +44,16 @@ public final class Requests {
 
   private final int protocolVersion;
   private final boolean lz4Bodies;
+  private final ProtocolFeatures features;
+
+  /**
+   * Encoders for one connection without protocol extensions (a Cassandra connection).
+   *
+   * @see #Requests(int, Compression, ProtocolFeatures)
+   */
+  public Requests(int protocolVersion, Compression compression) {
+    this(protocolVersion, compression, ProtocolFeatures.NONE);
+  }
 
   /**
    * Encoders for one connection.
@@ -49,8 +61,11 @@ public final class Requests {
    * @param protocolVersion 4 or 5
    * @param compression what STARTUP negotiates: {@link Compression#NONE} or {@link
    *     Compression#LZ4} (Snappy is not supported for sending)
+   * @param features the extensions STARTUP names ({@link ProtocolFeatures#NONE} for none): with
+   *     {@link ProtocolFeatures#SCYLLA_USE_METADATA_ID} a v4 EXECUTE carries the {@code
+   *     result_metadata_id}
    */
-  public Requests(int protocolVersion, Compression compression) {
+  public Requests(int protocolVersion, Compression compression, ProtocolFeatures features) {
     if (protocolVersion != 4 && protocolVersion != 5) {
       throw new IllegalArgumentException(
           "protocolVersion: " + protocolVersion + " (expected: 4 or 5)");
@@ -61,6 +76,7 @@ public final class Requests {
     }
     this.protocolVersion = protocolVersion;
     this.lz4Bodies = protocolVersion < 5 && compression == Compression.LZ4;
+    this.features = Objects.requireNonNull(features, "features");
   }
 
   /** The protocol version written in every header. */
@@ -68,13 +84,29 @@ public final class Requests {
     return protocolVersion;
   }
 
+  /** The protocol extensions these encoders apply. */
+  public ProtocolFeatures features() {
+    return features;
+  }
+
   /** The STARTUP options: {@code CQL_VERSION} and, for LZ4, {@code COMPRESSION=lz4}. */
   public static Map<String, String> startupOptions(Compression compression) {
+    return startupOptions(compression, ProtocolFeatures.NONE);
+  }
+
+  /**
+   * The STARTUP options: {@code CQL_VERSION}, for LZ4 {@code COMPRESSION=lz4}, then the
+   * extensions' own ({@link ProtocolFeatures#startupOptions()}; none for {@link
+   * ProtocolFeatures#NONE}, so a Cassandra connection sends exactly the first two).
+   */
+  public static Map<String, String> startupOptions(Compression compression,
+      ProtocolFeatures features) {
     Map<String, String> options = new LinkedHashMap<>();
     options.put("CQL_VERSION", CQL_VERSION);
     if (compression == Compression.LZ4) {
       options.put("COMPRESSION", "lz4");
     }
+    options.putAll(features.startupOptions());
     return options;
   }
 
@@ -125,8 +157,9 @@ public final class Requests {
    * EXECUTE (§4.1.6).
    *
    * @param id the prepared statement id from the PREPARED result
-   * @param resultMetadataId v5: the current {@code result_metadata_id} of the statement (from
-   *     PREPARED, or the latest {@code new_metadata_id}); ignored on v4, may be null there
+   * @param resultMetadataId v5, or v4 with {@link ProtocolFeatures#SCYLLA_USE_METADATA_ID}: the
+   *     current {@code result_metadata_id} of the statement (from PREPARED, or the latest {@code
+   *     new_metadata_id}); otherwise ignored, and may be null
    * @param parameters consistency, values, paging, {@code Skip_metadata}; its values are read
    *     during this call
    */
@@ -134,12 +167,14 @@ public final class Requests {
       byte[] resultMetadataId, QueryParameters parameters) {
     Objects.requireNonNull(id, "id");
     Objects.requireNonNull(parameters, "parameters");
-    if (protocolVersion >= 5 && resultMetadataId == null) {
-      throw new IllegalArgumentException("resultMetadataId: null (expected: an id on v5)");
+    boolean withMetadataId = features.hasResultMetadataId(protocolVersion);
+    if (withMetadataId && resultMetadataId == null) {
+      throw new IllegalArgumentException("resultMetadataId: null (expected: an id on v"
+          + protocolVersion + (protocolVersion < 5 ? " with SCYLLA_USE_METADATA_ID)" : ")"));
     }
     return envelope(alloc, streamId, Opcode.EXECUTE, lz4Bodies, body -> {
       WireWriter.shortBytes(body, "id", id);
-      if (protocolVersion >= 5) {
+      if (withMetadataId) {
         WireWriter.shortBytes(body, "result_metadata_id", resultMetadataId);
       }
       parameters.writeTo(body, protocolVersion);

@@ -2,9 +2,11 @@ package io.cqlrows.netty.rows;
 
 import io.cqlrows.core.CqlParseException;
 import io.cqlrows.core.CqlResult;
+import io.cqlrows.core.ProtocolFeatures;
 import io.cqlrows.core.ResultColumns;
 import io.cqlrows.core.ResultReader;
 import io.cqlrows.core.ResultStream;
+import io.cqlrows.core.TabletRouting;
 import io.cqlrows.core.sink.RowSink;
 import io.cqlrows.netty.CqlFrameException;
 import io.cqlrows.netty.frame.Frame;
@@ -30,8 +32,14 @@ import java.util.function.Function;
  * registration goes to the default sink factory, if one was given; when there is none or it
  * returns {@code null}, the frame is passed downstream. Requests and server events pass through.
  *
- * <p><b>Errors.</b> A body the parser rejects is frame-local: the frame is released, a {@link
- * RowsFailure} is fired for the stream and the handler goes on with the next frame. A frame-local
+ * <p><b>Protocol extensions.</b> The reader's {@link ProtocolFeatures} apply (see {@link
+ * #negotiated}); with {@link ProtocolFeatures#TABLETS_ROUTING_V1} the {@value
+ * TabletRouting#PAYLOAD_KEY} custom payload of a parsed RESULT is decoded into {@link
+ * RowsResponse#tablets()} before its rows are parsed.
+ *
+ * <p><b>Errors.</b> A body the parser rejects, or a malformed tablet routing payload, is
+ * frame-local: the frame is released, a {@link RowsFailure} is fired for the stream and the
+ * handler goes on with the next frame. A frame-local
  * {@link CqlFrameException} from the decoder for a registered stream also becomes a {@link
  * RowsFailure}. A connection-level {@link CqlFrameException} (or the channel closing) fails every
  * registration with a {@link RowsFailure}, in stream order; the exception itself, like every
@@ -59,7 +67,7 @@ public final class RowsFrameHandler extends ChannelInboundHandlerAdapter {
   private record Expectation(RowSink sink, ResultColumns preparedColumns, boolean streaming) {}
 
   /** Parses bodies; holds this connection's compiled column sets. */
-  private final ResultReader reader;
+  private ResultReader reader;
   /** Sink for a RESULT nobody registered for; may return null. Null for none. */
   private final Function<Frame, RowSink> defaultSinks;
   /** Registrations by stream id. */
@@ -72,6 +80,8 @@ public final class RowsFrameHandler extends ChannelInboundHandlerAdapter {
   private CompositeByteBuf gathered;
   /** Its parse failed: the rest of its chunks are dropped. */
   private boolean dropping;
+  /** The tablet routing of its custom payload, or null. */
+  private TabletRouting headTablets;
 
   /**
    * A handler for one connection.
@@ -161,6 +171,20 @@ public final class RowsFrameHandler extends ChannelInboundHandlerAdapter {
     return expectations.size();
   }
 
+  /**
+   * Applies the protocol extensions a client negotiated after this handler was made (it learns
+   * them from SUPPORTED) to every RESULT parsed from now on: call on the event loop before
+   * writing STARTUP. The reader's compiled column sets are dropped.
+   */
+  public void negotiated(ProtocolFeatures features) {
+    reader = reader.withFeatures(features);
+  }
+
+  /** The protocol extensions RESULTs are parsed with. */
+  public ProtocolFeatures features() {
+    return reader.features();
+  }
+
   @Override
   public void channelRead(ChannelHandlerContext ctx, Object msg) {
     if (msg instanceof FrameHead h) {
@@ -198,6 +222,12 @@ public final class RowsFrameHandler extends ChannelInboundHandlerAdapter {
     if (e != null && e.streaming()) {
       expectations.remove(h.streamId());
       stream = reader.stream(e.sink(), e.preparedColumns(), h.bodyLength());
+      try {
+        headTablets = tablets(h.prelude().customPayload());
+      } catch (CqlParseException x) {
+        dropping = true; // no row reaches the sink
+        ctx.fireChannelRead(new RowsFailure(h.streamId(), tabletsError(h.streamId(), x)));
+      }
     } else {
       gathered = ctx.alloc().compositeBuffer(Integer.MAX_VALUE);
     }
@@ -243,11 +273,12 @@ public final class RowsFrameHandler extends ChannelInboundHandlerAdapter {
           h.prelude(), body, h.bodyOffset()));
       return;
     }
+    TabletRouting tablets = headTablets;
     ResultStream s = endStream();
     if (s != null) {
       FramePrelude p = h.prelude();
       ctx.fireChannelRead(new RowsResponse(h.streamId(), s.result(), h.flags(), p.warnings(),
-          p.tracingId(), p.customPayload()));
+          p.tracingId(), p.customPayload(), tablets));
     }
   }
 
@@ -255,6 +286,7 @@ public final class RowsFrameHandler extends ChannelInboundHandlerAdapter {
   private ResultStream endStream() {
     ResultStream s = stream;
     stream = null;
+    headTablets = null;
     boolean failed = dropping;
     dropping = false;
     s.close();
@@ -292,12 +324,29 @@ public final class RowsFrameHandler extends ChannelInboundHandlerAdapter {
     }
   }
 
+  /** The tablet routing of a custom payload, if the connection uses it; else null. */
+  private TabletRouting tablets(java.util.Map<String, byte[]> customPayload) {
+    return reader.features().tabletsRoutingV1() ? TabletRouting.fromPayload(customPayload) : null;
+  }
+
+  private static CqlFrameException tabletsError(int streamId, CqlParseException e) {
+    return CqlFrameException.frameError(streamId, -1,
+        "custom payload " + TabletRouting.PAYLOAD_KEY + ": " + e.getMessage(), e);
+  }
+
   /** Parses and releases the frame; returns the message to fire. */
   private Object parse(Frame frame, RowSink sink, ResultColumns prepared) {
+    TabletRouting tablets;
+    try {
+      tablets = tablets(frame.customPayload());
+    } catch (CqlParseException e) {
+      frame.release();
+      return new RowsFailure(frame.streamId(), tabletsError(frame.streamId(), e));
+    }
     try {
       CqlResult result = reader.read(frame.body(), sink, prepared);
       return new RowsResponse(frame.streamId(), result, frame.flags(), frame.warnings(),
-          frame.tracingId(), frame.customPayload());
+          frame.tracingId(), frame.customPayload(), tablets);
     } catch (CqlParseException e) {
       long at = frame.bodyOffset() < 0 ? -1 : frame.bodyOffset() + Math.max(0, e.offset());
       return new RowsFailure(frame.streamId(),

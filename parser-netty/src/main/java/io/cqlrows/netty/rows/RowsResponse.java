@@ -1,6 +1,7 @@
 package io.cqlrows.netty.rows;
 
 import io.cqlrows.core.CqlResult;
+import io.cqlrows.core.TabletRouting;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -14,7 +15,10 @@ import java.util.UUID;
  * @param flags the frame header flags
  * @param warnings the server's warnings, empty if none
  * @param tracingId the tracing session id, or {@code null}
- * @param customPayload the frame's custom payload (e.g. ScyllaDB tablet routing), empty if none
+ * @param customPayload the frame's custom payload, raw, empty if none
+ * @param tablets the decoded {@value TabletRouting#PAYLOAD_KEY} entry of the custom payload when
+ *     the connection uses {@link io.cqlrows.core.ProtocolFeatures#TABLETS_ROUTING_V1} (ScyllaDB),
+ *     else {@code null}
  */
 public record RowsResponse(
     int streamId,
@@ -22,4 +26,5 @@ public record RowsResponse(
     int flags,
     List<String> warnings,
     UUID tracingId,
-    Map<String, byte[]> customPayload) {}
+    Map<String, byte[]> customPayload,
+    TabletRouting tablets) {}

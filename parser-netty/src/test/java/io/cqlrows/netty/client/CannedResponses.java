@@ -27,16 +27,32 @@ import java.util.List;
  *   <li>PREPARE: id {@code 0x0102}, metadata id {@code 0x0A} (or {@code 0x0B} after ALTER), one
  *       int variable, result {@code (id int, name varchar[, extra varchar])}. EXECUTE: one row
  *       {@code (the bound int, "executed"[, "extra"])}: with {@code No_metadata} when asked to
- *       skip it, and with {@code Metadata_changed} (v5) when the request's metadata id is stale.
+ *       skip it, and with {@code Metadata_changed} (v5, or v4 with SCYLLA_USE_METADATA_ID) when
+ *       the request's metadata id is stale.
+ *   <li>ScyllaDB extensions, once {@link #negotiate} saw them in STARTUP: {@code SELECT ... IF
+ *       ...} prepared with the LWT bit 0x80000000 in its prepared flags; {@code TABLETS}: rows
+ *       with a {@code tablets-routing-v1} custom payload ({@link #TABLET_FIRST}, {@link
+ *       #TABLET_LAST}, two replicas); {@code RATELIMIT}: the rate-limit error 0xF000 (a write,
+ *       rejected by the coordinator), or Config_error without the extension.
  * </ul>
  *
  * <p>One instance per connection; not thread-safe.
  */
 final class CannedResponses {
-  /** One response: its stream, opcode and body. */
-  record Response(int streamId, Opcode opcode, byte[] body) {}
+  /** One response: its stream, opcode, extra header flags and body (prelude included). */
+  record Response(int streamId, Opcode opcode, int flags, byte[] body) {
+    Response(int streamId, Opcode opcode, byte[] body) {
+      this(streamId, opcode, 0, body);
+    }
+  }
 
   static final String PREPARED_ID = "0102";
+  static final long TABLET_FIRST = -4611686018427387904L;
+  static final long TABLET_LAST = -2305843009213693952L;
+  static final String REPLICA_1 = "6a2f9f4e-4a5b-4b36-9a3e-0c7d1f2e3a4b";
+  static final String REPLICA_2 = "0d1c2b3a-4958-4677-8695-a4b3c2d1e0f9";
+  static final int RATE_LIMIT_ERROR = 0xF000;
+  private static final int LWT_FLAG = 0x80000000;
   private static final int KIND_VOID = 1;
   private static final int KIND_ROWS = 2;
   private static final int KIND_PREPARED = 4;
@@ -51,9 +67,27 @@ final class CannedResponses {
   private final int version;
   private final List<DecodedRequest> held = new ArrayList<>();
   private boolean altered;
+  private boolean metadataIds;
+  private boolean lwtMark;
+  private boolean tablets;
+  private boolean rateLimitError;
 
   CannedResponses(int version) {
     this.version = version;
+    this.metadataIds = version >= 5;
+  }
+
+  /** Applies the ScyllaDB extensions a STARTUP names (by key, as the server reads them). */
+  void negotiate(java.util.Map<String, String> startup) {
+    metadataIds |= startup.containsKey("SCYLLA_USE_METADATA_ID");
+    lwtMark = startup.containsKey("SCYLLA_LWT_ADD_METADATA_MARK");
+    tablets = startup.containsKey("TABLETS_ROUTING_V1");
+    rateLimitError = startup.containsKey("SCYLLA_RATE_LIMIT_ERROR");
+  }
+
+  /** Whether PREPARED and EXECUTE carry result_metadata_id on this connection. */
+  boolean metadataIds() {
+    return metadataIds;
   }
 
   /** An ERROR response. */
@@ -87,6 +121,21 @@ final class CannedResponses {
     }
     if (q.startsWith("FAIL")) {
       return List.of(error(r.streamId(), CqlServerError.INVALID, "cannot run: " + q));
+    }
+    if (q.equals("RATELIMIT")) {
+      return List.of(rateLimited(r.streamId()));
+    }
+    if (q.equals("TABLETS")) {
+      Response rows = queryResult(r);
+      if (!tablets) {
+        return List.of(rows);
+      }
+      byte[] payload = CqlBytes.create().int16(1).string("tablets-routing-v1")
+          .bytes(ByteBufUtil.hexDump(tabletRouting())).toArray();
+      byte[] body = new byte[payload.length + rows.body().length];
+      System.arraycopy(payload, 0, body, 0, payload.length);
+      System.arraycopy(rows.body(), 0, body, payload.length, rows.body().length);
+      return List.of(new Response(r.streamId(), Opcode.RESULT, 0x04, body));
     }
     List<Response> out = new ArrayList<>();
     out.add(queryResult(r));
@@ -139,20 +188,46 @@ final class CannedResponses {
     return rows(r, b);
   }
 
+  /**
+   * ScyllaDB's rate-limit error (exceptions.hh, server.cc): code, message, op_type 1 (write),
+   * rejected_by_coordinator 1; Config_error when the extension is off.
+   */
+  private Response rateLimited(int stream) {
+    if (!rateLimitError) {
+      return error(stream, 0x2300, "Per-partition rate limit reached");
+    }
+    return new Response(stream, Opcode.ERROR, CqlBytes.create().int32(RATE_LIMIT_ERROR)
+        .string("Per-partition rate limit reached").int8(1).int8(1).toArray());
+  }
+
+  /** {@code tuple<bigint, bigint, list<frozen<tuple<uuid, int>>>>}, as server.cc writes it. */
+  static byte[] tabletRouting() {
+    CqlBytes list = CqlBytes.create().int32(2);
+    for (String[] replica : new String[][] {{REPLICA_1, "00000001"}, {REPLICA_2, "00000000"}}) {
+      byte[] tuple = CqlBytes.create().bytes(replica[0].replace("-", ""))
+          .bytes(replica[1]).toArray();
+      list.bytes(ByteBufUtil.hexDump(tuple));
+    }
+    return CqlBytes.create().bytes(String.format("%016x", TABLET_FIRST))
+        .bytes(String.format("%016x", TABLET_LAST))
+        .bytes(ByteBufUtil.hexDump(list.toArray())).toArray();
+  }
+
   private Response prepared(DecodedRequest r) {
     CqlBytes b = CqlBytes.create().int32(KIND_PREPARED).int16(2).hex(PREPARED_ID);
-    if (version >= 5) {
+    if (metadataIds) {
       b.int16(1).hex(metadataId());
     }
-    // prepared metadata: Global_tables_spec, one variable, pk_count 1 (index 0)
-    b.int32(GLOBAL_TABLES_SPEC).int32(1).int32(1).int16(0).string("ks").string("t")
-        .columnSpec("id", INT);
+    // prepared metadata: Global_tables_spec (and the LWT bit), one variable, pk_count 1 (index 0)
+    boolean lwt = lwtMark && r.query().contains(" IF ");
+    b.int32(GLOBAL_TABLES_SPEC | (lwt ? LWT_FLAG : 0)).int32(1).int32(1).int16(0)
+        .string("ks").string("t").columnSpec("id", INT);
     resultColumns(b, GLOBAL_TABLES_SPEC);
     return new Response(r.streamId(), Opcode.RESULT, b.toArray());
   }
 
   private Response executed(DecodedRequest r) {
-    boolean stale = version >= 5 && !metadataId().equals(r.resultMetadataId());
+    boolean stale = metadataIds && !metadataId().equals(r.resultMetadataId());
     boolean skip = (r.flags() & 0x02) != 0;
     CqlBytes b = CqlBytes.create().int32(KIND_ROWS);
     if (stale) {

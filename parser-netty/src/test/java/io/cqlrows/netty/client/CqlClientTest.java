@@ -10,6 +10,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.cqlrows.core.PreparedResult;
+import io.cqlrows.core.ProtocolFeatures;
 import io.cqlrows.core.RowsResult;
 import io.cqlrows.core.VoidResult;
 import io.cqlrows.core.sink.Row;
@@ -90,11 +91,16 @@ class CqlClientTest {
     assertFalse(result.hasMorePages());
     assertEquals("SELECT stream, query FROM ks.t", rows.rows().get(0).getString("query"));
 
-    DecodedRequest startup = server.requests.get(0);
+    DecodedRequest options = server.requests.get(0);
+    assertEquals(Opcode.OPTIONS, options.opcode());
+    DecodedRequest startup = server.requests.get(1);
     assertEquals(Opcode.STARTUP, startup.opcode());
     assertEquals(compression == Compression.LZ4 ? Map.of("CQL_VERSION", "3.0.0", "COMPRESSION",
         "lz4") : Map.of("CQL_VERSION", "3.0.0"), startup.options());
-    DecodedRequest query = server.requests.get(1);
+    assertEquals(0, options.streamId());
+    assertEquals(0, startup.streamId());
+    assertEquals(ProtocolFeatures.NONE, client.features());
+    DecodedRequest query = server.requests.get(2);
     assertEquals(version, query.version());
     assertEquals(version == 4 && compression == Compression.LZ4 ? 0x01 : 0, query.headerFlags());
     assertEquals(CqlClient.DEFAULT_CONSISTENCY.code(), query.consistency());

@@ -21,31 +21,79 @@ import io.netty.channel.group.ChannelGroup;
 import io.netty.channel.group.DefaultChannelGroup;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.util.concurrent.GlobalEventExecutor;
+import io.cqlrows.testing.CqlBytes;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * A tiny CQL server on 127.0.0.1 for client tests, built from cqlrows' own decoders and encoders.
- * It answers STARTUP with READY (switching v5 to segments both ways) and each request by its text
- * ({@link CannedResponses}). v4 response bodies are LZ4-compressed when LZ4 was negotiated, as
- * Cassandra does. Every request it decodes is recorded.
+ * It answers OPTIONS with SUPPORTED, STARTUP with READY (switching v5 to segments both ways) and
+ * each request by its text ({@link CannedResponses}). v4 response bodies are LZ4-compressed when
+ * LZ4 was negotiated, as Cassandra does. Every request it decodes is recorded.
+ *
+ * <p>{@link #scylla} makes it answer as ScyllaDB does (transport/server.cc): protocol v4 at most,
+ * a request in a newer version answered with a protocol error in a v4 header on stream 0, the
+ * protocol extensions advertised in SUPPORTED and applied when STARTUP names them.
  */
 final class FakeCqlServer {
+  /** What ScyllaDB 2025 advertises for its extensions (cql_protocol_extension.cc). */
+  static final Map<String, List<String>> SCYLLA_EXTENSIONS = scyllaExtensions();
+
   private final int version;
   private final Compression compression;
+  /** The SUPPORTED multimap. */
+  private final Map<String, List<String>> supported;
+  /** ScyllaDB: refuses newer versions, applies extensions. */
+  private final boolean scylla;
   private final ChannelGroup children = new DefaultChannelGroup(GlobalEventExecutor.INSTANCE);
   private final Channel server;
   /** Every request received, in order, over all connections. */
   final List<DecodedRequest> requests = new CopyOnWriteArrayList<>();
   /** When set, STARTUP is answered with an ERROR. */
   volatile boolean refuseStartup;
+  /** When set, STARTUP is answered with a protocol error with this message. */
+  volatile String refuseStartupWith;
+  /** Connections accepted so far. */
+  final AtomicInteger connections = new AtomicInteger();
 
+  /** A Cassandra-like server speaking {@code version}. */
   FakeCqlServer(EventLoopGroup group, int version, Compression compression)
       throws InterruptedException {
+    this(group, version, compression, cassandraSupported(), false);
+  }
+
+  /**
+   * A ScyllaDB-like server: v4, advertising {@code extensions} (keys of {@link
+   * #SCYLLA_EXTENSIONS} with its values) besides the sharding options.
+   */
+  static FakeCqlServer scylla(EventLoopGroup group, Compression compression,
+      String... extensions) throws InterruptedException {
+    Map<String, List<String>> supported = new LinkedHashMap<>();
+    supported.put("COMPRESSION", List.of("lz4", "snappy"));
+    supported.put("CQL_VERSION", List.of("3.3.1"));
+    supported.put("SCYLLA_NR_SHARDS", List.of("2"));
+    supported.put("SCYLLA_PARTITIONER", List.of("org.apache.cassandra.dht.Murmur3Partitioner"));
+    supported.put("SCYLLA_SHARD", List.of("0"));
+    supported.put("SCYLLA_SHARDING_ALGORITHM", List.of("biased-token-round-robin"));
+    supported.put("SCYLLA_SHARDING_IGNORE_MSB", List.of("12"));
+    for (String e : extensions) {
+      supported.put(e, SCYLLA_EXTENSIONS.get(e));
+    }
+    return new FakeCqlServer(group, 4, compression, supported, true);
+  }
+
+  private FakeCqlServer(EventLoopGroup group, int version, Compression compression,
+      Map<String, List<String>> supported, boolean scylla) throws InterruptedException {
     this.version = version;
     this.compression = compression;
+    this.supported = supported;
+    this.scylla = scylla;
     this.server = new ServerBootstrap()
         .group(group)
         .channel(NioServerSocketChannel.class)
@@ -53,6 +101,7 @@ final class FakeCqlServer {
           @Override
           protected void initChannel(Channel ch) {
             children.add(ch);
+            connections.incrementAndGet();
             Compression bodies = version >= 5 ? Compression.NONE : compression;
             ch.pipeline().addLast(CqlPipeline.BYTES_TO_FRAME_DECODER,
                 new BytesToFrameDecoder(ParseLimits.defaults(), bodies));
@@ -64,6 +113,23 @@ final class FakeCqlServer {
 
   int port() {
     return ((InetSocketAddress) server.localAddress()).getPort();
+  }
+
+  private static Map<String, List<String>> cassandraSupported() {
+    Map<String, List<String>> supported = new LinkedHashMap<>();
+    supported.put("PROTOCOL_VERSIONS", List.of("3/v3", "4/v4", "5/v5"));
+    supported.put("COMPRESSION", List.of("snappy", "lz4"));
+    supported.put("CQL_VERSION", List.of("3.4.7"));
+    return supported;
+  }
+
+  private static Map<String, List<String>> scyllaExtensions() {
+    Map<String, List<String>> e = new LinkedHashMap<>();
+    e.put("SCYLLA_LWT_ADD_METADATA_MARK", List.of("LWT_OPTIMIZATION_META_BIT_MASK=2147483648"));
+    e.put("SCYLLA_RATE_LIMIT_ERROR", List.of("ERROR_CODE=61440"));
+    e.put("TABLETS_ROUTING_V1", List.of(""));
+    e.put("SCYLLA_USE_METADATA_ID", List.of(""));
+    return Collections.unmodifiableMap(e);
   }
 
   /** The QUERY texts received so far. */
@@ -86,18 +152,32 @@ final class FakeCqlServer {
   /** One connection: decodes requests, writes canned responses. */
   private final class Connection extends ChannelInboundHandlerAdapter {
     private final CannedResponses canned = new CannedResponses(version);
+    /** v4 LZ4 bodies from READY on (ScyllaDB) or after it (Cassandra). */
+    private boolean compressing;
 
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
       Frame frame = (Frame) msg;
       DecodedRequest request;
       try {
-        request = DecodedRequest.decode(frame);
+        if (scylla && frame.version() > version) {
+          // server.cc: "Invalid or unsupported protocol version", stream 0, this version's header
+          ctx.writeAndFlush(envelope(ctx, CannedResponses.error(0, 0x000A,
+              "Invalid or unsupported protocol version: " + frame.version())));
+          return;
+        }
+        request = DecodedRequest.decode(frame, canned.metadataIds());
       } finally {
         frame.release();
       }
       requests.add(request);
-      if (request.opcode() == Opcode.STARTUP) {
+      if (request.opcode() == Opcode.OPTIONS) {
+        ctx.writeAndFlush(envelope(ctx, new CannedResponses.Response(request.streamId(),
+            Opcode.SUPPORTED, stringMultimap(supported))));
+      } else if (request.opcode() == Opcode.STARTUP) {
+        if (scylla) {
+          canned.negotiate(request.options());
+        }
         startup(ctx, request);
       } else if (request.opcode() == Opcode.QUERY && "CLOSE".equals(request.query())) {
         ctx.close();
@@ -110,14 +190,17 @@ final class FakeCqlServer {
     }
 
     private void startup(ChannelHandlerContext ctx, DecodedRequest request) {
-      if (refuseStartup) {
+      if (refuseStartup || refuseStartupWith != null) {
         ctx.writeAndFlush(envelope(ctx, CannedResponses.error(request.streamId(), 0x000A,
-            "refused by the test")));
+            refuseStartupWith != null ? refuseStartupWith : "refused by the test")));
         return;
       }
-      // READY goes out unframed; on v5 everything after it is in segments
+      // READY goes out unframed; on v5 everything after it is in segments. ScyllaDB compresses
+      // READY itself (server.cc), Cassandra only what follows it.
+      compressing = scylla;
       ctx.writeAndFlush(envelope(ctx, new CannedResponses.Response(request.streamId(),
           Opcode.READY, new byte[0])));
+      compressing = true;
       if (version >= 5) {
         SegmentFormat format =
             compression == Compression.LZ4 ? SegmentFormat.LZ4 : SegmentFormat.UNCOMPRESSED;
@@ -128,7 +211,7 @@ final class FakeCqlServer {
 
     /** A response envelope; v4 LZ4 bodies compressed. Ownership transferred. */
     private ByteBuf envelope(ChannelHandlerContext ctx, CannedResponses.Response r) {
-      boolean compress = version < 5 && compression == Compression.LZ4;
+      boolean compress = compressing && version < 5 && compression == Compression.LZ4;
       ByteBuf body = ctx.alloc().buffer(r.body().length).writeBytes(r.body());
       if (compress) {
         ByteBuf compressed = Compressors.lz4Body(ctx.alloc(), body);
@@ -136,11 +219,21 @@ final class FakeCqlServer {
         body = compressed;
       }
       ByteBuf out = ctx.alloc().buffer(9 + body.readableBytes());
-      out.writeByte(0x80 | version).writeByte(compress ? Frame.FLAG_COMPRESSION : 0)
+      out.writeByte(0x80 | version).writeByte((compress ? Frame.FLAG_COMPRESSION : 0) | r.flags())
           .writeShort(r.streamId()).writeByte(r.opcode().code()).writeInt(body.readableBytes())
           .writeBytes(body);
       body.release();
       return out;
     }
+  }
+
+  /** A {@code [string multimap]}. */
+  private static byte[] stringMultimap(Map<String, List<String>> map) {
+    CqlBytes b = CqlBytes.create().int16(map.size());
+    map.forEach((k, values) -> {
+      b.string(k).int16(values.size());
+      values.forEach(b::string);
+    });
+    return b.toArray();
   }
 }

@@ -30,7 +30,8 @@ import java.util.Map;
  * @param query QUERY and PREPARE text
  * @param prepareFlags v5 PREPARE flags, else -1
  * @param id EXECUTE statement id (hex)
- * @param resultMetadataId v5 EXECUTE result_metadata_id (hex)
+ * @param resultMetadataId EXECUTE result_metadata_id (hex): v5, or v4 with ScyllaDB's
+ *     SCYLLA_USE_METADATA_ID
  * @param consistency QUERY/EXECUTE consistency code, else -1
  * @param flags QUERY/EXECUTE query flags, else -1
  * @param values the values as hex; {@code "NULL"} for -1 and {@code "UNSET"} for -2
@@ -45,8 +46,18 @@ public record DecodedRequest(int version, int headerFlags, int streamId, Opcode 
     int flags, List<String> values, int pageSize, String pagingState, int serialConsistency,
     Long timestamp, Map<String, String> options) {
 
-  /** Reads a request frame. The frame is borrowed. */
+  /** Reads a request frame of a connection without extensions. The frame is borrowed. */
   public static DecodedRequest decode(Frame frame) {
+    return decode(frame, frame.version() >= 5);
+  }
+
+  /**
+   * Reads a request frame. The frame is borrowed.
+   *
+   * @param metadataIds whether an EXECUTE carries a result_metadata_id (v5, or a ScyllaDB v4
+   *     connection whose STARTUP named SCYLLA_USE_METADATA_ID)
+   */
+  public static DecodedRequest decode(Frame frame, boolean metadataIds) {
     Builder b = new Builder(frame);
     ByteBuf in = frame.body().duplicate();
     switch (frame.opcode()) {
@@ -65,7 +76,7 @@ public record DecodedRequest(int version, int headerFlags, int streamId, Opcode 
         break;
       case EXECUTE:
         b.id = ByteBufUtil.hexDump(in.readSlice(in.readUnsignedShort()));
-        if (frame.version() >= 5) {
+        if (metadataIds) {
           b.resultMetadataId = ByteBufUtil.hexDump(in.readSlice(in.readUnsignedShort()));
         }
         b.parameters(in);
