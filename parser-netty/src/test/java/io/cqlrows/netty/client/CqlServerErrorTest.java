@@ -1,10 +1,15 @@
 package io.cqlrows.netty.client;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.cqlrows.core.ProtocolFeatures;
 import io.cqlrows.testing.CqlBytes;
 import io.netty.buffer.ByteBuf;
+import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 class CqlServerErrorTest {
@@ -30,6 +35,34 @@ class CqlServerErrorTest {
     assertThrows(IllegalArgumentException.class, () -> CqlServerError.decode(lying));
     shortBody.release();
     lying.release();
+  }
+
+  /** ScyllaDB's rate-limit error (exceptions.hh, transport/server.cc), code from SUPPORTED. */
+  @Test
+  void decodesScyllasRateLimitErrorUnderTheExtension() {
+    ProtocolFeatures scylla = ProtocolFeatures.negotiate(
+        Map.of("SCYLLA_RATE_LIMIT_ERROR", List.of("ERROR_CODE=61440")));
+    ByteBuf body = CqlBytes.create().int32(0xF000).string("rate limit").int8(0).int8(1)
+        .toByteBuf();
+    CqlServerError e = CqlServerError.decode(body, scylla);
+    assertTrue(e.isRateLimitError());
+    assertEquals(CqlServerError.OP_READ, e.opType());
+    assertTrue(e.rejectedByCoordinator());
+    assertEquals("Rate_limit_error", e.codeName());
+    assertEquals("server error 0xf000 (Rate_limit_error): rate limit", e.getMessage());
+
+    CqlServerError plain = CqlServerError.decode(body);
+    assertFalse(plain.isRateLimitError());
+    assertEquals(-1, plain.opType());
+    assertEquals("unknown", plain.codeName());
+    body.release();
+
+    ByteBuf cut = CqlBytes.create().int32(0xF000).string("rate limit").int8(0).toByteBuf();
+    assertThrows(IllegalArgumentException.class, () -> CqlServerError.decode(cut, scylla));
+    cut.release();
+    ByteBuf other = CqlBytes.create().int32(0x2200).string("invalid").toByteBuf();
+    assertFalse(CqlServerError.decode(other, scylla).isRateLimitError());
+    other.release();
   }
 
   @Test

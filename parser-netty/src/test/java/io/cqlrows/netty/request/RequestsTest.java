@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
+import io.cqlrows.core.ProtocolFeatures;
 import io.cqlrows.netty.compression.Compression;
 import io.cqlrows.netty.frame.Opcode;
 import io.netty.buffer.ByteBuf;
@@ -131,6 +132,38 @@ class RequestsTest {
     }
     assertNull(v4.resultMetadataId());
     assertEquals("0908", v5.resultMetadataId());
+  }
+
+  /**
+   * ScyllaDB's SCYLLA_USE_METADATA_ID (transport/server.cc reads EXECUTE as {@code <id><result
+   * metadata id><parameters>} on v4 when it is on): the same layout as v5 with v4's flags byte.
+   */
+  @Test
+  void v4ExecuteCarriesTheResultMetadataIdUnderScyllasExtension() {
+    ProtocolFeatures scylla =
+        ProtocolFeatures.NONE.withExtension(ProtocolFeatures.SCYLLA_USE_METADATA_ID);
+    Requests requests = new Requests(4, Compression.NONE, scylla);
+    assertEquals(scylla, requests.features());
+    QueryParameters p = QueryParameters.of(Consistency.LOCAL_ONE)
+        .withValues(new byte[] {0, 0, 0, 7}).withSkipMetadata(true);
+    ByteBuf envelope = requests.execute(ALLOC, 3, new byte[] {1, 2}, new byte[] {9, 8, 7}, p);
+    assertEquals("04000003" + "0a" + "00000016" + "00020102" + "0003090807" + "000a" + "03"
+        + "0001" + "0000000400000007", ByteBufUtil.hexDump(envelope));
+    envelope.release();
+    assertThrows(IllegalArgumentException.class,
+        () -> requests.execute(ALLOC, 3, new byte[] {1}, null, p));
+  }
+
+  @Test
+  void startupNamesTheExtensionsAfterTheCassandraOptions() {
+    ProtocolFeatures scylla = ProtocolFeatures.NONE
+        .withExtension(ProtocolFeatures.TABLETS_ROUTING_V1)
+        .withExtension(ProtocolFeatures.SCYLLA_USE_METADATA_ID);
+    assertEquals(List.of("CQL_VERSION", "COMPRESSION", "SCYLLA_USE_METADATA_ID",
+        "TABLETS_ROUTING_V1"),
+        List.copyOf(Requests.startupOptions(Compression.LZ4, scylla).keySet()));
+    assertEquals(Requests.startupOptions(Compression.LZ4),
+        Requests.startupOptions(Compression.LZ4, ProtocolFeatures.NONE));
   }
 
   @Test

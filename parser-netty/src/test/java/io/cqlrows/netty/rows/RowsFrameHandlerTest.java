@@ -9,6 +9,9 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.cqlrows.core.ColumnSpec;
+import io.cqlrows.core.ParseLimits;
+import io.cqlrows.core.ProtocolFeatures;
+import io.cqlrows.core.TabletRouting;
 import io.cqlrows.core.CqlParseException;
 import io.cqlrows.core.ResultColumns;
 import io.cqlrows.core.ResultReader;
@@ -18,13 +21,17 @@ import io.cqlrows.core.sink.RowSink;
 import io.cqlrows.core.type.NativeType;
 import io.cqlrows.netty.CqlFrameException;
 import io.cqlrows.netty.frame.Frame;
+import io.cqlrows.netty.frame.FrameChunk;
+import io.cqlrows.netty.frame.FrameHead;
 import io.cqlrows.netty.frame.FramePrelude;
 import io.cqlrows.netty.frame.Opcode;
+import io.cqlrows.netty.replay.ScyllaSession;
 import io.cqlrows.testing.CqlBytes;
 import io.cqlrows.testing.RecordingSink;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.channel.embedded.EmbeddedChannel;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -209,6 +216,117 @@ class RowsFrameHandlerTest {
     assertInstanceOf(VoidResult.class, response.result());
     assertTrue(sink.events().isEmpty());
     assertFalse(channel.finishAndReleaseAll());
+  }
+
+  // ---- ScyllaDB tablets-routing-v1 (transport/server.cc, docs/dev/protocol-extensions.md) ----
+
+  private static final ProtocolFeatures TABLETS =
+      ProtocolFeatures.NONE.withExtension(ProtocolFeatures.TABLETS_ROUTING_V1);
+
+  private static Frame withPayload(int streamId, byte[] routing, CqlBytes body) {
+    Map<String, byte[]> payload = new LinkedHashMap<>();
+    payload.put("other", new byte[] {7});
+    payload.put(TabletRouting.PAYLOAD_KEY, routing);
+    return new Frame(4, true, Frame.FLAG_CUSTOM_PAYLOAD, streamId, Opcode.RESULT,
+        new FramePrelude(null, List.of(), payload), body(body), 50);
+  }
+
+  @Test
+  void decodesTheTabletRoutingOfAResultUnderTheExtension() {
+    RowsFrameHandler handler =
+        new RowsFrameHandler(new ResultReader(4, ParseLimits.defaults(), TABLETS));
+    EmbeddedChannel channel = new EmbeddedChannel(handler);
+    handler.expect(3, new RecordingSink());
+    byte[] value = ScyllaSession.tabletsValue();
+    channel.writeInbound(withPayload(3, value,
+        rows(CqlBytes.create().bytes("00000001").bytes("00000002"))));
+    RowsResponse response = channel.readInbound();
+    assertEquals(ScyllaSession.TABLET_FIRST, response.tablets().firstToken());
+    assertEquals(2, response.tablets().replicas().size());
+    assertEquals(2, response.customPayload().size(), "the raw payload stays");
+    assertFalse(channel.finishAndReleaseAll());
+  }
+
+  @Test
+  void withoutTheExtensionThePayloadStaysRaw() {
+    RowsFrameHandler handler = new RowsFrameHandler(new ResultReader(4));
+    EmbeddedChannel channel = new EmbeddedChannel(handler);
+    handler.expect(3, new RecordingSink());
+    channel.writeInbound(withPayload(3, new byte[] {1, 2, 3},
+        rows(CqlBytes.create().bytes("00000001").bytes("00000002"))));
+    RowsResponse response = channel.readInbound();
+    assertNull(response.tablets());
+    assertEquals(3, response.customPayload().get(TabletRouting.PAYLOAD_KEY).length);
+    assertFalse(channel.finishAndReleaseAll());
+  }
+
+  /** A malformed routing value fails its stream only; no row reaches its sink. */
+  @Test
+  void aMalformedTabletRoutingFailsOnlyItsStream() {
+    RowsFrameHandler handler =
+        new RowsFrameHandler(new ResultReader(4, ParseLimits.defaults(), TABLETS));
+    EmbeddedChannel channel = new EmbeddedChannel(handler);
+    RecordingSink bad = new RecordingSink();
+    RecordingSink good = new RecordingSink();
+    handler.expect(1, bad);
+    handler.expect(2, good);
+    Frame broken = withPayload(1, new byte[] {0, 0, 0, 8, 1},
+        rows(CqlBytes.create().bytes("00000001").bytes("00000002")));
+    channel.writeInbound(broken,
+        result(2, rows(CqlBytes.create().bytes("00000003").bytes("00000004")), -1));
+    assertEquals(0, broken.refCnt());
+    RowsFailure failure = channel.readInbound();
+    assertEquals(1, failure.streamId());
+    assertFalse(failure.cause().connectionLevel());
+    assertEquals(CqlParseException.Reason.TRUNCATED, failure.parseError().reason());
+    assertTrue(bad.events().isEmpty());
+    RowsResponse response = channel.readInbound();
+    assertEquals(2, response.streamId());
+    assertNull(response.tablets());
+    assertEquals("0:int 3", good.events().get(2));
+    assertFalse(channel.finishAndReleaseAll());
+  }
+
+  /** The same for a streamed body: decoded from the head; a bad one drops the chunks. */
+  @Test
+  void aStreamedResultCarriesItsTabletRoutingOrFailsBeforeItsRows() {
+    byte[] value = ScyllaSession.tabletsValue();
+    for (byte[] v : new byte[][] {value, {0, 0, 0, 8, 1}}) {
+      RowsFrameHandler handler =
+          new RowsFrameHandler(new ResultReader(4, ParseLimits.defaults(), TABLETS));
+      EmbeddedChannel channel = new EmbeddedChannel(handler);
+      RecordingSink sink = new RecordingSink();
+      handler.expectStreaming(4, sink, null);
+      byte[] body = rows(CqlBytes.create().bytes("00000001").bytes("00000002")).toArray();
+      Map<String, byte[]> payload = Map.of(TabletRouting.PAYLOAD_KEY, v);
+      channel.writeInbound(new FrameHead(4, true, Frame.FLAG_CUSTOM_PAYLOAD, 4, Opcode.RESULT,
+          new FramePrelude(null, List.of(), payload), body.length, 0));
+      channel.writeInbound(new FrameChunk(4, ByteBufAllocator.DEFAULT.buffer()
+          .writeBytes(body, 0, 10), false));
+      channel.writeInbound(new FrameChunk(4, ByteBufAllocator.DEFAULT.buffer()
+          .writeBytes(body, 10, body.length - 10), true));
+      Object msg = channel.readInbound();
+      if (v == value) {
+        RowsResponse response = assertInstanceOf(RowsResponse.class, msg);
+        assertEquals(ScyllaSession.TABLET_LAST, response.tablets().lastToken());
+        assertEquals("0:int 1", sink.events().get(2));
+      } else {
+        RowsFailure failure = assertInstanceOf(RowsFailure.class, msg);
+        assertEquals(4, failure.streamId());
+        assertTrue(sink.events().isEmpty(), sink.events().toString());
+        assertNull(channel.readInbound());
+      }
+      assertFalse(channel.finishAndReleaseAll());
+    }
+  }
+
+  /** A client learns the extensions after installing the handler. */
+  @Test
+  void negotiatedFeaturesApplyToLaterResults() {
+    RowsFrameHandler handler = new RowsFrameHandler(new ResultReader(4));
+    assertEquals(ProtocolFeatures.NONE, handler.features());
+    handler.negotiated(TABLETS);
+    assertEquals(TABLETS, handler.features());
   }
 
   /** A ROWS body with Global_tables_spec ks.t, columns id int and v int, one row of cells. */
