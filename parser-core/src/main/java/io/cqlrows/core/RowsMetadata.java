@@ -13,7 +13,10 @@ public final class RowsMetadata {
   public static final int FLAG_HAS_MORE_PAGES = 0x0002;
   /** {@code No_metadata}: no column specs; the client knows them from PREPARE. */
   public static final int FLAG_NO_METADATA = 0x0004;
-  /** {@code Metadata_changed}: a {@code new_metadata_id} follows (v5). */
+  /**
+   * {@code Metadata_changed}: a {@code new_metadata_id} follows (v5, or v4 with {@link
+   * ProtocolFeatures#SCYLLA_USE_METADATA_ID}).
+   */
   public static final int FLAG_METADATA_CHANGED = 0x0008;
 
   private final int flags;

@@ -36,7 +36,8 @@ import java.util.Map;
  * Replays both directions of one captured connection through the Netty decoders: the client's
  * requests tell the query of every response and which prepared statement an EXECUTE ran, so
  * {@code No_metadata} results decode with the columns of the matching PREPARED result (or of its
- * latest v5 {@code Metadata_changed} result).
+ * latest {@code Metadata_changed} result: v5, or v4 with ScyllaDB's {@code
+ * SCYLLA_USE_METADATA_ID}).
  *
  * <p>Responses are matched to requests first-in, first-out per stream id (a client reuses a stream
  * only after its response). Framing and compression are detected in each direction ({@link

@@ -6,7 +6,8 @@ import java.util.Map;
 
 /**
  * The prepared statements seen in a capture: statement id to CQL text and result columns, from
- * PREPARE requests and their PREPARED results, updated by v5 {@code Metadata_changed} results.
+ * PREPARE requests and their PREPARED results, updated by {@code Metadata_changed} results (v5,
+ * or v4 with ScyllaDB's {@code SCYLLA_USE_METADATA_ID}).
  * Shared by all connections of one capture (a driver may prepare on one connection and execute
  * on another). Not thread-safe.
  */

@@ -11,17 +11,22 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.cqlrows.core.ParseLimits;
 import io.cqlrows.core.PreparedResult;
+import io.cqlrows.core.ProtocolFeatures;
 import io.cqlrows.core.CqlResult;
 import io.cqlrows.core.sink.JsonLinesSink;
 import io.cqlrows.core.sink.RowSink;
 import io.cqlrows.netty.CqlFrameException;
 import io.cqlrows.netty.client.QueryResult;
+import io.cqlrows.netty.frame.Frame;
+import io.cqlrows.netty.frame.Opcode;
 import io.cqlrows.netty.pcap.PcapRecordingHandler;
 import io.cqlrows.netty.pcap.TcpConnection;
 import io.cqlrows.netty.pcap.TcpReassembler;
 import io.cqlrows.netty.replay.ConnectionReplay;
 import io.cqlrows.netty.replay.PreparedStatements;
 import io.cqlrows.netty.replay.ReplayListener;
+import io.cqlrows.netty.request.DecodedRequest;
+import io.cqlrows.netty.request.Requests;
 import io.cqlrows.testing.Corpus;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -51,8 +56,6 @@ class CaptureLiveTest extends LiveTestSupport {
   /** The fixture's size limit. */
   static final long MAX_FIXTURE_BYTES = 300 * 1024;
 
-
-
   @BeforeAll
   static void loadTheCorpus() throws InterruptedException {
     LiveCorpus.load(session);
@@ -64,6 +67,8 @@ class CaptureLiveTest extends LiveTestSupport {
     Path file = LiveClients.capturesDir().resolve("live-" + combo + ".pcap");
     PcapRecordingHandler recorder = new PcapRecordingHandler(file);
     client = LiveClients.connect(combo, group, p -> p.addFirst("pcap", recorder));
+    assertEquals(ProtocolFeatures.NONE, client.features(), "Cassandra offers no extension");
+    assertEquals(combo.version(), client.protocolVersion());
     List<ObjectNode> live = new ArrayList<>();
     for (String cql : STATEMENTS.subList(0, 2)) {
       live.add(LiveClients.query(client, cql, 0).put("query", cql));
@@ -84,6 +89,7 @@ class CaptureLiveTest extends LiveTestSupport {
     TcpConnection c = connections.get(0);
     assertFalse(c.startedMidStream(), "the handshake is in the recording");
     assertFalse(c.hasGaps());
+    assertHandshake(combo, c.clientToServer().bytes(), c.serverToClient().bytes());
     List<ObjectNode> replayed = replay(c.clientToServer().bytes(), c.serverToClient().bytes());
     assertEquals(live.size(), replayed.size(), "ROWS results");
     for (int i = 0; i < live.size(); i++) {
@@ -99,6 +105,41 @@ class CaptureLiveTest extends LiveTestSupport {
       assertTrue(size < MAX_FIXTURE_BYTES, file + ": " + size + " bytes");
       System.err.printf("[cqlrows] recorded %s: %d bytes%n", file, size);
     }
+  }
+
+  /**
+   * The client's handshake toward Cassandra: OPTIONS, then a STARTUP with exactly {@code
+   * CQL_VERSION} and {@code COMPRESSION}, both on stream 0, as the Java driver sends them.
+   */
+  private static void assertHandshake(Combo combo, byte[] clientToServer,
+      byte[] serverToClient) {
+    List<DecodedRequest> requests = new ArrayList<>();
+    ConnectionReplay.replay("connection", clientToServer, serverToClient,
+        new PreparedStatements(), ParseLimits.defaults(), new ReplayListener() {
+          @Override
+          public RowSink sinkFor(Response response) {
+            return null;
+          }
+
+          @Override
+          public void onResult(Response response, CqlResult result) {}
+
+          @Override
+          public void onError(Response response, CqlFrameException error) {}
+
+          @Override
+          public void onFrame(boolean fromClient, Frame frame) {
+            if (fromClient && requests.size() < 2) {
+              requests.add(DecodedRequest.decode(frame));
+            }
+          }
+        });
+    assertEquals(Opcode.OPTIONS, requests.get(0).opcode());
+    assertEquals(Opcode.STARTUP, requests.get(1).opcode());
+    assertEquals(0, requests.get(0).streamId());
+    assertEquals(0, requests.get(1).streamId());
+    assertEquals(List.copyOf(Requests.startupOptions(combo.compression()).entrySet()),
+        List.copyOf(requests.get(1).options().entrySet()));
   }
 
   /**
