@@ -32,7 +32,7 @@ final class DeserializerFactory {
 
   static ValueDeserializer forType(CqlType type, ParseLimits limits) {
     if (type instanceof NativeType n) {
-      return ScalarDeserializers.forType(n);
+      return ScalarDeserializers.forType(n, limits.replaceMalformedText());
     } else if (type instanceof ListType l) {
       return new ListDeserializer(l, forType(l.element(), limits), limits);
     } else if (type instanceof SetType s) {

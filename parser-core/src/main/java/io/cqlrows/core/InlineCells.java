@@ -85,14 +85,16 @@ final class InlineCells {
    * @param a the buffer's backing array, or {@code null} to read through {@code buf}
    * @param base {@code buf.arrayOffset()} when {@code a} is not null
    * @param buf the body. Borrowed.
-   * @param d the column's deserializer: its type names errors
+   * @param d the column's deserializer: its type names errors (for {@link #TEXT}, the {@link
+   *     ScalarDeserializers.TextDeserializer} that checks the string)
    */
   static void deliver(int kind, byte[] a, int base, ByteBuf buf, int p, int len, RowSink sink,
       int column, ValueDeserializer d) {
     if (kind == TEXT) {
-      sink.onString(column, a != null
+      String s = a != null
           ? new String(a, base + p, len, StandardCharsets.UTF_8)
-          : buf.toString(p, len, StandardCharsets.UTF_8));
+          : buf.toString(p, len, StandardCharsets.UTF_8);
+      sink.onString(column, ((ScalarDeserializers.TextDeserializer) d).checkedUtf8(s, buf, p, len));
       return;
     }
     if (len == 0) {

@@ -7,6 +7,8 @@ package io.cqlrows.core;
  * <p>Counts and lengths are always checked against the bytes actually present before anything is
  * allocated; these limits add an upper bound on top of that, so that a frame that is large but
  * well formed cannot make the parser build an absurd type tree or object graph.
+ *
+ * <p>One option is not a limit but a policy for bad input: {@link #replaceMalformedText()}.
  */
 public final class ParseLimits {
   /** Default {@link #maxFrameBodyLength()}: 256 MiB, the protocol's own frame limit. */
@@ -33,6 +35,7 @@ public final class ParseLimits {
   private final int maxCollectionElements;
   private final int maxVectorDimension;
   private final int maxUdtFields;
+  private final boolean replaceMalformedText;
 
   private ParseLimits(Builder b) {
     this.maxFrameBodyLength = b.maxFrameBodyLength;
@@ -42,6 +45,7 @@ public final class ParseLimits {
     this.maxCollectionElements = b.maxCollectionElements;
     this.maxVectorDimension = b.maxVectorDimension;
     this.maxUdtFields = b.maxUdtFields;
+    this.replaceMalformedText = b.replaceMalformedText;
   }
 
   /** The default limits (see the {@code DEFAULT_*} constants). */
@@ -64,6 +68,7 @@ public final class ParseLimits {
     b.maxCollectionElements = maxCollectionElements;
     b.maxVectorDimension = maxVectorDimension;
     b.maxUdtFields = maxUdtFields;
+    b.replaceMalformedText = replaceMalformedText;
     return b;
   }
 
@@ -102,6 +107,25 @@ public final class ParseLimits {
     return maxUdtFields;
   }
 
+  /**
+   * Whether malformed text in cells decodes with replacement characters instead of failing.
+   * Default {@code false}: a {@code text} (or {@code varchar}) value that is not valid UTF-8 (a
+   * lone continuation byte, a cut sequence, an overlong form, a surrogate, a code point above
+   * U+10FFFF: what the JDK's UTF-8 decoder reports as malformed), or an {@code ascii} value with
+   * a byte above 0x7F, is a {@link CqlParseException.Reason#INVALID_VALUE} naming the first bad
+   * byte, at any nesting depth (collections, UDTs, tuples, vectors), as the Apache Cassandra Java
+   * driver rejects it. Cassandra validates text when it is written, so such a value means
+   * corruption or a hostile server.
+   *
+   * <p>{@code true} decodes each malformed sequence, and each non-ASCII byte of an {@code ascii}
+   * value, as U+FFFD, without an error: for reading damaged captures. A U+FFFD that is encoded in
+   * the value ({@code EF BF BD}) is valid text and decodes as itself either way. Names in the
+   * metadata (keyspaces, tables, columns, UDT names and fields) always decode with replacement.
+   */
+  public boolean replaceMalformedText() {
+    return replaceMalformedText;
+  }
+
   @Override
   public String toString() {
     return "ParseLimits{maxFrameBodyLength=" + maxFrameBodyLength
@@ -110,10 +134,11 @@ public final class ParseLimits {
         + ", maxTypeNameLength=" + maxTypeNameLength
         + ", maxCollectionElements=" + maxCollectionElements
         + ", maxVectorDimension=" + maxVectorDimension
-        + ", maxUdtFields=" + maxUdtFields + '}';
+        + ", maxUdtFields=" + maxUdtFields
+        + ", replaceMalformedText=" + replaceMalformedText + '}';
   }
 
-  /** Builds {@link ParseLimits}; every value must be positive. */
+  /** Builds {@link ParseLimits}; every limit must be positive. */
   public static final class Builder {
     private int maxFrameBodyLength = DEFAULT_MAX_FRAME_BODY_LENGTH;
     private int maxColumns = DEFAULT_MAX_COLUMNS;
@@ -122,6 +147,7 @@ public final class ParseLimits {
     private int maxCollectionElements = DEFAULT_MAX_COLLECTION_ELEMENTS;
     private int maxVectorDimension = DEFAULT_MAX_VECTOR_DIMENSION;
     private int maxUdtFields = DEFAULT_MAX_UDT_FIELDS;
+    private boolean replaceMalformedText;
 
     private Builder() {}
 
@@ -164,6 +190,12 @@ public final class ParseLimits {
     /** See {@link ParseLimits#maxUdtFields()}. */
     public Builder maxUdtFields(int value) {
       this.maxUdtFields = positive("maxUdtFields", value);
+      return this;
+    }
+
+    /** See {@link ParseLimits#replaceMalformedText()}; default {@code false}. */
+    public Builder replaceMalformedText(boolean value) {
+      this.replaceMalformedText = value;
       return this;
     }
 

@@ -31,10 +31,16 @@ import java.util.Map;
  * retained, released or modified (indices included). Bytes after a complete body are ignored, as
  * the spec asks of clients.
  *
- * <p><b>Malformed UTF-8.</b> Names ({@code [string]}: keyspaces, tables, columns, UDT names and
- * field names in {@code [option]}) are decoded like {@code text} cells: a malformed UTF-8
- * sequence becomes U+FFFD, without an error (Cassandra only sends valid UTF-8). The hex-encoded
- * UDT names inside a custom class name are stricter: bytes that are not UTF-8 there are {@link
+ * <p><b>Malformed UTF-8.</b> Cassandra validates text when it is written, so it only ever sends
+ * valid UTF-8. A {@code text} (or {@code varchar}) cell that is not valid UTF-8, or an {@code
+ * ascii} cell with a byte above 0x7F, is {@link Reason#INVALID_VALUE}, with the offset of the
+ * first bad byte, wherever the value is: a top-level cell, a list, set or map element, a UDT
+ * field, a tuple component or a vector element. {@link ParseLimits#replaceMalformedText()}
+ * decodes such values with U+FFFD instead. Cells of columns the sink does not want ({@link
+ * RowSink#wantsColumn}) are skipped undecoded, so they are not checked. Names ({@code [string]}:
+ * keyspaces, tables, columns, UDT names and field names in {@code [option]}) are lenient: a
+ * malformed UTF-8 sequence there becomes U+FFFD, without an error. The hex-encoded UDT names
+ * inside a custom class name are strict: bytes that are not UTF-8 there are {@link
  * Reason#INVALID_TYPE_NAME}.
  *
  * <p><b>Threading.</b> Not thread-safe: one instance per connection (or per thread). The {@link

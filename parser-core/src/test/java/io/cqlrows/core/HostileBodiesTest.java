@@ -11,6 +11,7 @@ import static io.cqlrows.core.RowsBodies.udt;
 import static io.cqlrows.core.RowsBodies.vector;
 import static io.cqlrows.core.RowsBodies.vectorClass;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -22,11 +23,13 @@ import io.cqlrows.core.sink.JsonLinesSink;
 import io.cqlrows.core.sink.RowSink;
 import io.cqlrows.core.sink.RowsCollector;
 import io.cqlrows.core.type.CustomTypeNameParser;
+import io.cqlrows.core.type.NativeType;
 import io.cqlrows.core.type.UdtType;
 import io.cqlrows.testing.Allocations;
 import io.cqlrows.testing.Corpus;
 import io.cqlrows.testing.CqlBytes;
 import io.cqlrows.testing.RecordingSink;
+import io.netty.buffer.ByteBuf;
 import java.util.List;
 import java.util.function.Supplier;
 import java.util.stream.Stream;
@@ -38,7 +41,8 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Hostile RESULT bodies (issue 7): bombs whose counts and lengths claim far more than the bytes
- * carry, types nested 100,000 deep, and malformed UTF-8 in text and in names. Every bomb must be a
+ * carry, types nested 100,000 deep, and malformed UTF-8 in text (strict and lenient) and in
+ * names. Every bomb must be a
  * typed {@link CqlParseException} that costs every sink less than {@link #CHEAP} bytes of garbage.
  */
 class HostileBodiesTest {
@@ -221,18 +225,75 @@ class HostileBodiesTest {
   /** Malformed sequences: a lone continuation byte, a cut sequence, an overlong NUL, a surrogate. */
   static final List<String> BAD_UTF8 = List.of("80", "ff", "c3", "c080", "eda080", "f4908080");
 
+  /** Text cells decoded with {@link ParseLimits#replaceMalformedText()}. */
+  private static final ParseLimits LENIENT_TEXT =
+      ParseLimits.builder().replaceMalformedText(true).build();
+
   /**
-   * Documented (ScalarDeserializers.TextDeserializer): malformed UTF-8 in text decodes to
-   * U+FFFD, no error, inline or nested; and the JSON line stays valid JSON.
+   * A body of {@code t text, l list<text>, u udt<f text>}, with {@code cells[i]} as the text in
+   * column i (its row is 1: row 0 holds valid text).
+   */
+  private static ByteBuf textBody(String... cells) {
+    RowsBodies.Builder b = RowsBodies.rows().column("t", TEXT).column("l", list(TEXT))
+        .column("u", udt("ks", "u", "f", TEXT));
+    for (String[] row : List.of(new String[] {"61", "61", "61"}, cells)) {
+      b.row(row[0], "00000001" + lengthPrefixed(row[1]), lengthPrefixed(row[2]));
+    }
+    return b.build();
+  }
+
+  /**
+   * Documented (ParseLimits.replaceMalformedText, ScalarDeserializers.TextDeserializer):
+   * strict by default, malformed UTF-8 in text is INVALID_VALUE at its first byte, inline or
+   * nested, into every sink.
    */
   @ParameterizedTest
   @ValueSource(strings = {"80", "ff", "c3", "c080", "eda080", "f4908080"})
-  void decodesMalformedUtf8InTextCellsWithReplacementCharacters(String bad) {
+  void rejectsMalformedUtf8InTextCells(String bad) {
+    String cell = "61" + bad + "62";
+    String good = "61efbfbd62"; // an encoded U+FFFD is valid text
+    List<Supplier<RowSink>> sinks = List.of(CountingSink::new, RowsCollector::new,
+        () -> new JsonLinesSink(new StringBuilder()), ColumnarSink::new, RecordingSink::new);
+    for (int column = 0; column < 3; column++) {
+      String[] cells = {good, good, good};
+      cells[column] = cell;
+      // the cell's bytes are the last of its column in row 1; the bad byte is its second
+      int size = textBody(cells).readableBytes();
+      int before = 0;
+      for (int c = column + 1; c < 3; c++) {
+        before += 4 + (c == 1 ? 8 : 4) + good.length() / 2;
+      }
+      int offset = size - before - cell.length() / 2 + 1;
+      for (Supplier<RowSink> sink : sinks) {
+        ByteBuf body = textBody(cells);
+        CqlParseException e = assertThrows(CqlParseException.class,
+            () -> Decoding.read(new ResultReader(4), body, sink.get(), null));
+        String what = bad + " in column " + column + ": " + e.getMessage();
+        assertEquals(Reason.INVALID_VALUE, e.reason(), what);
+        assertEquals(offset, e.offset(), what);
+        assertEquals(1, e.row(), what);
+        assertEquals(column, e.column(), what);
+        assertEquals(List.of("t", "l", "u").get(column), e.columnName(), what);
+        assertSame(NativeType.TEXT, e.type(), what);
+      }
+    }
+    RowsCollector rows = new RowsCollector();
+    Decoding.read(new ResultReader(4), textBody(good, good, good), rows, null);
+    assertEquals("a\uFFFDb", rows.rows().get(1).getString("t"));
+  }
+
+  /**
+   * Documented (ParseLimits.replaceMalformedText): with the option, malformed UTF-8 in text
+   * decodes to U+FFFD, no error, inline or nested; and the JSON line stays valid JSON.
+   */
+  @ParameterizedTest
+  @ValueSource(strings = {"80", "ff", "c3", "c080", "eda080", "f4908080"})
+  void decodesMalformedUtf8InTextCellsWithReplacementCharactersWhenLenient(String bad) {
     String cell = "61" + bad + "62";
     RowsCollector rows = new RowsCollector();
     StringBuilder json = new StringBuilder();
     for (RowSink sink : List.of(rows, new JsonLinesSink(json))) {
-      Decoding.read(new ResultReader(4), RowsBodies.rows().column("t", TEXT)
+      Decoding.read(new ResultReader(4, LENIENT_TEXT), RowsBodies.rows().column("t", TEXT)
           .column("l", list(TEXT)).column("u", udt("ks", "u", "f", TEXT))
           .row(cell, "00000001" + lengthPrefixed(cell), lengthPrefixed(cell)).build(), sink,
           null);
@@ -248,8 +309,9 @@ class HostileBodiesTest {
 
   /**
    * Documented ({@link ResultReader}): names ([string]: keyspace, table, column, UDT keyspace,
-   * name and field names) are decoded like text, malformed UTF-8 becoming U+FFFD; a UDT name in a
-   * custom class name (hex) that is not UTF-8 is {@link Reason#INVALID_TYPE_NAME}.
+   * name and field names) stay lenient while text cells are strict (the default), malformed
+   * UTF-8 becoming U+FFFD; a UDT name in a custom class name (hex) that is not UTF-8 is {@link
+   * Reason#INVALID_TYPE_NAME}.
    */
   @Test
   void decodesMalformedUtf8InNamesWithReplacementCharacters() {

@@ -82,7 +82,7 @@ class InlineCellsTest {
             "0:uuid af5943a3-ea3c-11e1-ab63-c42c032279f0"},
         new Object[] {NativeType.TEXT, "e381bee38197e381a6", "0:string \u307e\u3057\u3066"},
         new Object[] {NativeType.TEXT, "", "0:string "},
-        new Object[] {NativeType.TEXT, "61ff62", "0:string a\ufffdb"},
+        new Object[] {NativeType.TEXT, "61efbfbd62", "0:string a\ufffdb"},
         new Object[] {NativeType.BLOB, "cafe", "0:blob cafe"},
         new Object[] {NativeType.BLOB, "", "0:blob "},
         new Object[] {NativeType.INT, "", "0:empty"},
@@ -118,6 +118,22 @@ class InlineCellsTest {
     int offset = body.readableBytes() - 8;
     CqlParseException e = Decoding.error(form.convert.apply(body));
     assertError(e, Reason.INVALID_VALUE, "value", offset, 0, 0);
+  }
+
+  /** Malformed UTF-8: the error names the first bad byte; lenient, U+FFFD (MalformedTextTest). */
+  @ParameterizedTest
+  @EnumSource(Form.class)
+  void rejectsMalformedUtf8InATextCellFromEveryBufferKind(Form form) {
+    ByteBuf body = single(NativeType.TEXT.optionId(), "61ff62");
+    int offset = body.readableBytes() - 2;
+    CqlParseException e = Decoding.error(form.convert.apply(body));
+    assertError(e, Reason.INVALID_VALUE, "value", offset, 0, 0);
+    assertSame(NativeType.TEXT, e.type());
+    io.cqlrows.testing.RecordingSink sink = new io.cqlrows.testing.RecordingSink();
+    Decoding.read(new ResultReader(4, ParseLimits.builder().replaceMalformedText(true).build()),
+        form.convert.apply(single(NativeType.TEXT.optionId(), "61ff62")), sink, null);
+    assertEquals(List.of("0:string a\ufffdb"),
+        sink.events().stream().filter(s -> s.startsWith("0:")).toList());
   }
 
   /** Blobs reach the sink through one re-windowed view; what a sink retains stays its own. */

@@ -11,8 +11,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.cqlrows.core.CqlParseException.Reason;
 import io.cqlrows.core.sink.Row;
+import io.cqlrows.core.sink.RowsCollector;
 import io.cqlrows.core.type.NativeType;
 import io.cqlrows.core.value.CqlDuration;
+import io.cqlrows.testing.RecordingSink;
 import io.netty.buffer.ByteBufUtil;
 import java.math.BigDecimal;
 import java.math.BigInteger;
@@ -323,12 +325,30 @@ class ScalarDeserializersTest {
     assertEquals(Reason.INVALID_VALUE, e.reason());
   }
 
-  /** Documented: malformed UTF-8 (and non-ASCII bytes in ascii) decode to U+FFFD, no error. */
+  /** Documented: malformed UTF-8, and non-ASCII bytes in ascii, are INVALID_VALUE at the byte. */
+  @ParameterizedTest
+  @CsvSource({"13, 61ff62, 1", "13, 61c3, 1", "13, e6bca2e6bc, 3", "1, 80, 0", "1, 616263e9, 3"})
+  void rejectsInvalidUtf8AndNonAsciiBytes(int optionId, String hex, int badByte) {
+    CqlParseException e = Decoding.error(single(optionId, hex));
+    assertError(e, Reason.INVALID_VALUE, "value", bodySize(optionId, hex) - hex.length() / 2
+        + badByte, 0, 0);
+    assertSame(NativeType.fromOptionId(optionId), e.type());
+  }
+
+  /** With ParseLimits.replaceMalformedText: decoded with U+FFFD as the JDK replaces, no error. */
   @Test
-  void decodesInvalidUtf8WithReplacementCharacter() {
-    assertEquals("0:string a\uFFFDb", Decoding.cellEvent(single(0x000D, "61ff62")));
-    assertEquals("a\uFFFD", Decoding.value(single(0x0001, "61c3")));
-    assertEquals("\uFFFD", Decoding.value(single(0x0001, "80")));
+  void decodesInvalidUtf8WithReplacementCharacterWhenLenient() {
+    ResultReader lenient =
+        new ResultReader(4, ParseLimits.builder().replaceMalformedText(true).build());
+    RecordingSink events = new RecordingSink();
+    Decoding.read(lenient, single(0x000D, "61ff62"), events, null);
+    assertTrue(events.events().contains("0:string a\uFFFDb"), events.events()::toString);
+    for (String[] c : new String[][] {{"0001", "61c3", "a\uFFFD"}, {"000d", "61c3", "a\uFFFD"},
+        {"0001", "80", "\uFFFD"}, {"0001", "c3a9", "\uFFFD\uFFFD"}}) {
+      RowsCollector rows = new RowsCollector();
+      Decoding.read(lenient, single(Integer.parseInt(c[0], 16), c[1]), rows, null);
+      assertEquals(c[2], rows.rows().get(0).getObject(0), c[0] + " " + c[1]);
+    }
   }
 
   @Test

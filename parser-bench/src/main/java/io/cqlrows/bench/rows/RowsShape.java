@@ -154,8 +154,47 @@ public enum RowsShape {
         p.values += 3;
       }
     }
+  },
+  /**
+   * 5,000 rows of {@code id int}, {@code a ascii} (12 to 20 characters), {@code t text} (32 to 48
+   * ASCII characters), {@code u text} (about 60 characters of words mixing ASCII, Latin-1
+   * accents, CJK and one emoji or more, so never a Latin-1 string) and {@code l list<text>} (0 to
+   * 4 ASCII strings of 3 to 10 characters); no NULLs.
+   */
+  TEXT_HEAVY(5_000) {
+    @Override
+    void build(Page p, Random r) {
+      p.body.column("id", INT).column("a", ASCII).column("t", VARCHAR).column("u", VARCHAR);
+      p.body.string("l").int16(LIST).int16(VARCHAR);
+      p.body.int32(p.rows);
+      for (int row = 0; row < p.rows; row++) {
+        p.idCell(row);
+        p.body.cell(ascii(r, 12 + r.nextInt(9)));
+        p.body.cell(ascii(r, 32 + r.nextInt(17)));
+        p.body.cell(unicode(r, 56 + r.nextInt(9)).getBytes(StandardCharsets.UTF_8));
+        RowsBody list = new RowsBody();
+        int n = r.nextInt(5);
+        list.int32(n);
+        for (int i = 0; i < n; i++) {
+          byte[] e = ascii(r, 3 + r.nextInt(8));
+          list.int32(e.length).raw(e);
+        }
+        p.body.cell(list.toByteArray());
+        p.values += 4;
+      }
+    }
   };
 
+  /** Words {@link #unicode} draws from: ASCII, Latin-1 accents, CJK. */
+  private static final String[] WORDS = {
+    "caf\u00e9", "na\u00efve", "\u00fcber", "se\u00f1or", "stra\u00dfe", "gar\u00e7on",
+    "\u00e0 la", "\u6771\u4eac", "\u65e5\u672c\u8a9e", "\u4e2d\u6587",
+    "\ud55c\uad6d\uc5b4", "data", "row", "vector", "page"
+  };
+  /** Emoji outside the BMP (surrogate pairs in UTF-16, four bytes in UTF-8). */
+  private static final String[] EMOJI = {"\ud83d\ude00", "\ud83d\ude80", "\ud83c\udf89"};
+
+  static final int ASCII = 0x01;
   static final int BIGINT = 0x02;
   static final int BLOB = 0x03;
   static final int BOOLEAN = 0x04;
@@ -213,6 +252,22 @@ public enum RowsShape {
       b[i] = (byte) ('a' + r.nextInt(26));
     }
     return b;
+  }
+
+  /**
+   * Words of {@link #WORDS} separated by spaces, one emoji among them, until the string has at
+   * least {@code length} UTF-16 characters.
+   */
+  static String unicode(Random r, int length) {
+    StringBuilder sb = new StringBuilder(length + 16);
+    int emojiAt = r.nextInt(4);
+    for (int word = 0; sb.length() < length; word++) {
+      if (word > 0) {
+        sb.append(' ');
+      }
+      sb.append(word == emojiAt ? EMOJI[r.nextInt(EMOJI.length)] : WORDS[r.nextInt(WORDS.length)]);
+    }
+    return sb.toString();
   }
 
   /** One built page and what any correct decoding of it must report. */
@@ -305,6 +360,7 @@ public enum RowsShape {
     return switch (this) {
       case MIXED_SCALARS -> 10;
       case COLLECTIONS -> 4;
+      case TEXT_HEAVY -> 5;
       default -> 2;
     };
   }
