@@ -1,5 +1,6 @@
 package io.cqlrows.netty.cli;
 
+import io.cqlrows.core.ParseLimits;
 import io.cqlrows.core.ProtocolFeatures;
 import java.nio.file.Path;
 import java.util.Arrays;
@@ -17,10 +18,13 @@ import java.util.List;
  * @param clientToServer the client-to-server capture given with {@code --c2s}, or null
  * @param features the protocol extensions of connections whose STARTUP is not in the capture
  *     ({@code --scylla-metadata-id}, {@code --extension NAME})
+ * @param limits the parser's limits: the defaults, with malformed text replaced under {@code
+ *     --lenient-text}
  * @param file the capture
  */
 record CliOptions(String command, String format, List<String> columns, long limit,
-    Integer stream, Integer port, Path clientToServer, ProtocolFeatures features, Path file) {
+    Integer stream, Integer port, Path clientToServer, ProtocolFeatures features,
+    ParseLimits limits, Path file) {
 
   /** Thrown for {@code --help}: carries the usage text to print on stdout. */
   static final class Help extends Exception {
@@ -57,6 +61,7 @@ record CliOptions(String command, String format, List<String> columns, long limi
     Integer port = null;
     Path c2s = null;
     ProtocolFeatures features = ProtocolFeatures.NONE;
+    ParseLimits limits = ParseLimits.defaults();
     Path file = null;
     for (int i = 1; i < args.length; i++) {
       String a = args[i];
@@ -69,6 +74,10 @@ record CliOptions(String command, String format, List<String> columns, long limi
       }
       if (a.equals("--scylla-metadata-id")) {
         features = features.withExtension(ProtocolFeatures.SCYLLA_USE_METADATA_ID);
+        continue;
+      }
+      if (a.equals("--lenient-text")) {
+        limits = limits.toBuilder().replaceMalformedText(true).build();
         continue;
       }
       if (++i == args.length) {
@@ -89,7 +98,8 @@ record CliOptions(String command, String format, List<String> columns, long limi
     if (file == null) {
       throw new IllegalArgumentException("missing FILE");
     }
-    return new CliOptions(command, format, columns, limit, stream, port, c2s, features, file);
+    return new CliOptions(command, format, columns, limit, stream, port, c2s, features, limits,
+        file);
   }
 
   private static ProtocolFeatures extension(ProtocolFeatures features, String name) {

@@ -1,7 +1,6 @@
 package io.cqlrows.netty.cli;
 
 import io.cqlrows.core.CqlResult;
-import io.cqlrows.core.ParseLimits;
 import io.cqlrows.core.RowsResult;
 import io.cqlrows.core.sink.CanonicalJson;
 import io.cqlrows.core.sink.JsonLinesSink;
@@ -60,7 +59,7 @@ final class ReplayCommand implements ReplayListener {
       nextProgress = PROGRESS_STEP;
       try {
         ConnectionReplay.replay(c.label(), c.clientToServer(), c.serverToClient(),
-            c.midStream(), options.features(), prepared, ParseLimits.defaults(), this);
+            c.midStream(), options.features(), prepared, options.limits(), this);
       } catch (CqlFrameException e) {
         err.println("cqlrows: " + file + ": " + c.label() + ": " + CqlRowsCli.oneLine(e));
         status = 1;

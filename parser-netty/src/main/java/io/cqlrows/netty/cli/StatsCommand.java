@@ -1,7 +1,6 @@
 package io.cqlrows.netty.cli;
 
 import io.cqlrows.core.CqlResult;
-import io.cqlrows.core.ParseLimits;
 import io.cqlrows.core.sink.CountingSink;
 import io.cqlrows.core.sink.RowSink;
 import io.cqlrows.netty.CqlFrameException;
@@ -99,7 +98,7 @@ final class StatsCommand {
       Counts counts = new Counts();
       try {
         ConnectionReplay.replay(c.label(), c.clientToServer(), c.serverToClient(),
-            c.midStream(), options.features(), prepared, ParseLimits.defaults(), counts);
+            c.midStream(), options.features(), prepared, options.limits(), counts);
       } catch (CqlFrameException e) {
         err.println("cqlrows: " + options.file() + ": " + c.label() + ": "
             + CqlRowsCli.oneLine(e));

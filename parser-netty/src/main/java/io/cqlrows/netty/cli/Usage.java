@@ -4,6 +4,12 @@ package io.cqlrows.netty.cli;
 final class Usage {
   private Usage() {}
 
+  /** The option that accepts malformed text. */
+  private static final String LENIENT_TEXT = String.join("\n",
+      "  --lenient-text   decode text cells that are not valid UTF-8 (and ascii cells with",
+      "                   bytes above 0x7F) with U+FFFD replacement characters; without it",
+      "                   such a cell makes its result an error (a damaged or hostile capture)");
+
   /** The options that turn ScyllaDB's protocol extensions on. */
   private static final String EXTENSIONS = String.join("\n",
       "  --scylla-metadata-id",
@@ -34,8 +40,8 @@ final class Usage {
 
   static final String REPLAY = String.join("\n",
       "usage: cqlrows replay [--format jsonl|table|csv] [--columns A,B] [--limit N]",
-      "                      [--stream N] [--port P] [--c2s FILE] [--scylla-metadata-id]",
-      "                      [--extension NAME] FILE",
+      "                      [--stream N] [--port P] [--c2s FILE] [--lenient-text]",
+      "                      [--scylla-metadata-id] [--extension NAME] FILE",
       "",
       "Prints every ROWS result of FILE, connection by connection in the order they start,",
       "results in capture order. With the client's side (a pcap holds both; a raw",
@@ -55,6 +61,7 @@ final class Usage {
       "  --port P         in a pcap, the CQL server's port (default: connections on 9042, or",
       "                   else any connection whose bytes start like CQL)",
       "  --c2s FILE       the client-to-server bytes of a raw server-to-client FILE",
+      LENIENT_TEXT,
       EXTENSIONS,
       "",
       "A response that cannot be decoded prints {\"connection\":...,\"stream\":N,\"error\":\"...\"}",
@@ -63,14 +70,15 @@ final class Usage {
       "");
 
   static final String STATS = String.join("\n",
-      "usage: cqlrows stats [--port P] [--c2s FILE] [--scylla-metadata-id] [--extension NAME]",
-      "                     FILE",
+      "usage: cqlrows stats [--port P] [--c2s FILE] [--lenient-text] [--scylla-metadata-id]",
+      "                     [--extension NAME] FILE",
       "",
       "Decodes every response of FILE (see 'cqlrows --help') and prints, per connection and",
       "in total: frames in each direction, results by kind, rows, cells, NULL cells, bytes of",
       "RESULT bodies, and parse throughput (MB/s of RESULT bodies through the parser).",
       "",
       "  --port P, --c2s FILE   as for replay",
+      LENIENT_TEXT,
       EXTENSIONS,
       "");
 }

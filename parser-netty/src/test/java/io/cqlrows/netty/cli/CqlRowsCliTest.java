@@ -322,6 +322,25 @@ class CqlRowsCliTest {
     assertTrue(line.get("error").asText().contains("row 0, column 0 'x' int"), r.out);
   }
 
+  /** A text cell that is not UTF-8: an error by default, U+FFFD with --lenient-text. */
+  @Test
+  void lenientTextReplacesMalformedUtf8() throws IOException {
+    // ROWS, one varchar column 't', one row: "a", 0xff, "b"
+    byte[] rows = ByteBufUtil.decodeHexDump(
+        "00000002" + "00000001" + "00000001" + "00026b73" + "000174" + "000174" + "000d"
+            + "00000001" + "00000003" + "61ff62");
+    Path file = dir.resolve("bad-text.bin");
+    Files.write(file, frameBytes(0x84, 0, 3, 0x08, rows));
+
+    Result strict = run("replay", file.toString());
+    assertEquals(0, strict.status, strict.err);
+    assertTrue(json(strict.out).get("error").asText().contains("column 0 't' text"), strict.out);
+
+    Result lenient = run("replay", "--lenient-text", file.toString());
+    assertEquals(0, lenient.status, lenient.err);
+    assertEquals("a\uFFFDb", json(lenient.out).get("rows").get(0).get(0).asText());
+  }
+
   @Test
   void printsUsageForHelp() {
     Result r = run("--help");
