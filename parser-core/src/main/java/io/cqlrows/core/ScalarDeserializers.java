@@ -288,14 +288,23 @@ final class ScalarDeserializers {
      */
     String checkedUtf8(String s, ByteBuf buf, int index, int length) {
       if (!replaceMalformed && s.indexOf('\uFFFD') >= 0) {
-        int at = firstMalformedUtf8(s, buf, index, length);
-        if (at >= 0) {
-          throw CqlParseException.at(Reason.INVALID_VALUE, "value", index + at, type,
-              "malformed UTF-8 at byte " + at + " of " + length + ": 0x"
-                  + hex(buf.getByte(index + at)) + " (ParseLimits.replaceMalformedText)");
-        }
+        rejectMalformedUtf8(s, buf, index, length);
       }
       return s;
+    }
+
+    /**
+     * Throws if the U+FFFD in {@code s} stands for malformed bytes; returns if every one is
+     * encoded in them. Apart from {@link #checkedUtf8}, so that what the row loop inlines stays
+     * small.
+     */
+    private void rejectMalformedUtf8(String s, ByteBuf buf, int index, int length) {
+      int at = firstMalformedUtf8(s, buf, index, length);
+      if (at >= 0) {
+        throw CqlParseException.at(Reason.INVALID_VALUE, "value", index + at, type,
+            "malformed UTF-8 at byte " + at + " of " + length + ": 0x"
+                + hex(buf.getByte(index + at)) + " (ParseLimits.replaceMalformedText)");
+      }
     }
 
     private String ascii(ByteBuf buf, int index, int length) {
@@ -310,15 +319,20 @@ final class ScalarDeserializers {
         s = new String(b, StandardCharsets.US_ASCII);
       }
       if (!replaceMalformed && s.indexOf('\uFFFD') >= 0) {
-        int at = 0;
-        while (at < length - 1 && buf.getByte(index + at) >= 0) {
-          at++;
-        }
-        throw CqlParseException.at(Reason.INVALID_VALUE, "value", index + at, type,
-            "byte 0x" + hex(buf.getByte(index + at)) + " at byte " + at + " of " + length
-                + " is not ASCII (ParseLimits.replaceMalformedText)");
+        throw notAscii(buf, index, length);
       }
       return s;
+    }
+
+    /** The error for the first byte above 0x7F of an ascii value. */
+    private CqlParseException notAscii(ByteBuf buf, int index, int length) {
+      int at = 0;
+      while (at < length - 1 && buf.getByte(index + at) >= 0) {
+        at++;
+      }
+      return CqlParseException.at(Reason.INVALID_VALUE, "value", index + at, type,
+          "byte 0x" + hex(buf.getByte(index + at)) + " at byte " + at + " of " + length
+              + " is not ASCII (ParseLimits.replaceMalformedText)");
     }
 
     /**
