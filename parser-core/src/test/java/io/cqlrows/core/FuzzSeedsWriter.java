@@ -105,6 +105,13 @@ class FuzzSeedsWriter {
         break;
       }
     }
+    // ScyllaDB v4 with its extensions (sink 7): a PREPARED with result_metadata_id and the LWT
+    // bit, then a No_metadata result of it, and a PREPARED whose text is not UTF-8
+    bodies.put("scylla-v4-prepared-execute", new Seed((byte) (1 | 7 << 2), concat(
+        lengthPrefixed(bytes(ScyllaResultsTest.preparedV4(new byte[] {1, 2, 3, 4},
+            new byte[] {9, 8, 7, 6, 5, 4, 3, 2, 1, 0, 1, 2, 3, 4, 5, 6}, 0x80000000))),
+        lengthPrefixed(bytes(RowsBodies.rows().noMetadata(2)
+            .row("00000007", "61ff62").build())))));
 
     Path core = resources().resolve("io/cqlrows/core");
     Path rows = core.resolve("ResultReaderFuzzTestInputs/readsAnyBody");
@@ -278,6 +285,15 @@ class FuzzSeedsWriter {
       out.writeBytes(p);
     }
     return out.toByteArray();
+  }
+
+  /** The readable bytes of a buffer, which is released. */
+  private static byte[] bytes(io.netty.buffer.ByteBuf buf) {
+    try {
+      return io.netty.buffer.ByteBufUtil.getBytes(buf);
+    } finally {
+      buf.release();
+    }
   }
 
   /** {@code src/test/resources} of this module (Surefire runs in the module directory). */

@@ -27,7 +27,9 @@ import java.io.UncheckedIOException;
  * byte 0: bits 0-1  protocol version 3 + (0-3): 3, 4, 5, 6
  *         bits 2-4  sink: 0 CountingSink, 1 RowsCollector, 2 JsonLinesSink, 3 ColumnarSink,
  *                   4 ColumnarSink.reuseArrays, 5 JsonLinesSink selecting columns 0 and 2,
- *                   6 ColumnarSink selecting column 1, 7 RowsCollector
+ *                   6 ColumnarSink selecting column 1, 7 RowsCollector on a ScyllaDB
+ *                   connection (SCYLLA_USE_METADATA_ID and SCYLLA_LWT_ADD_METADATA_MARK on)
+ *                   with malformed text replaced ({@link ParseLimits#replaceMalformedText()})
  *         bit 5     ResultReader.rawCellsWithoutMetadata
  *         bits 6-7  the body's buffer: 0 heap array with bytes before and after the body,
  *                   1 direct, 2 composite of two heap parts, 3 exact heap array
@@ -60,6 +62,9 @@ class ResultReaderFuzzTest {
   static final long COLUMNAR_PADDING_PER_COLUMN = 8L << 20;
 
   private static final ObjectMapper JSON = new ObjectMapper();
+  private static final ProtocolFeatures SCYLLA = ProtocolFeatures.NONE
+      .withExtension(ProtocolFeatures.SCYLLA_USE_METADATA_ID)
+      .withExtension(ProtocolFeatures.SCYLLA_LWT_ADD_METADATA_MARK);
   /**
    * Direct buffers without leak tracking: under the paranoid leak detection of the test run every
    * access to a tracked buffer records a stack trace, which would count as the parser's
@@ -78,7 +83,10 @@ class ResultReaderFuzzTest {
     boolean raw = (config & 0x20) != 0;
     int bufferKind = config >>> 6;
 
-    ResultReader reader = new ResultReader(version).rawCellsWithoutMetadata(raw);
+    ResultReader reader = (sinkKind == 7
+        ? new ResultReader(version, ParseLimits.defaults().toBuilder()
+            .replaceMalformedText(true).build(), SCYLLA)
+        : new ResultReader(version)).rawCellsWithoutMetadata(raw);
     StringBuilder json = new StringBuilder();
     RowSink target = sink(sinkKind, json);
     CheckingSink sink = new CheckingSink(target);

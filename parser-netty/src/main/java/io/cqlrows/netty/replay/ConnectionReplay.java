@@ -31,6 +31,7 @@ import io.netty.util.ReferenceCountUtil;
 import java.util.ArrayDeque;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.Objects;
 
 /**
  * Replays both directions of one captured connection through the Netty decoders: the client's
@@ -126,11 +127,9 @@ public final class ConnectionReplay {
     final Map<Integer, ArrayDeque<Request>> byStream = new HashMap<>();
     /** The assumed features until a STARTUP is read, then that STARTUP's. */
     ProtocolFeatures features;
-    /** Whether a STARTUP was read. */
-    boolean startupSeen;
 
     ClientSide(ProtocolFeatures assumed) {
-      this.features = java.util.Objects.requireNonNull(assumed, "assumed");
+      this.features = Objects.requireNonNull(assumed, "assumed");
     }
 
     void read(byte[] bytes, boolean midStream, ParseLimits limits, ReplayListener listener) {
@@ -157,7 +156,6 @@ public final class ConnectionReplay {
       if (r.opcode() == Opcode.STARTUP) {
         // the requests after it are written with the extensions it names
         features = ProtocolFeatures.fromStartup(r.options());
-        startupSeen = true;
       }
       byStream.computeIfAbsent(r.streamId(), s -> new ArrayDeque<>()).add(r);
     }

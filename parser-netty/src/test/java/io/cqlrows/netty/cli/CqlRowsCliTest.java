@@ -11,10 +11,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.netty.buffer.ByteBufUtil;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
@@ -31,9 +28,9 @@ class CqlRowsCliTest {
   @ValueSource(ints = {0, 1})
   void replaysTheCaptureAsTheDriverDecodedIt(int conn) throws IOException {
     Path file = copy(String.format("conn-%02d.s2c.bin", conn));
-    Result r = run("replay", "--format", "jsonl", file.toString());
-    assertEquals(0, r.status, r.err);
-    assertEquals("", r.err);
+    CliRun r = CliRun.of("replay", "--format", "jsonl", file.toString());
+    assertEquals(0, r.status(), r.err());
+    assertEquals("", r.err());
     List<JsonNode> expected = corpusLines("results.jsonl", conn);
     List<String> lines = r.lines();
     assertEquals(expected.size(), lines.size());
@@ -54,8 +51,8 @@ class CqlRowsCliTest {
       Files.write(s2c, io.cqlrows.testing.Corpus.bytes(capture, conn + ".s2c.bin"));
       Files.write(dir.resolve(capture + "-" + conn + ".c2s.bin"),
           io.cqlrows.testing.Corpus.bytes(capture, conn + ".c2s.bin"));
-      Result r = run("replay", "--format", "jsonl", s2c.toString());
-      assertEquals(0, r.status, r.err);
+      CliRun r = CliRun.of("replay", "--format", "jsonl", s2c.toString());
+      assertEquals(0, r.status(), r.err());
       List<JsonNode> expected = io.cqlrows.testing.CorpusAssertions.expectedResults(capture, conn);
       List<String> lines = r.lines();
       assertEquals(expected.size(), lines.size(), capture + " " + conn);
@@ -78,9 +75,9 @@ class CqlRowsCliTest {
   void replaysATcpdumpCaptureAsTheDriverDecodedIt(String capture) throws IOException {
     Path pcap = dir.resolve(capture + ".pcap");
     Files.write(pcap, io.cqlrows.testing.Corpus.bytes(capture, "capture.pcap"));
-    Result r = run("replay", "--format", "jsonl", pcap.toString());
-    assertEquals(0, r.status, r.err);
-    assertEquals("", r.err);
+    CliRun r = CliRun.of("replay", "--format", "jsonl", pcap.toString());
+    assertEquals(0, r.status(), r.err());
+    assertEquals("", r.err());
     List<JsonNode> expected = new java.util.ArrayList<>();
     expected.addAll(io.cqlrows.testing.CorpusAssertions.expectedResults(capture, "conn-00"));
     expected.addAll(io.cqlrows.testing.CorpusAssertions.expectedResults(capture, "conn-01"));
@@ -114,10 +111,10 @@ class CqlRowsCliTest {
       w.writeServerToClient(s2c, cut, s2c.length - cut);
     }
     dropLeadingPackets(pcap, 3); // the writer's handshake: now no SYN is captured
-    Result r = run("replay", "--format", "jsonl", pcap.toString());
-    assertEquals(0, r.status, r.err);
-    assertTrue(r.err.contains("the capture starts after the connection did"), r.err);
-    assertTrue(r.err.contains("to the first provable frame boundary"), r.err);
+    CliRun r = CliRun.of("replay", "--format", "jsonl", pcap.toString());
+    assertEquals(0, r.status(), r.err());
+    assertTrue(r.err().contains("the capture starts after the connection did"), r.err());
+    assertTrue(r.err().contains("to the first provable frame boundary"), r.err());
     List<JsonNode> expected = io.cqlrows.testing.CorpusAssertions.expectedResults("b-v5",
         "conn-01");
     List<String> lines = r.lines();
@@ -150,46 +147,46 @@ class CqlRowsCliTest {
   void reportsWhenAPcapHasNoCqlConnectionOnTheGivenPort() throws IOException {
     Path pcap = dir.resolve("a.pcap");
     Files.write(pcap, io.cqlrows.testing.Corpus.bytes("a-v4", "capture.pcap"));
-    Result r = run("replay", "--port", "9042", pcap.toString());
-    assertEquals(1, r.status);
+    CliRun r = CliRun.of("replay", "--port", "9042", pcap.toString());
+    assertEquals(1, r.status());
     assertOneErrorLine(r, "no CQL connection in 2 TCP connection(s) on port 9042");
   }
 
   @Test
   void skipsResultsWithoutTheSelectedColumnsInTables() throws IOException {
-    Result r = run("replay", "--format", "table", "--columns", "release_version",
+    CliRun r = CliRun.of("replay", "--format", "table", "--columns", "release_version",
         copy("conn-00.s2c.bin").toString());
-    assertEquals(0, r.status, r.err);
+    assertEquals(0, r.status(), r.err());
     // SELECT cluster_name has no release_version: skipped; system.local and system.peers_v2 do
     assertEquals(List.of("conn-00.s2c.bin, stream 0: 1 row", "release_version",
         "---------------", "5.0.6", "conn-00.s2c.bin, stream 1: 0 rows", "release_version",
-        "---------------"), r.out.lines().toList());
+        "---------------"), r.out().lines().toList());
   }
 
   @Test
   void printsSelectedColumnsOfOneStreamAsCsv() throws IOException {
     Path s2c = copy("conn-00.s2c.bin");
-    Result r = run("replay", "--format", "csv", "--columns", "cluster_name,release_version",
+    CliRun r = CliRun.of("replay", "--format", "csv", "--columns", "cluster_name,release_version",
         "--stream", "0", s2c.toString());
-    assertEquals(0, r.status, r.err);
+    assertEquals(0, r.status(), r.err());
     // stream 0 answers SELECT cluster_name (first) and SELECT * FROM system.local
-    assertTrue(r.out.startsWith("cluster_name\r\ncapture\r\n\r\n"), r.out);
-    assertTrue(r.out.contains("cluster_name,release_version\r\ncapture,5.0.6\r\n"), r.out);
-    assertFalse(r.out.contains("peer"), "stream 1 (system.peers_v2) is not printed");
+    assertTrue(r.out().startsWith("cluster_name\r\ncapture\r\n\r\n"), r.out());
+    assertTrue(r.out().contains("cluster_name,release_version\r\ncapture,5.0.6\r\n"), r.out());
+    assertFalse(r.out().contains("peer"), "stream 1 (system.peers_v2) is not printed");
   }
 
   @Test
   void countsRowsAndResultsOfACapture() throws IOException {
     Path s2c = copy("conn-01.s2c.bin");
-    Result r = run("stats", s2c.toString());
-    assertEquals(0, r.status, r.err);
+    CliRun r = CliRun.of("stats", s2c.toString());
+    assertEquals(0, r.status(), r.err());
     long rows = 0;
     for (JsonNode e : io.cqlrows.testing.CorpusAssertions.expectedResults("a-v4", "conn-01")) {
       rows += e.get("row_count").asLong();
     }
-    assertTrue(r.out.contains("total: 1 connections, " + rows + " rows"), r.out);
-    assertTrue(r.out.contains("30 rows"), r.out);
-    assertTrue(r.out.contains("MB/s"), r.out);
+    assertTrue(r.out().contains("total: 1 connections, " + rows + " rows"), r.out());
+    assertTrue(r.out().contains("30 rows"), r.out());
+    assertTrue(r.out().contains("MB/s"), r.out());
   }
 
   /** One ROWS line against the driver's decoding of the same frame. */
@@ -249,26 +246,26 @@ class CqlRowsCliTest {
 
   @Test
   void printsTablesWithStreamTitlesAndValues() throws IOException {
-    Result r = run("replay", "--format", "table", copy("conn-01.s2c.bin").toString());
-    assertEquals(0, r.status, r.err);
-    assertTrue(r.out.startsWith(
-        "conn-01.s2c.bin, stream 0: 1 row\ncluster_name\n------------\ncapture\n"), r.out);
-    assertTrue(r.out.contains("conn-01.s2c.bin, stream 0: 200 rows\n"), "vec1536");
-    assertTrue(r.out.contains("9223372036854775807"), "counters");
-    assertTrue(r.out.contains(",… (1536)]"), "abbreviated vector<float, 1536>");
+    CliRun r = CliRun.of("replay", "--format", "table", copy("conn-01.s2c.bin").toString());
+    assertEquals(0, r.status(), r.err());
+    assertTrue(r.out().startsWith(
+        "conn-01.s2c.bin, stream 0: 1 row\ncluster_name\n------------\ncapture\n"), r.out());
+    assertTrue(r.out().contains("conn-01.s2c.bin, stream 0: 200 rows\n"), "vec1536");
+    assertTrue(r.out().contains("9223372036854775807"), "counters");
+    assertTrue(r.out().contains(",… (1536)]"), "abbreviated vector<float, 1536>");
   }
 
   @Test
   void stopsAfterTheLimit() throws IOException {
-    Result r = run("replay", "--limit", "2", copy("conn-01.s2c.bin").toString());
-    assertEquals(0, r.status, r.err);
+    CliRun r = CliRun.of("replay", "--limit", "2", copy("conn-01.s2c.bin").toString());
+    assertEquals(0, r.status(), r.err());
     assertEquals(2, r.lines().size());
   }
 
   @Test
   void reportsMissingFileOnOneLine() {
-    Result r = run("replay", dir.resolve("nope.bin").toString());
-    assertEquals(1, r.status);
+    CliRun r = CliRun.of("replay", dir.resolve("nope.bin").toString());
+    assertEquals(1, r.status());
     assertOneErrorLine(r, "no such file");
   }
 
@@ -278,10 +275,10 @@ class CqlRowsCliTest {
     // frame 24 (the traced tuples result) starts at 1385206; cut it after 100 bytes
     Path file = dir.resolve("cut.bin");
     Files.write(file, Arrays.copyOf(capture, 1_385_206 + 100));
-    Result r = run("replay", file.toString());
-    assertNotEquals(0, r.status);
+    CliRun r = CliRun.of("replay", file.toString());
+    assertNotEquals(0, r.status());
     assertOneErrorLine(r, "input ends inside a frame");
-    assertTrue(r.err.contains("offset 1385206"), r.err);
+    assertTrue(r.err().contains("offset 1385206"), r.err());
     assertEquals(23, r.lines().size(), "the results before the cut are printed");
   }
 
@@ -289,10 +286,10 @@ class CqlRowsCliTest {
   void reportsGarbageOnOneLine() throws IOException {
     Path file = dir.resolve("garbage.bin");
     Files.writeString(file, "GET / HTTP/1.1\r\nHost: example.com\r\n\r\n");
-    Result r = run("replay", file.toString());
-    assertEquals(1, r.status);
+    CliRun r = CliRun.of("replay", file.toString());
+    assertEquals(1, r.status());
     assertOneErrorLine(r, "version byte: 0x47");
-    assertEquals("", r.out);
+    assertEquals("", r.out());
   }
 
   @Test
@@ -301,8 +298,8 @@ class CqlRowsCliTest {
     // a compressed READY whose body is neither LZ4 (negative length) nor Snappy (2^31-1 bytes)
     byte[] body = {(byte) 0xff, (byte) 0xff, (byte) 0xff, (byte) 0xff, 0x7f};
     Files.write(file, frameBytes(0x84, 0x01, 0, 0x02, body));
-    Result r = run("replay", file.toString());
-    assertEquals(1, r.status);
+    CliRun r = CliRun.of("replay", file.toString());
+    assertEquals(1, r.status());
     assertOneErrorLine(r, "neither LZ4 nor Snappy (frame header at offset 0)");
   }
 
@@ -315,11 +312,11 @@ class CqlRowsCliTest {
     Path file = dir.resolve("bad-cell.bin");
     Files.write(file, concat(frameBytes(0x84, 0, 7, 0x08, rows),
         frameBytes(0x84, 0, 8, 0x08, ByteBufUtil.decodeHexDump("00000001"))));
-    Result r = run("replay", file.toString());
-    assertEquals(0, r.status, r.err);
-    JsonNode line = json(r.out);
+    CliRun r = CliRun.of("replay", file.toString());
+    assertEquals(0, r.status(), r.err());
+    JsonNode line = json(r.out());
     assertEquals(7, line.get("stream").asInt());
-    assertTrue(line.get("error").asText().contains("row 0, column 0 'x' int"), r.out);
+    assertTrue(line.get("error").asText().contains("row 0, column 0 'x' int"), r.out());
   }
 
   /** A text cell that is not UTF-8: an error by default, U+FFFD with --lenient-text. */
@@ -332,24 +329,24 @@ class CqlRowsCliTest {
     Path file = dir.resolve("bad-text.bin");
     Files.write(file, frameBytes(0x84, 0, 3, 0x08, rows));
 
-    Result strict = run("replay", file.toString());
-    assertEquals(0, strict.status, strict.err);
-    assertTrue(json(strict.out).get("error").asText().contains("column 0 't' text"), strict.out);
+    CliRun strict = CliRun.of("replay", file.toString());
+    assertEquals(0, strict.status(), strict.err());
+    assertTrue(json(strict.out()).get("error").asText().contains("column 0 't' text"), strict.out());
 
-    Result lenient = run("replay", "--lenient-text", file.toString());
-    assertEquals(0, lenient.status, lenient.err);
-    assertEquals("a\uFFFDb", json(lenient.out).get("rows").get(0).get(0).asText());
+    CliRun lenient = CliRun.of("replay", "--lenient-text", file.toString());
+    assertEquals(0, lenient.status(), lenient.err());
+    assertEquals("a\uFFFDb", json(lenient.out()).get("rows").get(0).get(0).asText());
   }
 
   @Test
   void printsUsageForHelp() {
-    Result r = run("--help");
-    assertEquals(0, r.status);
-    assertTrue(r.out.startsWith("usage: cqlrows COMMAND"), r.out);
+    CliRun r = CliRun.of("--help");
+    assertEquals(0, r.status());
+    assertTrue(r.out().startsWith("usage: cqlrows COMMAND"), r.out());
     for (String command : new String[] {"replay", "stats"}) {
-      Result c = run(command, "--help");
-      assertEquals(0, c.status);
-      assertTrue(c.out.startsWith("usage: cqlrows " + command), c.out);
+      CliRun c = CliRun.of(command, "--help");
+      assertEquals(0, c.status());
+      assertTrue(c.out().startsWith("usage: cqlrows " + command), c.out());
     }
   }
 
@@ -357,9 +354,9 @@ class CqlRowsCliTest {
   void rejectsBadUsageWithStatusTwo() {
     for (String[] args : new String[][] {{}, {"play", "x"}, {"replay"}, {"replay", "--format",
         "xml", "f"}, {"replay", "--limit", "-1", "f"}, {"replay", "--bogus", "f"}}) {
-      Result r = run(args);
-      assertEquals(2, r.status, Arrays.toString(args));
-      assertTrue(r.err.contains("usage: cqlrows COMMAND"), r.err);
+      CliRun r = CliRun.of(args);
+      assertEquals(2, r.status(), Arrays.toString(args));
+      assertTrue(r.err().contains("usage: cqlrows COMMAND"), r.err());
     }
   }
 
@@ -388,10 +385,10 @@ class CqlRowsCliTest {
     bytes[at + flipAt] ^= 0x01;
     Path file = dir.resolve(capture + "-corrupt.bin");
     Files.write(file, bytes);
-    Result r = run("replay", "--format", "jsonl", file.toString());
-    assertEquals(1, r.status);
+    CliRun r = CliRun.of("replay", "--format", "jsonl", file.toString());
+    assertEquals(1, r.status());
     assertOneErrorLine(r, expected);
-    assertTrue(r.err.contains("segment header at offset " + at), r.err);
+    assertTrue(r.err().contains("segment header at offset " + at), r.err());
   }
 
   @Test
@@ -400,8 +397,8 @@ class CqlRowsCliTest {
     int at = segmentOffset("c-v5-lz4", 5);
     Path file = dir.resolve("cut-segment.bin");
     Files.write(file, Arrays.copyOf(bytes, at + 20));
-    Result r = run("replay", "--format", "jsonl", file.toString());
-    assertEquals(1, r.status);
+    CliRun r = CliRun.of("replay", "--format", "jsonl", file.toString());
+    assertEquals(1, r.status());
     assertOneErrorLine(r, "input ends inside a segment");
   }
 
@@ -417,17 +414,17 @@ class CqlRowsCliTest {
     java.nio.ByteBuffer.wrap(bytes, body + 9, 4).putInt(declared + 3);
     Path file = dir.resolve("lz4-lie.bin");
     Files.write(file, bytes);
-    Result r = run("replay", "--format", "jsonl", file.toString());
-    assertEquals(1, r.status);
+    CliRun r = CliRun.of("replay", "--format", "jsonl", file.toString());
+    assertEquals(1, r.status());
     assertOneErrorLine(r, "(expected: " + (declared + 3) + " as declared)");
-    assertTrue(r.err.contains("frame header at offset " + body), r.err);
+    assertTrue(r.err().contains("frame header at offset " + body), r.err());
   }
 
-  private static void assertOneErrorLine(Result r, String expected) {
-    assertTrue(r.err.startsWith("cqlrows: "), r.err);
-    assertTrue(r.err.contains(expected), r.err);
-    assertEquals(1, r.err.lines().count(), r.err);
-    assertFalse(r.err.contains("\tat "), "no stack trace");
+  private static void assertOneErrorLine(CliRun r, String expected) {
+    assertTrue(r.err().startsWith("cqlrows: "), r.err());
+    assertTrue(r.err().contains(expected), r.err());
+    assertEquals(1, r.err().lines().count(), r.err());
+    assertFalse(r.err().contains("\tat "), "no stack trace");
   }
 
   private Path copy(String resource) throws IOException {
@@ -442,21 +439,5 @@ class CqlRowsCliTest {
     return out;
   }
 
-  private static Result run(String... args) {
-    ByteArrayOutputStream out = new ByteArrayOutputStream();
-    ByteArrayOutputStream err = new ByteArrayOutputStream();
-    int status;
-    try (PrintStream o = new PrintStream(out, true, StandardCharsets.UTF_8);
-        PrintStream e = new PrintStream(err, true, StandardCharsets.UTF_8)) {
-      status = CqlRowsCli.run(args, o, e);
-    }
-    return new Result(status, out.toString(StandardCharsets.UTF_8),
-        err.toString(StandardCharsets.UTF_8));
-  }
 
-  private record Result(int status, String out, String err) {
-    List<String> lines() {
-      return out.lines().toList();
-    }
-  }
 }

@@ -16,12 +16,9 @@ import io.cqlrows.netty.pcap.TcpReassembler;
 import io.cqlrows.netty.replay.CaptureReplay;
 import io.cqlrows.netty.replay.ReplayedResult;
 import io.cqlrows.testing.Corpus;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.PrintStream;
 import java.math.BigDecimal;
 import java.net.URISyntaxException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -106,7 +103,7 @@ class LiveCaptureFixtureTest {
   /** The README's main job: {@code cqlrows replay --format table} on the fixture. */
   @Test
   void theReplayCommandPrintsTheTables() throws IOException {
-    Result r = run("replay", "--format", "table", fixture().toString());
+    CliRun r = CliRun.of("replay", "--format", "table", fixture().toString());
     assertEquals(0, r.status(), r.err());
     assertEquals("", r.err());
     assertTrue(r.out().contains("SELECT * FROM " + KEYSPACE + ".scalars: 41 rows"), r.out());
@@ -117,7 +114,7 @@ class LiveCaptureFixtureTest {
 
   @Test
   void theReplayCommandWritesJsonLines() throws IOException {
-    Result r = run("replay", "--format", "jsonl", fixture().toString());
+    CliRun r = CliRun.of("replay", "--format", "jsonl", fixture().toString());
     assertEquals(0, r.status(), r.err());
     List<String> lines = r.out().lines().toList();
     assertEquals(4, lines.size(), "ROWS results");
@@ -154,17 +151,5 @@ class LiveCaptureFixtureTest {
     }
   }
 
-  private static Result run(String... args) {
-    ByteArrayOutputStream out = new ByteArrayOutputStream();
-    ByteArrayOutputStream err = new ByteArrayOutputStream();
-    int status;
-    try (PrintStream o = new PrintStream(out, true, StandardCharsets.UTF_8);
-        PrintStream e = new PrintStream(err, true, StandardCharsets.UTF_8)) {
-      status = CqlRowsCli.run(args, o, e);
-    }
-    return new Result(status, out.toString(StandardCharsets.UTF_8),
-        err.toString(StandardCharsets.UTF_8));
-  }
 
-  private record Result(int status, String out, String err) {}
 }

@@ -8,11 +8,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.cqlrows.netty.compression.Compression;
 import io.cqlrows.netty.pcap.PcapWriter;
 import io.cqlrows.netty.replay.ScyllaSession;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -37,7 +34,7 @@ class ScyllaReplayCliTest {
     Path s2c = dir.resolve("scylla.s2c.bin");
     Files.write(s2c, session.serverToClient());
     Files.write(dir.resolve("scylla.c2s.bin"), session.clientToServer());
-    assertEveryExecuteDecoded(run("replay", s2c.toString()));
+    assertEveryExecuteDecoded(CliRun.of("replay", s2c.toString()));
   }
 
   @ParameterizedTest
@@ -51,12 +48,12 @@ class ScyllaReplayCliTest {
       writer.writeClientToServer(session.clientToServer(), 0, session.clientToServer().length);
       writer.writeServerToClient(session.serverToClient(), 0, session.serverToClient().length);
     }
-    assertEveryExecuteDecoded(run("replay", pcap.toString()));
+    assertEveryExecuteDecoded(CliRun.of("replay", pcap.toString()));
   }
 
-  private static void assertEveryExecuteDecoded(Result r) {
-    assertEquals(0, r.status, r.err);
-    List<JsonNode> lines = r.out.lines().map(l -> json(l)).toList();
+  private static void assertEveryExecuteDecoded(CliRun r) {
+    assertEquals(0, r.status(), r.err());
+    List<JsonNode> lines = r.out().lines().map(l -> json(l)).toList();
     assertEquals(5, lines.size(), "the ROWS results: QUERY, four EXECUTEs");
     for (JsonNode line : lines) {
       assertTrue(line.get("error") == null, line.toString());
@@ -80,9 +77,9 @@ class ScyllaReplayCliTest {
     Path s2c = dir.resolve("alone.bin");
     Files.write(s2c, ScyllaSession.write(Compression.LZ4).serverToClient());
 
-    Result blind = run("replay", s2c.toString());
-    assertEquals(0, blind.status, blind.err);
-    assertTrue(blind.out.lines().anyMatch(l -> json(l).has("error")), blind.out);
+    CliRun blind = CliRun.of("replay", s2c.toString());
+    assertEquals(0, blind.status(), blind.err());
+    assertTrue(blind.out().lines().anyMatch(l -> json(l).has("error")), blind.out());
 
     for (String[] flags : new String[][] {{"--scylla-metadata-id"},
         {"--extension", "SCYLLA_USE_METADATA_ID"}}) {
@@ -90,18 +87,18 @@ class ScyllaReplayCliTest {
       args[0] = "replay";
       System.arraycopy(flags, 0, args, 1, flags.length);
       args[args.length - 1] = s2c.toString();
-      Result r = run(args);
-      assertEquals(0, r.status, r.err);
-      assertEquals(5, r.out.lines().count());
-      assertTrue(r.out.lines().noneMatch(l -> json(l).has("error")), r.out);
+      CliRun r = CliRun.of(args);
+      assertEquals(0, r.status(), r.err());
+      assertEquals(5, r.out().lines().count());
+      assertTrue(r.out().lines().noneMatch(l -> json(l).has("error")), r.out());
     }
   }
 
   @Test
   void anUnknownExtensionIsAUsageError() {
-    Result r = run("replay", "--extension", "SCYLLA_SHARD", "x.bin");
-    assertEquals(2, r.status);
-    assertTrue(r.err.contains("SCYLLA_USE_METADATA_ID"), r.err);
+    CliRun r = CliRun.of("replay", "--extension", "SCYLLA_SHARD", "x.bin");
+    assertEquals(2, r.status());
+    assertTrue(r.err().contains("SCYLLA_USE_METADATA_ID"), r.err());
   }
 
   @Test
@@ -110,10 +107,10 @@ class ScyllaReplayCliTest {
     Path s2c = dir.resolve("scylla.s2c.bin");
     Files.write(s2c, session.serverToClient());
     Files.write(dir.resolve("scylla.c2s.bin"), session.clientToServer());
-    Result r = run("stats", s2c.toString());
-    assertEquals(0, r.status, r.err);
-    assertTrue(r.out.contains("results: 2 prepared, 5 rows\n"), r.out);
-    assertTrue(r.out.contains("rows: 6, cells: 16 (1 null)"), r.out);
+    CliRun r = CliRun.of("stats", s2c.toString());
+    assertEquals(0, r.status(), r.err());
+    assertTrue(r.out().contains("results: 2 prepared, 5 rows\n"), r.out());
+    assertTrue(r.out().contains("rows: 6, cells: 16 (1 null)"), r.out());
   }
 
   private static List<String> names(JsonNode line) {
@@ -121,17 +118,5 @@ class ScyllaReplayCliTest {
         .map(c -> c.get("name").asText()).toList();
   }
 
-  private static Result run(String... args) {
-    ByteArrayOutputStream out = new ByteArrayOutputStream();
-    ByteArrayOutputStream err = new ByteArrayOutputStream();
-    int status;
-    try (PrintStream o = new PrintStream(out, true, StandardCharsets.UTF_8);
-        PrintStream e = new PrintStream(err, true, StandardCharsets.UTF_8)) {
-      status = CqlRowsCli.run(args, o, e);
-    }
-    return new Result(status, out.toString(StandardCharsets.UTF_8),
-        err.toString(StandardCharsets.UTF_8));
-  }
 
-  private record Result(int status, String out, String err) {}
 }

@@ -2,6 +2,7 @@ package io.cqlrows.netty.frame;
 
 import com.code_intelligence.jazzer.junit.FuzzTest;
 import io.cqlrows.core.ParseLimits;
+import io.cqlrows.core.ProtocolFeatures;
 import io.cqlrows.core.ResultReader;
 import io.cqlrows.core.sink.ColumnarSink;
 import io.cqlrows.core.sink.CountingSink;
@@ -52,6 +53,9 @@ import java.util.List;
  *         bit 5     v5Segments: the harness writes correct CRC24/CRC32 into every segment
  *                   header and trailer it can find, so the fuzzer explores what lies behind
  *                   them; otherwise the bytes go in as they are
+ *         bit 6     a ScyllaDB connection: every protocol extension on (metadata ids in v4
+ *                   PREPARED results, tablet routing payloads decoded) and malformed text
+ *                   replaced
  * </pre>
  *
  * <p><b>Checked:</b> the only exception that reaches the end of the pipeline is {@link
@@ -70,6 +74,11 @@ class FrameDecoderFuzzTest {
   static final int[] CHUNKS = {0, 1, 2, 3, 5, 8, 13, 64, 100, 511, 1024, 4096, 9, 17, 4000, 0};
 
   private static final ParseLimits SMALL = ParseLimits.builder().maxFrameBodyLength(1024).build();
+  private static final ProtocolFeatures SCYLLA = ProtocolFeatures.NONE
+      .withExtension(ProtocolFeatures.SCYLLA_USE_METADATA_ID)
+      .withExtension(ProtocolFeatures.SCYLLA_LWT_ADD_METADATA_MARK)
+      .withExtension(ProtocolFeatures.TABLETS_ROUTING_V1)
+      .withExtension(ProtocolFeatures.SCYLLA_RATE_LIMIT_ERROR);
 
   @FuzzTest(maxDuration = "5m")
   void v4Frames(byte[] input) {
@@ -148,8 +157,11 @@ class FrameDecoderFuzzTest {
       channel.config().setAllocator(alloc);
       int c0 = input[0] & 0xFF;
       int c1 = input[1] & 0xFF;
-      limits = (c1 & 0x08) != 0 ? SMALL : ParseLimits.defaults();
-      reader = new ResultReader(3 + (c1 & 3), limits).rawCellsWithoutMetadata((c1 & 0x04) != 0);
+      boolean scylla = (c1 & 0x40) != 0;
+      ParseLimits base = (c1 & 0x08) != 0 ? SMALL : ParseLimits.defaults();
+      limits = scylla ? base.toBuilder().replaceMalformedText(true).build() : base;
+      reader = new ResultReader(3 + (c1 & 3), limits, scylla ? SCYLLA : ProtocolFeatures.NONE)
+          .rawCellsWithoutMetadata((c1 & 0x04) != 0);
       sink = new CheckingSink(sink((c0 >>> 2) & 3));
       chunk = CHUNKS[c0 >>> 4];
       register = (c1 & 0x10) != 0;

@@ -1,6 +1,8 @@
 package io.cqlrows.netty.pcap;
 
+import io.cqlrows.netty.compression.Compression;
 import io.cqlrows.netty.frame.SegmentBuilder;
+import io.cqlrows.netty.replay.ScyllaSession;
 import io.cqlrows.testing.Corpus;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
@@ -38,7 +40,8 @@ import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
  *   <li>{@code frame/FrameDecoderFuzzTestInputs/v4Frames}: the server streams of a-v4 (no
  *       compression) and d-v4-lz4 (LZ4 bodies), a-v4's frames with their bodies Snappy-compressed,
  *       a client stream, and the v5 captures from their first byte (for the detecting decoder,
- *       which switches to segments after READY); one with the 1 KiB body limit.
+ *       which switches to segments after READY); one with the 1 KiB body limit; a ScyllaDB v4
+ *       session with its extensions on, plain, LZ4 and Snappy.
  *   <li>{@code frame/FrameDecoderFuzzTestInputs/v5Segments}: the segments after READY of b-v5
  *       (uncompressed) and c-v5-lz4 (LZ4), and a ROWS envelope split across three
  *       non-self-contained segments.
@@ -94,6 +97,13 @@ class FuzzSeedsWriter {
     byte[] b1 = Corpus.bytes("b-v5", "conn-01.s2c.bin");
     write(dir, "seed-b-v5-conn-01-detect", seed(3, 1, 0, 2, 0x04),
         concat(Arrays.copyOf(b1, 9), segments(b1, 9, 3, MAX)));
+    // a ScyllaDB v4 session with every extension on (flag 0x40): plain, LZ4, Snappy detected
+    write(dir, "seed-scylla-v4-session", seed(0, 1, 0, 1, 0x40 | 0x04),
+        ScyllaSession.write(Compression.NONE).serverToClient());
+    write(dir, "seed-scylla-v4-lz4-session", seed(1, 2, 3, 1, 0x40 | 0x04),
+        ScyllaSession.write(Compression.LZ4).serverToClient());
+    write(dir, "seed-scylla-v4-snappy-detect", seed(3, 3, 0, 1, 0x40),
+        ScyllaSession.write(Compression.SNAPPY).serverToClient());
   }
 
   /** Frames of a v3/v4 stream from {@code from}, whole frames up to {@code max} bytes. */
