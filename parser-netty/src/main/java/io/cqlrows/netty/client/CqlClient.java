@@ -39,7 +39,7 @@ import java.util.function.Function;
  * no timeouts, no events, no load balancing.
  *
  * <pre>{@code
- * EventLoopGroup group = new MultiThreadIoEventLoopGroup(NioIoHandler.newFactory());
+ * EventLoopGroup group = new NioEventLoopGroup(); // Netty 4.1 and 4.2 (see connect)
  * CqlClient client = CqlClient.connect("127.0.0.1", 9042, 5, Compression.LZ4, group).get();
  * RowsCollector rows = new RowsCollector();
  * QueryResult page = client.query("SELECT id, v FROM ks.t", rows, 100, null).get();
@@ -95,8 +95,10 @@ public final class CqlClient {
    *
    * @param protocolVersion 4 or 5
    * @param compression {@link Compression#NONE} or {@link Compression#LZ4}
-   * @param group an NIO event loop group, e.g. {@code new
-   *     MultiThreadIoEventLoopGroup(NioIoHandler.newFactory())}; the caller shuts it down
+   * @param group an NIO event loop group: {@code new NioEventLoopGroup()} on Netty 4.1 and 4.2
+   *     (4.2 deprecates it in favour of {@code new
+   *     MultiThreadIoEventLoopGroup(NioIoHandler.newFactory())}, which 4.1 lacks; either works
+   *     here); the caller shuts it down
    * @return the client, once the server answered READY; failed by a connection error, an ERROR
    *     or AUTHENTICATE response
    */

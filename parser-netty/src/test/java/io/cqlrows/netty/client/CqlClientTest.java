@@ -16,6 +16,7 @@ import io.cqlrows.core.VoidResult;
 import io.cqlrows.core.sink.Row;
 import io.cqlrows.core.sink.RowsCollector;
 import io.cqlrows.netty.CqlFrameException;
+import io.cqlrows.netty.EventLoops;
 import io.cqlrows.netty.compression.Compression;
 import io.cqlrows.netty.frame.Opcode;
 import io.cqlrows.netty.pcap.PcapRecordingHandler;
@@ -26,8 +27,6 @@ import io.cqlrows.netty.replay.ReplayedResult;
 import io.cqlrows.netty.request.DecodedRequest;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.channel.EventLoopGroup;
-import io.netty.channel.MultiThreadIoEventLoopGroup;
-import io.netty.channel.nio.NioIoHandler;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -61,7 +60,7 @@ class CqlClientTest {
 
   @BeforeAll
   static void startGroup() {
-    group = new MultiThreadIoEventLoopGroup(2, NioIoHandler.newFactory());
+    group = EventLoops.nio(2);
   }
 
   @AfterAll

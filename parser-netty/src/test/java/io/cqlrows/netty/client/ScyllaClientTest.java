@@ -11,12 +11,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.cqlrows.core.PreparedResult;
 import io.cqlrows.core.TabletRouting;
 import io.cqlrows.core.sink.RowsCollector;
+import io.cqlrows.netty.EventLoops;
 import io.cqlrows.netty.compression.Compression;
 import io.cqlrows.netty.frame.Opcode;
 import io.cqlrows.netty.request.DecodedRequest;
 import io.netty.channel.EventLoopGroup;
-import io.netty.channel.MultiThreadIoEventLoopGroup;
-import io.netty.channel.nio.NioIoHandler;
 import java.nio.ByteBuffer;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -49,7 +48,7 @@ class ScyllaClientTest {
 
   @BeforeAll
   static void startGroup() {
-    group = new MultiThreadIoEventLoopGroup(2, NioIoHandler.newFactory());
+    group = EventLoops.nio(2);
   }
 
   @AfterAll

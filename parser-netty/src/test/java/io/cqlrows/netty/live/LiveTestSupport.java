@@ -3,10 +3,9 @@ package io.cqlrows.netty.live;
 import static io.cqlrows.netty.live.LiveClients.get;
 
 import com.datastax.oss.driver.api.core.CqlSession;
+import io.cqlrows.netty.EventLoops;
 import io.cqlrows.netty.client.CqlClient;
 import io.netty.channel.EventLoopGroup;
-import io.netty.channel.MultiThreadIoEventLoopGroup;
-import io.netty.channel.nio.NioIoHandler;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
@@ -31,7 +30,7 @@ abstract class LiveTestSupport {
   @BeforeAll
   static void openSessionAndGroup() {
     session = LiveDriver.open(CassandraServer.get());
-    group = new MultiThreadIoEventLoopGroup(2, NioIoHandler.newFactory());
+    group = EventLoops.nio(2);
   }
 
   @AfterAll
