@@ -18,10 +18,11 @@ import org.openjdk.jmh.runner.options.OptionsBuilder;
 import org.openjdk.jmh.runner.options.TimeValue;
 
 /**
- * The short profile of issue 6: runs the benchmarks behind every target once (one fork, short
- * iterations, {@code -prof gc}), then prints each figure and the ratios against both baselines,
- * the Java driver and the copy floors, with the target and whether this run met it. Takes about
- * five minutes on the 2-core machine; figures are noisy, ratios from the same run less so.
+ * The short profile of the performance targets: runs the benchmarks behind every target once (one
+ * fork, short iterations, {@code -prof gc}), then prints each figure and the ratios against both
+ * baselines, the Java driver and the copy floors, with the target and whether this run met it.
+ * Takes about five minutes on the 2-core machine; figures are noisy, ratios from the same run less
+ * so.
  *
  * <pre>
  * mvn -q -DskipTests package

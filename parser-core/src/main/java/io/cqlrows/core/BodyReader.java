@@ -5,7 +5,8 @@ import io.netty.buffer.ByteBuf;
 import java.nio.charset.StandardCharsets;
 
 /**
- * Bounds-checked reader for the notations of spec §3 ({@code [int]}, {@code [short]}, {@code
+ * Bounds-checked reader for the notations of native_protocol_v5.spec section 3 ({@code [int]},
+ * {@code [short]}, {@code
  * [string]}, {@code [bytes]}, {@code [short bytes]}) over a window {@code [position, end)} of a
  * borrowed buffer. Reads are absolute: the buffer's own indices never move.
  *

@@ -4,7 +4,7 @@ import io.cqlrows.core.type.CqlType;
 import java.util.Objects;
 
 /**
- * One column of result metadata: {@code col_spec} of spec §4.2.5.2.
+ * One column of result metadata: a {@code col_spec} (native_protocol_v5.spec section 4.2.5.2).
  *
  * @param keyspace the keyspace (from the column spec or the Global_tables_spec)
  * @param table the table

@@ -13,9 +13,10 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Reads an {@code [option]} type (native_protocol_v5.spec §4.2.5.2, SPEC §3) into a {@link
- * CqlType}. Custom types (id 0x0000) go through {@link CustomTypeNameParser}, which is how vectors
- * arrive. Recursion is bounded by {@link ParseLimits#maxTypeDepth()}.
+ * Reads an {@code [option]} type (native_protocol_v5.spec sections 3 and 4.2.5.2; the ids are in
+ * docs/protocol.md) into a {@link CqlType}. Custom types (id 0x0000) go through {@link
+ * CustomTypeNameParser}, which is how vectors arrive. Recursion is bounded by {@link
+ * ParseLimits#maxTypeDepth()}.
  */
 final class CqlTypeReader {
   private static final int CUSTOM = 0x0000;

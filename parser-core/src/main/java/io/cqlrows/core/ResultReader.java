@@ -11,7 +11,7 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Reads the body of a RESULT message (native_protocol_v5.spec §4.2.5; SPEC §2): the kind, then for
+ * Reads the body of a RESULT message (native_protocol_v5.spec section 4.2.5): the kind, then for
  * ROWS the metadata, {@code rows_count} and every cell into a {@link RowSink}; the other kinds are
  * recognised and summarised, never misread as rows.
  *
@@ -266,7 +266,11 @@ public final class ResultReader {
     }
   }
 
-  /** Rows {@code <metadata>} in the encoder's wire order (SPEC §2.1). */
+  /**
+   * Rows {@code <metadata>} in the order of native_protocol_v5.spec section 4.2.5.2, which is the
+   * order Cassandra's encoder writes ({@code cql3/ResultSet.java}): paging_state, then
+   * new_metadata_id.
+   */
   private RowsMetadata readRowsMetadata(BodyReader in, ResultColumns prepared) {
     int flags = in.readInt("flags");
     int countAt = in.position;
@@ -408,8 +412,8 @@ public final class ResultReader {
   }
 
   /**
-   * PREPARED (native_protocol_v5.spec §4.2.5.4): id, [result_metadata_id] (v5, or earlier with
-   * {@link ProtocolFeatures#SCYLLA_USE_METADATA_ID}), prepared metadata, result metadata.
+   * PREPARED (native_protocol_v5.spec section 4.2.5.4): id, [result_metadata_id] (v5, or earlier
+   * with {@link ProtocolFeatures#SCYLLA_USE_METADATA_ID}), prepared metadata, result metadata.
    */
   private PreparedResult readPrepared(BodyReader in) {
     byte[] id = in.readShortBytes("id");

@@ -3,8 +3,9 @@ package io.cqlrows.core;
 import java.util.Arrays;
 
 /**
- * The {@code <metadata>} of a ROWS result (spec §4.2.5.2), resolved: when the result carried
- * {@code No_metadata}, {@link #columns()} are the prepared columns the caller supplied. Immutable.
+ * The {@code <metadata>} of a ROWS result (native_protocol_v5.spec section 4.2.5.2), resolved:
+ * when the result carried {@code No_metadata}, {@link #columns()} are the prepared columns the
+ * caller supplied. Immutable.
  */
 public final class RowsMetadata {
   /** {@code Global_tables_spec}: one keyspace and table for all columns. */

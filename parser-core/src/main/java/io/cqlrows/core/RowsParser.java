@@ -6,9 +6,10 @@ import io.netty.buffer.ByteBuf;
 
 /**
  * The row loop of one ROWS result: {@code rows_count x columns_count} cells, each a {@code [bytes]}
- * (native_protocol_v5.spec §4.2.5.2). Per cell it reads the length, then decodes the value: fixed-width
- * native types and text inline ({@link InlineCells}, a switch and, for heap buffers, reads from the
- * backing array), every other type by one virtual call to the column's deserializer.
+ * (native_protocol_v5.spec section 4.2.5.2). Per cell it reads the length, then decodes the value:
+ * fixed-width native types and text inline ({@link InlineCells}, a switch and, for heap buffers,
+ * reads from the backing array), every other type by one virtual call to the column's
+ * deserializer.
  *
  * <p><b>Resumable.</b> {@link #parse} consumes whole rows only. With {@code complete == false} it
  * first checks that the next row's bytes are all present and, if not, stops at the row boundary

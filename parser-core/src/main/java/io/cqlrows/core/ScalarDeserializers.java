@@ -18,7 +18,8 @@ import java.time.LocalTime;
 import java.util.UUID;
 
 /**
- * Deserializers for the CQL types without parameters (spec §6 of native_protocol_v5.spec; SPEC §5).
+ * Deserializers for the CQL types without parameters (native_protocol_v5.spec section 5,
+ * native_protocol_v4.spec section 6).
  * Fixed-width types check the exact length; all reads are absolute and big-endian.
  */
 final class ScalarDeserializers {

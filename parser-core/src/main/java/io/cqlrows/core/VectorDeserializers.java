@@ -14,7 +14,8 @@ import java.util.List;
 import java.util.Objects;
 
 /**
- * Deserializers for {@code vector<T, N>} (SPEC §6, Cassandra's {@code VectorType}).
+ * Deserializers for {@code vector<T, N>} (native_protocol_v5.spec section 5.25, as Cassandra's
+ * {@code db/marshal/VectorType} writes it; see docs/protocol.md, "Vectors").
  *
  * <ul>
  *   <li>float, double, int, bigint elements: the fast path. The length is checked once against

@@ -5,7 +5,8 @@ import io.cqlrows.core.type.CqlType;
 import io.netty.buffer.ByteBuf;
 
 /**
- * Cassandra's variable-length integers ({@code VIntCoding}; SPEC §6.3): the number of leading
+ * Cassandra's variable-length integers ({@code utils/vint/VIntCoding}; the {@code [unsigned vint]}
+ * and {@code [vint]} of native_protocol_v5.spec section 3): the number of leading
  * one-bits of the first byte is the number of extra bytes, big-endian. Signed vints are zig-zag
  * encoded. Every read is bounded by {@code end}.
  */

@@ -37,7 +37,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
-/** list, set, map, UDT and tuple values (SPEC §5, vectors of SPEC §8.2). */
+/**
+ * list, set, map, UDT and tuple values (native_protocol_v5.spec sections 5.12-5.14, 5.21 and 6),
+ * with test values from the Python and Java drivers' codec tests among the cases.
+ */
 class CollectionDeserializersTest {
   private static final String INT = opt(0x0009);
   private static final String TEXT = opt(0x000D);

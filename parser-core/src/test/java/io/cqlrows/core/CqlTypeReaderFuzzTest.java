@@ -18,7 +18,7 @@ import java.nio.charset.StandardCharsets;
  * class name as UTF-8.
  *
  * <p>Committed inputs: {@code src/test/resources/io/cqlrows/core/CqlTypeReaderFuzzTestInputs/
- * <method>/}; see the README, "Fuzzing".
+ * <method>/}; see docs/testing.md, "Fuzzing".
  */
 class CqlTypeReaderFuzzTest {
   /** Limits small enough for a fuzzer to cross each of them. */

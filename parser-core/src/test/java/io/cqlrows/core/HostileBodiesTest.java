@@ -40,10 +40,10 @@ import org.junit.jupiter.params.provider.MethodSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * Hostile RESULT bodies (issue 7): bombs whose counts and lengths claim far more than the bytes
- * carry, types nested 100,000 deep, and malformed UTF-8 in text (strict and lenient) and in
- * names. Every bomb must be a
- * typed {@link CqlParseException} that costs every sink less than {@link #CHEAP} bytes of garbage.
+ * Hostile RESULT bodies: bombs whose counts and lengths claim far more than the bytes carry, types
+ * nested 100,000 deep, and malformed UTF-8 in text (strict and lenient) and in names. Every bomb
+ * must be a typed {@link CqlParseException} that costs every sink less than {@link #CHEAP} bytes of
+ * garbage.
  */
 class HostileBodiesTest {
   /** Most a rejected bomb may allocate, whatever it claims. */

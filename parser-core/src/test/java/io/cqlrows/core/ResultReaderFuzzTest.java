@@ -48,7 +48,7 @@ import java.io.UncheckedIOException;
  *
  * <p><b>Runs.</b> In {@code mvn verify} over the committed inputs in {@code
  * src/test/resources/io/cqlrows/core/ResultReaderFuzzTestInputs/readsAnyBody/} (regression mode);
- * {@code JAZZER_FUZZ=1} fuzzes (README, "Fuzzing").
+ * {@code JAZZER_FUZZ=1} fuzzes (docs/testing.md, "Fuzzing").
  */
 class ResultReaderFuzzTest {
   /** Garbage any parse may make regardless of its size: class init, the reader's state. */

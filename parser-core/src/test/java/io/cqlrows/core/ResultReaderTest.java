@@ -33,7 +33,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
-/** RESULT bodies (SPEC §2): every kind, ROWS metadata in wire order, the row loop, limits. */
+/**
+ * RESULT bodies (native_protocol_v5.spec section 4.2.5): every kind, ROWS metadata in wire order,
+ * the row loop, limits.
+ */
 class ResultReaderTest {
   private static final String INT = opt(0x0009);
   private static final String TEXT = opt(0x000D);
@@ -196,7 +199,7 @@ class ResultReaderTest {
     assertNull(r.metadata().pagingState());
   }
 
-  /** SPEC §2.1: the encoder writes paging_state, then new_metadata_id. */
+  /** Cassandra's encoder writes paging_state, then new_metadata_id (section 4.2.5.2's order). */
   @Test
   void readsNewMetadataIdAfterPagingState() {
     RowsBodies.Builder b = RowsBodies.rows().pagingState("010203").newMetadataId("abcd")
@@ -219,7 +222,7 @@ class ResultReaderTest {
     assertArrayEquals(new byte[] {1}, r.metadata().newMetadataId());
   }
 
-  /** SPEC §8.6: the No_metadata + Has_more_pages example body. */
+  /** No_metadata + Has_more_pages: flags 0x6, 2 columns, a 3-byte paging state, 0 rows. */
   @Test
   void readsSpecNoMetadataPagingExample() {
     ByteBuf body = CqlBytes.create().hex("00000002 00000006 00000002 00000003 010203 00000000")
@@ -423,7 +426,7 @@ class ResultReaderTest {
 
   private static final String MARSHAL_LIST = RowsBodies.MARSHAL + "ListType(";
 
-  // ---- SPEC §8.6 ----
+  // ---- a complete body: id int, v vector<float, 3> of ks.t; rows (1, [1, 2, 3]), (2, null) ----
 
   @Test
   void readsSpecCompleteExampleBody() {

@@ -7,18 +7,18 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Builds RESULT/ROWS bodies for tests (SPEC §2, §2.1): {@code kind, flags, columns_count,
- * [paging_state], [new_metadata_id], [ks, table], col_spec*, rows_count, cells}. Types are given
- * as {@code [option]} hex (SPEC §3), built with {@link #opt}, {@link #list}, {@link #custom} and
- * friends. Every {@code ByteBuf} returned is owned by the caller (Ownership transferred: the
- * caller releases).
+ * Builds RESULT/ROWS bodies for tests (native_protocol_v5.spec section 4.2.5.2): {@code kind,
+ * flags, columns_count, [paging_state], [new_metadata_id], [ks, table], col_spec*, rows_count,
+ * cells}. Types are given as {@code [option]} hex (section 4.2.5.2 lists the ids), built with
+ * {@link #opt}, {@link #list}, {@link #custom} and friends. Every {@code ByteBuf} returned is owned
+ * by the caller (Ownership transferred: the caller releases).
  */
 public final class RowsBodies {
   public static final String MARSHAL = "org.apache.cassandra.db.marshal.";
 
   private RowsBodies() {}
 
-  // ---- [option] hex (SPEC §3) ----
+  // ---- [option] hex ----
 
   /** A native type id. */
   public static String opt(int id) {
@@ -61,7 +61,10 @@ public final class RowsBodies {
     return "0000" + str(className);
   }
 
-  /** The class name Cassandra sends for {@code vector<element, dimension>} (SPEC §4.3). */
+  /**
+   * The class name Cassandra sends for {@code vector<element, dimension>}, with a space on each
+   * side of the comma before the dimension (docs/protocol.md, "Custom types").
+   */
   public static String vectorClass(String elementClass, int dimension) {
     String e = elementClass.contains(".") ? elementClass : MARSHAL + elementClass;
     return MARSHAL + "VectorType(" + e + " , " + dimension + ")";

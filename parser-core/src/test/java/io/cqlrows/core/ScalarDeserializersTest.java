@@ -35,7 +35,10 @@ import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.params.provider.MethodSource;
 
-/** Native types: SPEC §5 encodings with the SPEC §8.1 vectors. */
+/**
+ * Native types: the encodings of native_protocol_v5.spec section 5, with test values from the
+ * Python driver's test_marshalling.py and the Java driver's codec tests.
+ */
 class ScalarDeserializersTest {
 
   private static Arguments v(NativeType type, String hex, String event, Object value) {
@@ -54,7 +57,7 @@ class ScalarDeserializersTest {
     }
   }
 
-  /** SPEC §8.1: (type, cell hex, sink event, Java object). */
+  /** The drivers' test values: (type, cell hex, sink event, Java object). */
   static Stream<Arguments> specVectors() {
     return Stream.of(
         v(NativeType.BOOLEAN, "01", "0:boolean true", true),
@@ -152,7 +155,7 @@ class ScalarDeserializersTest {
     assertEquals(LocalDate.parse(iso), Decoding.value(single(0x0011, hex)));
   }
 
-  /** SPEC §5 varint table and the derived extras. */
+  /** The varint table of native_protocol_v5.spec section 5.24, and more values derived from it. */
   @ParameterizedTest
   @CsvSource({
     "00, 0", "01, 1", "7f, 127", "0080, 128", "0081, 129", "ff, -1", "80, -128", "ff7f, -129",
@@ -172,7 +175,7 @@ class ScalarDeserializersTest {
     assertEquals(0, new BigDecimal("64206E+100").compareTo(d));
   }
 
-  /** SPEC §8.1 derived durations: (months, days, nanoseconds). */
+  /** Durations, encoded by the rules of section 5.8: (months, days, nanoseconds). */
   @ParameterizedTest
   @CsvSource({
     "000000, 0, 0, 0",
@@ -286,7 +289,7 @@ class ScalarDeserializersTest {
     assertTrue(Decoding.row(single(0x0009, null)).isNull(0));
   }
 
-  /** Fixed-width types need exactly their width (SPEC §5 "Empty values", last point). */
+  /** Fixed-width types need exactly their width, or none (an empty value; section 5). */
   @ParameterizedTest
   @CsvSource({
     "INT, 000000", "INT, 0000000000", "SMALLINT, 00", "SMALLINT, 000000", "TINYINT, 0000",

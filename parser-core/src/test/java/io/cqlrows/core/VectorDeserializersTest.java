@@ -42,7 +42,10 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
-/** {@code vector<T, N>} (SPEC §6; vectors of SPEC §8.3). */
+/**
+ * {@code vector<T, N>} as Cassandra writes it (docs/protocol.md, "Vectors"), with the Java driver's
+ * VectorCodecTest values among the cases.
+ */
 class VectorDeserializersTest {
   private static final String FROZEN_LIST_INT =
       MARSHAL + "FrozenType(" + MARSHAL + "ListType(" + MARSHAL + "Int32Type))";
@@ -158,7 +161,7 @@ class VectorDeserializersTest {
     }
   }
 
-  /** SPEC §6.2: fixed-size CQL values that Cassandra still length-prefixes inside vectors. */
+  /** Fixed-size CQL values that Cassandra still length-prefixes inside vectors. */
   @Test
   void decodesSmallintTinyintDateTimeCounterAsVintPrefixed() {
     assertEquals(List.of((short) 10, (short) 20, (short) 30),

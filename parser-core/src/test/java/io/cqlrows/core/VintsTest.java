@@ -11,7 +11,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
-/** Unsigned and signed vints (SPEC §6.3, test values of SPEC §8.4). */
+/**
+ * Unsigned and signed vints (native_protocol_v5.spec section 3), with the values of Cassandra's
+ * VIntCodingTest.
+ */
 class VintsTest {
 
   @ParameterizedTest

@@ -97,7 +97,7 @@ public final class Corpus {
 
   /**
    * Splits a v3/v4 byte stream into envelopes and strips the response prelude (tracing id,
-   * warnings, custom payload: SPEC §1.2). Only for uncompressed captures.
+   * warnings, custom payload; native_protocol_v4.spec section 4). Only for uncompressed captures.
    */
   public static List<Envelope> envelopes(byte[] stream) {
     ByteBuf in = Unpooled.wrappedBuffer(stream);

@@ -6,9 +6,9 @@ import io.netty.buffer.Unpooled;
 import java.nio.charset.StandardCharsets;
 
 /**
- * A bytes DSL for tests: writes CQL wire notations (spec §3) with spec-named calls into a heap
- * buffer. {@link #toByteBuf()} hands the caller a buffer it owns (Ownership transferred: the
- * caller releases).
+ * A bytes DSL for tests: writes CQL wire notations (native_protocol_v5.spec section 3) with
+ * spec-named calls into a heap buffer. {@link #toByteBuf()} hands the caller a buffer it owns
+ * (Ownership transferred: the caller releases).
  */
 public final class CqlBytes {
   private final ByteBuf buf = Unpooled.buffer();

@@ -110,11 +110,11 @@ public final class CqlPipeline {
   }
 
   /**
-   * Switches a v5 connection to segments (SPEC §1.4): call it from the event loop when the READY
-   * or AUTHENTICATE response to STARTUP arrives, before any later bytes are read. Bytes the frame
-   * decoder already holds are handed to the segment decoder <em>during this call</em>: responses
-   * that arrived in the same read as READY reach the pipeline before it returns, so a handler
-   * records READY (and whatever it needs for them) before calling it.
+   * Switches a v5 connection to segments (native_protocol_v5.spec section 2.3.1): call it from the
+   * event loop when the READY or AUTHENTICATE response to STARTUP arrives, before any later bytes
+   * are read. Bytes the frame decoder already holds are handed to the segment decoder <em>during
+   * this call</em>: responses that arrived in the same read as READY reach the pipeline before it
+   * returns, so a handler records READY (and whatever it needs for them) before calling it.
    *
    * @param format {@link SegmentFormat#LZ4} if STARTUP negotiated LZ4, else {@link
    *     SegmentFormat#UNCOMPRESSED}

@@ -43,8 +43,9 @@ import org.junit.jupiter.params.provider.MethodSource;
  * time must give identical output.
  *
  * <p>{@code No_metadata} results are decoded with the columns of the PREPARED result earlier in
- * the stream; which statement an EXECUTE ran comes from the corpus's {@code request.prepared_id}
- * until the client-to-server side is read (a later issue).
+ * the stream; which statement an EXECUTE ran comes from the corpus's {@code request.prepared_id},
+ * since this test reads the server-to-client bytes only ({@code ConnectionReplayTest} reads both
+ * directions).
  */
 class CorpusPipelineTest {
   private static final String[] CAPTURES =

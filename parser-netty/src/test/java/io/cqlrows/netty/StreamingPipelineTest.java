@@ -36,10 +36,10 @@ import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * Issue 8: rows reach the sink while a large ROWS frame is still arriving, through the Netty
- * decoders and the rows handler, with results identical to whole-frame parsing for every way of
- * splitting the input: whole, byte by byte, random reads, and v5 segment boundaries (inside
- * cells, vints and vectors), uncompressed and LZ4.
+ * Rows reach the sink while a large ROWS frame is still arriving, through the Netty decoders and
+ * the rows handler, with results identical to whole-frame parsing for every way of splitting the
+ * input: whole, byte by byte, random reads, and v5 segment boundaries (inside cells, vints and
+ * vectors), uncompressed and LZ4.
  */
 class StreamingPipelineTest {
   private static final int STREAM = 7;

@@ -4,11 +4,11 @@ import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
 
 /**
- * Writes a RESULT/ROWS body (native_protocol_v4.spec §4.2.5.2) byte by byte: {@code int32
+ * Writes a RESULT/ROWS body (native_protocol_v4.spec section 4.2.5.2) byte by byte: {@code int32
  * kind=2}, {@code int32 flags=1} (Global_tables_spec), {@code int32 columns_count}, the keyspace
  * and table, per column its name and {@code [option]}, {@code int32 rows_count}, then the cells as
- * {@code [bytes]}. The benchmarks' own builder: parser-core's {@code CqlBytes} lives in its test jar,
- * which main code does not depend on.
+ * {@code [bytes]}. The benchmarks' own builder: parser-core's {@code CqlBytes} lives in its test
+ * jar, which main code does not depend on.
  */
 final class RowsBody {
   static final String MARSHAL = "org.apache.cassandra.db.marshal.";

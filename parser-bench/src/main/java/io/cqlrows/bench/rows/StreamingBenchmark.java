@@ -31,11 +31,11 @@ import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 
 /**
- * Issue 8: a 64 MiB ROWS page of {@code id int, v vector<float, 1536>} (10,900 rows) arriving as
- * a v4 frame in 64 KiB reads through {@link CqlPipeline} on an {@link EmbeddedChannel}, parsed
- * {@code whole} (the decoder gathers the frame, then the rows handler parses it) or {@code
- * streaming} ({@link BytesToFrameDecoder#streamResultsFrom}, {@link
- * RowsFrameHandler#expectStreaming}: rows are parsed as the reads arrive).
+ * A 64 MiB ROWS page of {@code id int, v vector<float, 1536>} (10,900 rows) arriving as a v4 frame
+ * in 64 KiB reads through {@link CqlPipeline} on an {@link EmbeddedChannel}, parsed {@code whole}
+ * (the decoder gathers the frame, then the rows handler parses it) or {@code streaming} ({@link
+ * BytesToFrameDecoder#streamResultsFrom}, {@link RowsFrameHandler#expectStreaming}: rows are parsed
+ * as the reads arrive).
  *
  * <ul>
  *   <li>{@link #page}: the whole page into a {@link ColumnarSink} reusing its matrix: total

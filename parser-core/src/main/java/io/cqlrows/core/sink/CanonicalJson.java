@@ -26,8 +26,8 @@ import java.util.UUID;
 
 /**
  * Renders decoded CQL values as the canonical JSON of the test corpus ({@code
- * /work/shared/corpus/README.md}, "Canonical value rendering"), so that parser output can be
- * compared with the Java driver's decodings text for text.
+ * parser-core/src/test/resources/io/cqlrows/corpus/README.md}, "Canonical value rendering"), so
+ * that parser output can be compared with the Java driver's decodings text for text.
  *
  * <p>The rules, by the Java class of a value (the classes of {@link RowSink}'s table):
  *

@@ -1,7 +1,8 @@
 package io.cqlrows.core.type;
 
 /**
- * An immutable CQL type tree, as read from result metadata ({@code [option]}, spec §4.2.5.2) or
+ * An immutable CQL type tree, as read from result metadata ({@code [option]},
+ * native_protocol_v5.spec section 4.2.5.2) or
  * from a custom type class name (vectors always arrive that way).
  *
  * <p>Every implementation prints as CQL in {@link Object#toString()}: {@code vector<float, 3>},
@@ -27,7 +28,7 @@ public sealed interface CqlType
    *
    * <p>This follows Apache Cassandra's {@code AbstractType.valueLengthIfFixed()} exactly, not the
    * size of the CQL value: {@code smallint}, {@code tinyint}, {@code date}, {@code time} and {@code
-   * counter} are <em>variable</em> inside vectors (spec §6.2).
+   * counter} are <em>variable</em> inside vectors (the table is in docs/protocol.md, "Vectors").
    */
   int fixedLengthInVector();
 }

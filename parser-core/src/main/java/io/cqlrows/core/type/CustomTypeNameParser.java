@@ -15,7 +15,7 @@ import java.util.Objects;
 /**
  * Parses the Java class-name strings that a server sends for a custom type ({@code [option]} id
  * 0x0000), such as {@code org.apache.cassandra.db.marshal.VectorType(...FloatType , 3)}, into a
- * {@link CqlType} (spec §4).
+ * {@link CqlType} (docs/protocol.md, "Custom types").
  *
  * <p>The accepted syntax is the one of Apache Cassandra's {@code db/marshal/TypeParser.java}, which
  * serves as the reference; this is an independent recursive-descent implementation. It is stricter

@@ -1,10 +1,12 @@
 package io.cqlrows.core.type;
 
 /**
- * The CQL types without parameters, with their {@code [option]} ids (spec §4.2.5.2 / SPEC §3).
+ * The CQL types without parameters, with their {@code [option]} ids (native_protocol_v5.spec
+ * section 4.2.5.2).
  *
- * <p>{@link #fixedLengthInVector()} is the table of spec §6.2: only boolean (1), int and float (4),
- * bigint, double and timestamp (8), uuid and timeuuid (16) are fixed-width inside a vector. In
+ * <p>{@link #fixedLengthInVector()} follows Cassandra's marshal types (docs/protocol.md,
+ * "Vectors"): only boolean (1), int and float (4), bigint, double and timestamp (8), uuid and
+ * timeuuid (16) are fixed-width inside a vector. In
  * Cassandra smallint, tinyint, date, time and counter are variable-width (length-prefixed) even
  * though their CQL values have a fixed size; a parser that guesses otherwise misreads real data.
  */

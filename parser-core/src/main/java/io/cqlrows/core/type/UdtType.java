@@ -4,7 +4,8 @@ import java.util.List;
 import java.util.Objects;
 
 /**
- * A user-defined type: keyspace, name and fields in declaration order (spec §4.2.5.2, id 0x0030).
+ * A user-defined type: keyspace, name and fields in declaration order (native_protocol_v5.spec
+ * section 4.2.5.2, id 0x0030; values in section 6).
  *
  * <p>Values may carry <em>fewer</em> fields than declared (a frozen value written before {@code
  * ALTER TYPE ... ADD}); the missing trailing fields read as NULL.

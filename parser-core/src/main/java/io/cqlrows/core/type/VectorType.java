@@ -7,7 +7,7 @@ import java.util.Objects;
  *
  * <p>If the element type is fixed-width in vectors (see {@link CqlType#fixedLengthInVector()}),
  * a value is exactly {@code dimension * width} bytes, packed; otherwise every element carries an
- * unsigned vint length prefix (spec §6).
+ * unsigned vint length prefix (native_protocol_v5.spec section 5.25; docs/protocol.md, "Vectors").
  *
  * @param element the element type
  * @param dimension the number of elements, at least 1

@@ -1,8 +1,8 @@
 package io.cqlrows.core.value;
 
 /**
- * A CQL {@code duration}: months, days and nanoseconds, each signed (spec §6.x: three zig-zag
- * vints). Cassandra requires all three to have the same sign.
+ * A CQL {@code duration}: months, days and nanoseconds, each signed (native_protocol_v5.spec
+ * section 5.8: three zig-zag vints). Cassandra requires all three to have the same sign.
  *
  * @param months the months component
  * @param days the days component

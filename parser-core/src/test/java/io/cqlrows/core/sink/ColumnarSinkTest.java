@@ -318,7 +318,7 @@ class ColumnarSinkTest {
     assertTrue(sink.isSelected(0) && sink.isSelected(1));
   }
 
-  /** Issue 6: paging into reused arrays with only primitive columns selected allocates ~nothing. */
+  /** Paging into reused arrays with only primitive columns selected allocates ~nothing. */
   @Test
   void pagingPrimitiveColumnsIntoReusedArraysAllocatesNothingPerRow() {
     RowsBodies.Builder b = RowsBodies.rows()

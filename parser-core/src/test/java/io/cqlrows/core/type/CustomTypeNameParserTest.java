@@ -52,7 +52,7 @@ class CustomTypeNameParserTest {
           true);
 
   /**
-   * Every custom type string of {@code /work/shared/corpus/a-v4/results.jsonl} ({@code
+   * Every custom type string of the corpus's {@code a-v4/results.jsonl} ({@code
    * columns[].wire_type}), with the Java driver's spelling of it ({@code columns[].type}).
    */
   static Stream<Arguments> corpusTypes() {

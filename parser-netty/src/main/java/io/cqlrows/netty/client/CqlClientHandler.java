@@ -274,10 +274,11 @@ final class CqlClientHandler extends ChannelInboundHandlerAdapter {
   }
 
   /**
-   * READY: on v5 both directions switch to segments now (SPEC §1.4), before any request can be
-   * written, since the connect future completes only afterwards. The segment encoder goes where
-   * the cqlrows handlers begin, not at the head of the pipeline: handlers the application put
-   * before them (a recorder, TLS) must see segments, as the socket does.
+   * READY: on v5 both directions switch to segments now (native_protocol_v5.spec section 2.3.1),
+   * before any request can be written, since the connect future completes only afterwards. The
+   * segment encoder goes where the cqlrows handlers begin, not at the head of the pipeline:
+   * handlers the application put before them (a recorder, TLS) must see segments, as the socket
+   * does.
    */
   private void onReady(ChannelHandlerContext ctx) {
     if (protocolVersion >= 5) {

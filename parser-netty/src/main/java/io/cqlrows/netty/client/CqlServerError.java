@@ -6,8 +6,8 @@ import java.nio.charset.StandardCharsets;
 import java.util.OptionalInt;
 
 /**
- * An ERROR response (native_protocol_v5.spec §4.2.1, §8): the server refused one request. The
- * {@code [int] code} and {@code [string] message} are decoded, and the fields of ScyllaDB's
+ * An ERROR response (native_protocol_v5.spec sections 4.2.1 and 8): the server refused one request.
+ * The {@code [int] code} and {@code [string] message} are decoded, and the fields of ScyllaDB's
  * rate-limit error ({@link ProtocolFeatures#SCYLLA_RATE_LIMIT_ERROR}: {@code <op_type
  * [byte]><rejected_by_coordinator [byte]>}); other code-specific fields are ignored. Immutable.
  */

@@ -6,12 +6,12 @@ import io.cqlrows.core.RowsMetadata;
 import io.cqlrows.core.RowsResult;
 
 /**
- * A statement prepared on a {@link CqlClient}: its id, and the result metadata its executions
- * are decoded with, which changes when a ROWS result reports {@code Metadata_changed} (v5, or v4
- * with {@link io.cqlrows.core.ProtocolFeatures#SCYLLA_USE_METADATA_ID}; native_protocol_v5.spec
- * §4.1.6, §4.2.5.2): the client then stores the {@code new_metadata_id}
- * and the columns that came with it, and later EXECUTEs send that id and decode {@code
- * No_metadata} results with those columns.
+ * A statement prepared on a {@link CqlClient}: its id, and the result metadata its executions are
+ * decoded with, which changes when a ROWS result reports {@code Metadata_changed} (v5, or v4 with
+ * {@link io.cqlrows.core.ProtocolFeatures#SCYLLA_USE_METADATA_ID}; native_protocol_v5.spec sections
+ * 4.1.6 and 4.2.5.2): the client then stores the {@code new_metadata_id} and the columns that came
+ * with it, and later EXECUTEs send that id and decode {@code No_metadata} results with those
+ * columns.
  *
  * <p><b>Threading.</b> Updated on the connection's event loop, readable from any thread: the
  * metadata id and its columns are swapped together, as one immutable snapshot.

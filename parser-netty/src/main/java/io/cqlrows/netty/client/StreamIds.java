@@ -3,8 +3,8 @@ package io.cqlrows.netty.client;
 import java.util.BitSet;
 
 /**
- * The stream ids of one connection, 0 to 32767 (native_protocol_v5.spec §2.4.1.3): an id is in
- * use from the request's write until its response (or failure). Ids are handed out round-robin
+ * The stream ids of one connection, 0 to 32767 (native_protocol_v5.spec section 2.4.1.3): an id is
+ * in use from the request's write until its response (or failure). Ids are handed out round-robin
  * from after the last one, so a just-released id is not reused at once.
  *
  * <p><b>Threading.</b> Not thread-safe: used from the channel's event loop only.

@@ -9,8 +9,8 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Decodes a SUPPORTED response (native_protocol_v4.spec §4.2.4): the {@code [string multimap]}
- * of what the server accepts in STARTUP, e.g. {@code COMPRESSION: [lz4, snappy]}, and on
+ * Decodes a SUPPORTED response (native_protocol_v4.spec section 4.2.4): the {@code [string
+ * multimap]} of what the server accepts in STARTUP, e.g. {@code COMPRESSION: [lz4, snappy]}, and on
  * ScyllaDB its protocol extensions with their parameters ({@code SCYLLA_RATE_LIMIT_ERROR:
  * [ERROR_CODE=61440]}), which {@link io.cqlrows.core.ProtocolFeatures#negotiate} turns into the
  * extensions to ask for. Stateless.

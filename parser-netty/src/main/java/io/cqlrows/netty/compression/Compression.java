@@ -3,9 +3,9 @@ package io.cqlrows.netty.compression;
 import java.util.Locale;
 
 /**
- * The compression a connection negotiated with the STARTUP option {@code COMPRESSION} (SPEC
- * §1.3, §1.4). On v3/v4 it applies to frame bodies (flag 0x01); on v5 only LZ4 exists, and it
- * applies to segments.
+ * The compression a connection negotiated with the STARTUP option {@code COMPRESSION}
+ * (native_protocol_v4.spec section 5, native_protocol_v5.spec section 2.3.2). On v3/v4 it applies
+ * to frame bodies (flag 0x01); on v5 only LZ4 exists, and it applies to segments.
  */
 public enum Compression {
   /** No compression. */

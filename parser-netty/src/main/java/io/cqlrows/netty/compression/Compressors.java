@@ -7,9 +7,10 @@ import net.jpountz.lz4.LZ4Compressor;
 import net.jpountz.lz4.LZ4Factory;
 
 /**
- * LZ4 compression for what a client sends: v3/v4 frame bodies (SPEC §1.3: a 4-byte big-endian
- * uncompressed length, then one raw block) and v5 segment payloads (SPEC §1.4: a raw block). The
- * inverse of {@link Decompressors}; uses lz4-java's fast compressor, as the Java driver does.
+ * LZ4 compression for what a client sends: v3/v4 frame bodies (native_protocol_v4.spec section 5: a
+ * 4-byte uncompressed length, big-endian as Cassandra's {@code transport/Compressor} writes it,
+ * then one raw block) and v5 segment payloads (native_protocol_v5.spec section 2.2: a raw block).
+ * The inverse of {@link Decompressors}; uses lz4-java's fast compressor, as the Java driver does.
  *
  * <p><b>Ownership.</b> Inputs are borrowed: read from the reader index to the writer index, indices
  * unchanged. Returned buffers are Ownership transferred (the caller releases them). Thread-safe

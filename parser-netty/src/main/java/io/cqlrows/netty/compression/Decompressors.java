@@ -9,7 +9,8 @@ import net.jpountz.lz4.LZ4Factory;
 import net.jpountz.lz4.LZ4SafeDecompressor;
 
 /**
- * Decompression of v3/v4 frame bodies (SPEC §1.3) and v5 LZ4 segment payloads (SPEC §1.4).
+ * Decompression of v3/v4 frame bodies (native_protocol_v4.spec section 5) and v5 LZ4 segment
+ * payloads (native_protocol_v5.spec section 2.2).
  *
  * <p>Every declared uncompressed length is checked against the caller's limit <em>before</em>
  * anything is allocated, the output buffer cannot grow beyond it, and the result must be exactly

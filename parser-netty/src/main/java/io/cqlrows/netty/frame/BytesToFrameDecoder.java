@@ -14,9 +14,10 @@ import java.util.List;
 
 /**
  * Splits a connection's inbound bytes into {@link Frame}s: protocol v3/v4 framing, with the body
- * compression the connection negotiated (SPEC §1.3), and the unframed handshake envelopes of v5/v6
- * (SPEC §1.1-1.2). The version byte may be 3 to 6 in either direction, so the same decoder reads
- * captures of either side.
+ * compression the connection negotiated (native_protocol_v4.spec sections 2 and 5), and the
+ * unframed handshake envelopes of v5/v6 (native_protocol_v5.spec sections 2.3.1 and 2.4). The
+ * version byte may be 3 to 6 in either direction, so the same decoder reads captures of either
+ * side.
  *
  * <pre>
  * version(1) flags(1) stream(2) opcode(1) length(4) | [tracing_id][warnings][custom_payload] body
@@ -344,7 +345,7 @@ public final class BytesToFrameDecoder extends LengthFieldBasedFrameDecoder {
         "compressed frame body (flag 0x01) is neither LZ4 nor Snappy");
   }
 
-  /** Whether segments follow this frame on a v5 connection (SPEC §1.4). */
+  /** Whether segments follow this frame on a v5 connection (native_protocol_v5.spec 2.3.1). */
   private static boolean startsSegments(Frame frame) {
     if (frame.version() < 5) {
       return false;

@@ -9,8 +9,9 @@ import io.netty.handler.codec.ByteToMessageDecoder;
 import java.util.List;
 
 /**
- * Splits the bytes of a v5 connection (after READY or AUTHENTICATE) into {@link Segment}s (SPEC
- * §1.4; Cassandra's {@code FrameDecoderCrc} and {@code FrameDecoderLZ4}).
+ * Splits the bytes of a v5 connection (after READY or AUTHENTICATE) into {@link Segment}s
+ * (native_protocol_v5.spec sections 2.1 and 2.2; Cassandra's {@code FrameDecoderCrc} and {@code
+ * FrameDecoderLZ4}).
  *
  * <pre>
  * uncompressed: header(3 LE: length 17 bits, self-contained bit 17) crc24(3 LE) payload crc32(4 LE)

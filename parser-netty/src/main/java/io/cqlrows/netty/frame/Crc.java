@@ -4,9 +4,9 @@ import io.netty.buffer.ByteBuf;
 import java.util.zip.CRC32;
 
 /**
- * The two checksums of v5 segments (SPEC §1.4; Cassandra's {@code net/Crc.java}): CRC24 over the
- * header bytes, and IEEE CRC32 over the payload <em>seeded</em> with the bytes {@code FA 2D 55
- * CA}, which the protocol specification does not mention. Stateless.
+ * The two checksums of v5 segments (native_protocol_v5.spec section 2.1; Cassandra's {@code
+ * net/Crc.java}): CRC24 over the header bytes, and IEEE CRC32 over the payload <em>seeded</em> with
+ * the bytes {@code FA 2D 55 CA}, which the protocol specification does not mention. Stateless.
  */
 final class Crc {
   private static final int CRC24_INIT = 0x875060;

@@ -9,9 +9,9 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 
 /**
- * Turns one complete envelope (9-byte header and body, SPEC §1.1-1.3) into a {@link Frame}:
- * decompresses a v3/v4 body that has flag 0x01, then reads the prelude. Shared by the v3/v4 frame
- * decoder and the v5 segment-to-frame decoder.
+ * Turns one complete envelope (9-byte header and body; native_protocol_v4.spec sections 2, 4 and 5)
+ * into a {@link Frame}: decompresses a v3/v4 body that has flag 0x01, then reads the prelude.
+ * Shared by the v3/v4 frame decoder and the v5 segment-to-frame decoder.
  *
  * <p>Errors: a body that cannot be decompressed is connection-level (the compression stream is
  * broken); an undefined opcode or a malformed prelude is frame-local. Both are thrown as {@link

@@ -8,8 +8,9 @@ import java.util.Objects;
 import java.util.UUID;
 
 /**
- * One decoded CQL frame ("envelope" in v5): the 9-byte header (SPEC §1.1), the decoded prelude
- * (SPEC §1.2) and the message body after the prelude.
+ * One decoded CQL frame ("envelope" in v5): the 9-byte header (native_protocol_v4.spec section 2,
+ * native_protocol_v5.spec section 2.4), the decoded prelude (section 4 of both) and the message
+ * body after the prelude.
  *
  * <p><b>Ownership.</b> A frame is reference counted and owns its body: whoever receives a frame
  * (from a {@code channelRead}, or from the constructor) releases it exactly once, which releases

@@ -7,8 +7,9 @@ import java.util.Map;
 import java.util.UUID;
 
 /**
- * What precedes a message body inside a frame body (SPEC §1.2), in wire order: the tracing id
- * (flag 0x02, responses only), the warnings (flag 0x08) and the custom payload (flag 0x04).
+ * What precedes a message body inside a frame body (native_protocol_v5.spec sections 2.4.1.2 and
+ * 4), in wire order: the tracing id (flag 0x02, responses only), the warnings (flag 0x08) and the
+ * custom payload (flag 0x04).
  *
  * <p>Immutable, except that the {@code byte[]} payload values are shared, not copied: do not
  * modify them. Equality compares payload values by identity.

@@ -1,8 +1,8 @@
 package io.cqlrows.netty.frame;
 
 /**
- * The message opcodes of protocol v3 to v5 (native_protocol_v5.spec §2.4; SPEC §1.1). There is no
- * 0x04: it was v1's CREDENTIALS.
+ * The message opcodes of protocol v3 to v5 (native_protocol_v5.spec section 2.4.1.4,
+ * native_protocol_v4.spec section 2.4). There is no 0x04: it was v1's CREDENTIALS.
  */
 public enum Opcode {
   /** Response: an error (code and message). */

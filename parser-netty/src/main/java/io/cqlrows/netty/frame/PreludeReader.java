@@ -11,8 +11,9 @@ import java.util.Map;
 import java.util.UUID;
 
 /**
- * Reads the prelude of a frame body (SPEC §1.2): {@code [uuid]} tracing id, then {@code [string
- * list]} warnings, then {@code [bytes map]} custom payload, each only if its flag is set.
+ * Reads the prelude of a frame body (native_protocol_v5.spec sections 2.4.1.2 and 4): {@code
+ * [uuid]} tracing id, then {@code [string list]} warnings, then {@code [bytes map]} custom payload,
+ * each only if its flag is set.
  *
  * <p>Every read is bounds-checked against the frame body before anything is allocated; a problem
  * throws a {@link CqlParseException} whose offset is relative to the first byte after the header.

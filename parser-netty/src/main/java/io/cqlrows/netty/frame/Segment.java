@@ -4,9 +4,9 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.DefaultByteBufHolder;
 
 /**
- * One v5 segment's (decompressed) payload (SPEC §1.4): either one or more whole envelopes
- * ({@link #selfContained()}), or a slice of one large envelope. Emitted by {@link
- * BytesToSegmentDecoder} and consumed by {@link SegmentToFrameDecoder}.
+ * One v5 segment's (decompressed) payload (native_protocol_v5.spec sections 1 and 2): either one or
+ * more whole envelopes ({@link #selfContained()}), or a slice of one large envelope. Emitted by
+ * {@link BytesToSegmentDecoder} and consumed by {@link SegmentToFrameDecoder}.
  *
  * <p>Reference counted: whoever receives a segment releases it.
  */

@@ -1,6 +1,6 @@
 package io.cqlrows.netty.frame;
 
-/** The v5 segment header format in use on a connection (SPEC §1.4). */
+/** The v5 segment header format in use on a connection (native_protocol_v5.spec 2.1 and 2.2). */
 public enum SegmentFormat {
   /** 3-byte header word and CRC24: 6 bytes, payload stored as is. */
   UNCOMPRESSED(6),

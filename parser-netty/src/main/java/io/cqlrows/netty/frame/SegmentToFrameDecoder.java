@@ -11,10 +11,10 @@ import io.netty.handler.codec.TooLongFrameException;
 import java.util.List;
 
 /**
- * Turns v5 {@link Segment}s into {@link Frame}s (SPEC §1.4): a self-contained segment holds one or
- * more whole envelopes, each decoded in turn; a large envelope arrives as consecutive
- * non-self-contained slices, gathered without copying into a {@link CompositeByteBuf} until the
- * length in its header is reached.
+ * Turns v5 {@link Segment}s into {@link Frame}s (native_protocol_v5.spec section 1): a
+ * self-contained segment holds one or more whole envelopes, each decoded in turn; a large envelope
+ * arrives as consecutive non-self-contained slices, gathered without copying into a {@link
+ * CompositeByteBuf} until the length in its header is reached.
  *
  * <p><b>Limits.</b> A gathered envelope whose body exceeds {@link
  * ParseLimits#maxFrameBodyLength()} is not gathered: its slices are released as they come, and a

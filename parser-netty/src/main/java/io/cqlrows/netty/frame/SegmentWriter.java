@@ -6,8 +6,8 @@ import io.netty.buffer.ByteBufAllocator;
 import java.util.Objects;
 
 /**
- * Writes one v5 segment (SPEC §1.4; Cassandra's {@code FrameEncoderCrc} and {@code
- * FrameEncoderLZ4}): the inverse of {@link BytesToSegmentDecoder}.
+ * Writes one v5 segment (native_protocol_v5.spec sections 2.1 and 2.2; Cassandra's {@code
+ * FrameEncoderCrc} and {@code FrameEncoderLZ4}): the inverse of {@link BytesToSegmentDecoder}.
  *
  * <pre>
  * uncompressed: header(3 LE: length 17 bits, self-contained bit 17) crc24(3 LE) payload crc32(4 LE)

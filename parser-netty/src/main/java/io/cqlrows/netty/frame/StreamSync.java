@@ -4,7 +4,8 @@ import io.netty.buffer.ByteBuf;
 
 /**
  * Finds where a byte stream captured from the middle of a connection can be decoded from: the
- * first offset that provably starts a frame or a segment (SPEC §1.1, §1.4).
+ * first offset that provably starts a frame or a segment (native_protocol_v4.spec section 2,
+ * native_protocol_v5.spec sections 2.1 and 2.2).
  *
  * <ul>
  *   <li>A v5 segment is proved by its header CRC24 and its payload CRC32 (a false match is about

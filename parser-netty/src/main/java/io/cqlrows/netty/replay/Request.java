@@ -4,9 +4,9 @@ import io.cqlrows.netty.frame.Opcode;
 import java.util.Map;
 
 /**
- * What a replay needs to know of one client request (native_protocol_v5.spec §4.1): its stream,
- * its kind, the CQL text of a QUERY or PREPARE, the statement id of an EXECUTE, and the options of
- * a STARTUP. Immutable.
+ * What a replay needs to know of one client request (native_protocol_v5.spec section 4.1): its
+ * stream, its kind, the CQL text of a QUERY or PREPARE, the statement id of an EXECUTE, and the
+ * options of a STARTUP. Immutable.
  *
  * @param streamId the request's stream id
  * @param opcode the request kind

@@ -10,12 +10,12 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
- * Reads the parts of request bodies a replay needs (native_protocol_v5.spec §4.1): the {@code
- * [long string]} of QUERY and PREPARE, the {@code [short bytes]} id and flags of EXECUTE (after
- * its {@code result_metadata_id} on v5, or on v4 with {@link
- * ProtocolFeatures#SCYLLA_USE_METADATA_ID}), the {@code [string map]} of STARTUP. Everything is bounds-checked; a request that cannot be read
- * yields a {@link Request} with what could be read (requests only label results, they never
- * decide how bytes are decoded). Stateless.
+ * Reads the parts of request bodies a replay needs (native_protocol_v5.spec section 4.1): the
+ * {@code [long string]} of QUERY and PREPARE, the {@code [short bytes]} id and flags of EXECUTE
+ * (after its {@code result_metadata_id} on v5, or on v4 with {@link
+ * ProtocolFeatures#SCYLLA_USE_METADATA_ID}), the {@code [string map]} of STARTUP. Everything is
+ * bounds-checked; a request that cannot be read yields a {@link Request} with what could be read
+ * (requests only label results, they never decide how bytes are decoded). Stateless.
  */
 final class RequestReader {
   /** EXECUTE/QUERY flag: skip_metadata. */

@@ -1,6 +1,6 @@
 package io.cqlrows.netty.request;
 
-/** The {@code [consistency]} levels of a request (native_protocol_v5.spec §3). */
+/** The {@code [consistency]} levels of a request (native_protocol_v5.spec section 3). */
 public enum Consistency {
   /** ANY (writes only). */
   ANY(0x0000),

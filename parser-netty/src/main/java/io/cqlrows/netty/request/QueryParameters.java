@@ -8,8 +8,8 @@ import java.util.List;
 import java.util.Objects;
 
 /**
- * The {@code <query_parameters>} of QUERY and EXECUTE (native_protocol_v4.spec and v5.spec
- * §4.1.4):
+ * The {@code <query_parameters>} of QUERY and EXECUTE (section 4.1.4 of native_protocol_v4.spec
+ * and v5.spec):
  *
  * <pre>
  * consistency[short] flags(v4: byte, v5: [int]) [n[short] value_1..value_n] [result_page_size[int]]
@@ -47,7 +47,9 @@ public final class QueryParameters {
   /** Flag 0x20: a default {@code timestamp} follows. */
   public static final int FLAG_WITH_DEFAULT_TIMESTAMP = 0x20;
 
-  /** A value that is "not set" (length -2, native_protocol_v4.spec §3): compare by identity. */
+  /**
+   * A value that is "not set" (length -2, native_protocol_v4.spec section 3): compare by identity.
+   */
   public static final ByteBuffer UNSET = ByteBuffer.allocate(0).asReadOnlyBuffer();
 
   private static final long NO_TIMESTAMP = Long.MIN_VALUE;

@@ -13,8 +13,9 @@ import java.util.Objects;
 import java.util.function.Consumer;
 
 /**
- * Encodes request envelopes for one connection (native_protocol_v4.spec and v5.spec §2, §4.1):
- * the 9-byte header and the body of OPTIONS, STARTUP, QUERY, PREPARE and EXECUTE.
+ * Encodes request envelopes for one connection (sections 2 and 4.1 of native_protocol_v4.spec and
+ * v5.spec; the section numbers below are those of both): the 9-byte header and the body of OPTIONS,
+ * STARTUP, QUERY, PREPARE and EXECUTE.
  *
  * <pre>
  * version(1, bit 7 clear) flags(1) stream(2) opcode(1) length(4) | body

@@ -13,8 +13,9 @@ import java.util.List;
 import java.util.Objects;
 
 /**
- * Packs outbound envelopes into v5 segments (SPEC §1.4), for either side of a connection once it
- * has switched to segments (the client after READY; a server after sending it).
+ * Packs outbound envelopes into v5 segments (native_protocol_v5.spec section 2), for either side of
+ * a connection once it has switched to segments (the client after READY; a server after sending
+ * it).
  *
  * <ul>
  *   <li>Envelopes of at most {@value SegmentWriter#MAX_PAYLOAD_LENGTH} bytes are gathered until

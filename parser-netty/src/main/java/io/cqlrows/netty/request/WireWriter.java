@@ -6,7 +6,7 @@ import java.nio.ByteBuffer;
 import java.util.Map;
 
 /**
- * Writes the notations of native_protocol_v5.spec §3 that requests use, big-endian, at the
+ * Writes the notations of native_protocol_v5.spec section 3 that requests use, big-endian, at the
  * writer index of a buffer. Lengths that do not fit their field are an {@link
  * IllegalArgumentException} before anything is written. Stateless.
  */

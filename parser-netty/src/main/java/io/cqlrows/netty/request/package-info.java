@@ -1,8 +1,8 @@
 /**
- * Request encoders for protocol v4 and v5 (native_protocol_v4.spec and v5.spec §4.1): {@link
- * io.cqlrows.netty.request.Requests} writes OPTIONS, STARTUP, QUERY, PREPARE and EXECUTE envelopes
- * (with v4 LZ4 bodies when negotiated), {@link io.cqlrows.netty.request.QueryParameters} holds
- * the {@code <query_parameters>} of QUERY and EXECUTE, and {@link
+ * Request encoders for protocol v4 and v5 (section 4.1 of native_protocol_v4.spec and v5.spec):
+ * {@link io.cqlrows.netty.request.Requests} writes OPTIONS, STARTUP, QUERY, PREPARE and EXECUTE
+ * envelopes (with v4 LZ4 bodies when negotiated), {@link io.cqlrows.netty.request.QueryParameters}
+ * holds the {@code <query_parameters>} of QUERY and EXECUTE, and {@link
  * io.cqlrows.netty.request.SegmentEncoder} packs envelopes into v5 segments on the way out.
  *
  * <p>Ownership: every encoded envelope or segment is Ownership transferred to the caller (or to

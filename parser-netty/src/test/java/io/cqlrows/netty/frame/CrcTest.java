@@ -16,11 +16,14 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 class CrcTest {
-  /** The 89-byte custom type name of SPEC §8.6's vector column. */
+  /** The 89-byte custom type name of the vector column of the ROWS body below. */
   private static final String VECTOR_FLOAT_3 =
       "org.apache.cassandra.db.marshal.VectorType(org.apache.cassandra.db.marshal.FloatType , 3)";
 
-  /** SPEC §8.5: header bytes, and the CRC24 bytes that follow them on the wire (LE). */
+  /**
+   * Segment headers from the tests of the Java driver's native-protocol library
+   * ({@code SegmentCodecHeaderTest}), and the CRC24 bytes that follow them on the wire (LE).
+   */
   @ParameterizedTest
   @CsvSource({
     "050002,     19999a", // uncompressed, payload 5, self-contained
@@ -46,7 +49,11 @@ class CrcTest {
     assertEquals(0x44777ed3, Crc.crc32(Unpooled.EMPTY_BUFFER, 0, 0));
   }
 
-  /** SPEC §8.6: the RESULT/ROWS envelope in one uncompressed, self-contained segment. */
+  /**
+   * A RESULT/ROWS envelope ({@code id int, v vector<float, 3>} of {@code ks.t}; rows (1, [1, 2, 3])
+   * and (2, null)) in one uncompressed, self-contained segment, with its header CRC24 and seeded
+   * payload CRC32.
+   */
   @Test
   void checksumsTheSpecRowsSegment() {
     byte[] body = CqlBytes.create()

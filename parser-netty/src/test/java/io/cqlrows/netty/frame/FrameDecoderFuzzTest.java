@@ -66,7 +66,7 @@ import java.util.List;
  * included) has {@code refCnt() == 0} ({@link TrackingAllocator}).
  *
  * <p>Committed inputs: {@code src/test/resources/io/cqlrows/netty/frame/
- * FrameDecoderFuzzTestInputs/<method>/}; see the README, "Fuzzing". With {@code
+ * FrameDecoderFuzzTestInputs/<method>/}; see docs/testing.md, "Fuzzing". With {@code
  * -Dcqlrows.fuzz.verbose=1} each input prints what it reached (frames, responses, failures).
  */
 class FrameDecoderFuzzTest {

@@ -35,12 +35,12 @@ import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * Hostile byte streams through the whole pipeline as {@link CqlPipeline} installs it (issue 7):
- * v5 CRC mismatches, LZ4 length lies and decompression bombs (in v4 bodies and v5 segments),
- * Snappy garbage and bombs, bodies that are neither LZ4 nor Snappy. Each must be one typed
+ * Hostile byte streams through the whole pipeline as {@link CqlPipeline} installs it: v5 CRC
+ * mismatches, LZ4 length lies and decompression bombs (in v4 bodies and v5 segments), Snappy
+ * garbage and bombs, bodies that are neither LZ4 nor Snappy. Each must be one typed
  * connection-level {@link CqlFrameException}, after the response that preceded it was delivered;
- * then the decoder discards all further input (nothing more arrives, a later read is released),
- * a bomb allocates nothing near what it claims, and once the channel is finished every buffer the
+ * then the decoder discards all further input (nothing more arrives, a later read is released), a
+ * bomb allocates nothing near what it claims, and once the channel is finished every buffer the
  * pipeline allocated has been released.
  */
 class HostileStreamsTest {

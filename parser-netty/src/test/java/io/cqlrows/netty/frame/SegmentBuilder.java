@@ -9,8 +9,9 @@ import net.jpountz.lz4.LZ4Compressor;
 import net.jpountz.lz4.LZ4Factory;
 
 /**
- * Writes v5 segments (SPEC §1.4) for tests: the little-endian header word, its CRC24, the payload
- * and the payload's seeded CRC32. The checksums are computed here, independently of {@link Crc}.
+ * Writes v5 segments (native_protocol_v5.spec sections 2.1 and 2.2) for tests: the little-endian
+ * header word, its CRC24, the payload and the payload's seeded CRC32. The checksums are computed
+ * here, independently of {@link Crc}.
  */
 public final class SegmentBuilder {
   /** Largest payload the 17-bit length field can describe. */

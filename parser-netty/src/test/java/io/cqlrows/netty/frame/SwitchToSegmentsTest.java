@@ -38,9 +38,9 @@ import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.EnumSource;
 
 /**
- * The switch from unframed envelopes to v5 segments after READY (SPEC §1.4), by a detecting
- * decoder and by a driver's call to {@link CqlPipeline#switchToSegments}; and v4 compressed
- * bodies, where no switch happens.
+ * The switch from unframed envelopes to v5 segments after READY (native_protocol_v5.spec section
+ * 2.3.1), by a detecting decoder and by a driver's call to {@link CqlPipeline#switchToSegments};
+ * and v4 compressed bodies, where no switch happens.
  */
 class SwitchToSegmentsTest {
   private static final byte[] READY = frameBytes(0x85, 0, 0, 0x02, new byte[0]);

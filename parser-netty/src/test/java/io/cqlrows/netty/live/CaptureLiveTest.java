@@ -45,7 +45,7 @@ import org.junit.jupiter.params.provider.EnumSource;
  * ROWS result, with its query, equals what the client decoded live.
  *
  * <p>{@code target/captures/live-v5-lz4.pcap} is the fixture committed as {@code
- * src/test/resources/io/cqlrows/captures/live-v5-lz4.pcap} (see the README, "Live tests").
+ * src/test/resources/io/cqlrows/captures/live-v5-lz4.pcap} (see docs/testing.md, "Live tests").
  */
 class CaptureLiveTest extends LiveTestSupport {
   /** The statements of a capture, in order; the last one is prepared and executed twice. */

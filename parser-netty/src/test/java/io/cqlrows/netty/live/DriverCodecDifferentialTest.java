@@ -59,14 +59,14 @@ import java.util.UUID;
 import org.junit.jupiter.api.Test;
 
 /**
- * Differential property test (issue 7): random type trees (depth up to 4: every native type,
- * lists, sets, maps, tuples, UDTs and vectors of every element kind) and random values, encoded
- * by the Apache Cassandra Java driver 4.19.2 (its {@code TypeCodec}s for the cells, its server
- * {@code FrameCodec} for the whole RESULT body), then decoded by our {@link ResultReader} into a
- * {@link JsonLinesSink}. Each row must equal, as a JSON tree, what the driver decodes from the
- * same cell bytes rendered by {@link DriverJson} (the rendering the live tests compare with;
- * cells are values, NULL, or now and then empty, zero-length), and
- * each column's type must print as the driver's {@code asCql(true, true)} of the wire type.
+ * Differential property test: random type trees (depth up to 4: every native type, lists, sets,
+ * maps, tuples, UDTs and vectors of every element kind) and random values, encoded by the Apache
+ * Cassandra Java driver 4.19.2 (its {@code TypeCodec}s for the cells, its server {@code FrameCodec}
+ * for the whole RESULT body), then decoded by our {@link ResultReader} into a {@link
+ * JsonLinesSink}. Each row must equal, as a JSON tree, what the driver decodes from the same cell
+ * bytes rendered by {@link DriverJson} (the rendering the live tests compare with; cells are
+ * values, NULL, or now and then empty, zero-length), and each column's type must print as the
+ * driver's {@code asCql(true, true)} of the wire type.
  *
  * <p>{@value #DEFAULT_CASES} seeded cases per run ({@code -Dcqlrows.differential.cases}), from
  * base seed {@value #DEFAULT_SEED} ({@code -Dcqlrows.differential.seed}); a failure names its

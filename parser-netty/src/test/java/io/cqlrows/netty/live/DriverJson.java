@@ -13,9 +13,10 @@ import java.util.Collection;
 import java.util.Map;
 
 /**
- * Renders what the Apache Cassandra Java driver decoded as the corpus's canonical JSON
- * ({@code /work/shared/corpus/README.md}, "Canonical value rendering"), the same text our
- * {@link io.cqlrows.core.sink.JsonLinesSink} writes, so the two can be compared as JSON trees.
+ * Renders what the Apache Cassandra Java driver decoded as the corpus's canonical JSON ({@code
+ * parser-core/src/test/resources/io/cqlrows/corpus/README.md}, "Canonical value rendering"), the
+ * same text our {@link io.cqlrows.core.sink.JsonLinesSink} writes, so the two can be compared as
+ * JSON trees.
  *
  * <ul>
  *   <li>a NULL top-level cell ({@code row.isNull}): {@code null}; any other cell is {@code

@@ -29,7 +29,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 /**
- * v5's {@code Metadata_changed} (native_protocol_v5.spec §4.2.5.2) against a live server: a
+ * v5's {@code Metadata_changed} (native_protocol_v5.spec section 4.2.5.2) against a live server: a
  * prepared {@code SELECT *} is executed, the table gets a column by {@code ALTER TABLE ... ADD}
  * (through the driver, another connection), which makes Cassandra forget the statement; the
  * driver prepares it again, and our client executes it again with its old {@code

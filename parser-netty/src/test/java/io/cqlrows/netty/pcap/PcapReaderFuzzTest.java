@@ -35,8 +35,8 @@ import org.junit.jupiter.api.Test;
  * wraps a foreign exception; reassembled streams that agree with their own gaps and chunks; and
  * reading plus reassembly allocate at most {@link #READ_ALLOCATION} + {@link #READ_PER_BYTE} bytes
  * per file byte (measured again when over, as the first read of a format loads classes). Its committed inputs are in {@code
- * src/test/resources/io/cqlrows/netty/pcap/PcapReaderFuzzTestInputs/readsAnyCapture/}; see the
- * README, "Fuzzing".
+ * src/test/resources/io/cqlrows/netty/pcap/PcapReaderFuzzTestInputs/readsAnyCapture/}; see
+ * docs/testing.md, "Fuzzing".
  */
 class PcapReaderFuzzTest {
   /** Allocation any read may make: the 64 KiB stream buffer, the reassembler's state. */

@@ -38,12 +38,12 @@ class PcapRecordingHandlerTest {
   /** Wireshark's PI_WARN severity; chats (handshake) and notes (FIN) are fine. */
   private static final int EXPERT_WARNING = 0x00600000;
 
-  /** OPTIONS request, protocol v4, stream 1 (SPEC §4.1.3). */
+  /** OPTIONS request, protocol v4, stream 1 (native_protocol_v4.spec section 4.1.3). */
   static ByteBuf options() {
     return CqlTestFrames.frame(0x04, 0, 1, 0x05, new byte[0]);
   }
 
-  /** SUPPORTED response to it: a [string multimap] (SPEC §4.2.4). */
+  /** SUPPORTED response to it: a [string multimap] (native_protocol_v4.spec section 4.2.4). */
   static ByteBuf supported() {
     byte[] body = CqlBytes.create().int16(2)
         .string("CQL_VERSION").int16(1).string("3.4.7")
@@ -51,7 +51,7 @@ class PcapRecordingHandlerTest {
     return CqlTestFrames.frame(0x84, 0, 1, 0x06, body);
   }
 
-  /** QUERY on stream 2 with a query string of about 300 KB (SPEC §4.1.4). */
+  /** QUERY on stream 2 with a query string of about 300 KB (native_protocol_v4.spec 4.1.4). */
   static ByteBuf bigQuery() {
     StringBuilder q = new StringBuilder("SELECT * FROM ks.t WHERE id IN (0");
     for (int i = 1; q.length() < 300_000; i++) {
@@ -63,7 +63,7 @@ class PcapRecordingHandlerTest {
     return CqlTestFrames.frame(0x04, 0, 2, 0x07, body);
   }
 
-  /** RESULT Void on stream 2 (SPEC §4.2.5.1). */
+  /** RESULT Void on stream 2 (native_protocol_v4.spec section 4.2.5.1). */
   static ByteBuf voidResult() {
     return CqlTestFrames.frame(0x84, 0, 2, 0x08, CqlBytes.create().int32(1).toArray());
   }

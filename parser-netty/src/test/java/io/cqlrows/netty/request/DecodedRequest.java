@@ -19,9 +19,9 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * A request read back, independently of the encoders (native_protocol_v4.spec and v5.spec §4.1):
- * the header fields and every field of the QUERY, PREPARE, EXECUTE or STARTUP body. Absent
- * optional fields are -1 or null. Test-only.
+ * A request read back, independently of the encoders (section 4.1 of native_protocol_v4.spec and
+ * v5.spec): the header fields and every field of the QUERY, PREPARE, EXECUTE or STARTUP body.
+ * Absent optional fields are -1 or null. Test-only.
  *
  * @param version protocol version
  * @param headerFlags envelope header flags
