@@ -5,10 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import io.cqlrows.netty.compression.Compression;
 import java.io.IOException;
 import java.io.InputStream;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -16,12 +12,8 @@ import org.junit.jupiter.params.provider.EnumSource;
  * The ScyllaDB session of {@link ScyllaSession} is also committed as raw byte streams, {@code
  * src/test/resources/io/cqlrows/captures/scylla-v4[-lz4|-snappy].{s2c,c2s}.bin}, so that the
  * command line can replay it (and CI can compare builds on it). This test keeps the files equal
- * to what the generator writes; after changing the generator, write them again with
- *
- * <pre>
- * mvn -o -pl parser-core,parser-netty test -Dtest=ScyllaSessionFixtureTest \
- *     -Dsurefire.failIfNoSpecifiedTests=false -Dcqlrows.writeScyllaSession=true
- * </pre>
+ * to what the generator writes; after changing the generator, write them again with {@link
+ * ScyllaSessionWriter}.
  */
 class ScyllaSessionFixtureTest {
   private static final String DIR = "/io/cqlrows/captures/";
@@ -40,19 +32,6 @@ class ScyllaSessionFixtureTest {
     ScyllaSession.Bytes session = ScyllaSession.write(compression);
     assertArrayEquals(session.serverToClient(), resource(name(compression) + ".s2c.bin"));
     assertArrayEquals(session.clientToServer(), resource(name(compression) + ".c2s.bin"));
-  }
-
-  @Test
-  @EnabledIfSystemProperty(named = "cqlrows.writeScyllaSession", matches = "true")
-  void writeTheStreams() throws IOException {
-    Path dir = Path.of(System.getProperty("basedir", "."))
-        .resolve("src/test/resources/io/cqlrows/captures");
-    Files.createDirectories(dir);
-    for (Compression c : Compression.values()) {
-      ScyllaSession.Bytes session = ScyllaSession.write(c);
-      Files.write(dir.resolve(name(c) + ".s2c.bin"), session.serverToClient());
-      Files.write(dir.resolve(name(c) + ".c2s.bin"), session.clientToServer());
-    }
   }
 
   private static byte[] resource(String name) throws IOException {
