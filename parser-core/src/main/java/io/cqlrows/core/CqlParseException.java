@@ -4,8 +4,9 @@ import io.cqlrows.core.type.CqlType;
 import io.netty.buffer.ByteBuf;
 
 /**
- * The one exception cqlrows throws for input it cannot accept: a truncated body, an invalid
- * length, a value of the wrong size, an unknown type id, a limit exceeded.
+ * A RESULT body (or a part of one: a type, a value, a custom payload) that cqlrows cannot accept:
+ * a truncated body, an invalid length, a value of the wrong size, an unknown type id, a limit
+ * exceeded. The {@link CqlException} of {@code cqlrows-core}.
  *
  * <p>It carries where the problem is: the {@link #reason()}, the wire {@link #field()} being read,
  * the byte {@link #offset()} from the start of the RESULT body, the {@link #row()} and {@link
@@ -17,7 +18,7 @@ import io.netty.buffer.ByteBuf;
  * <p>Instances are immutable. The parser creates them with the absolute buffer index and adds the
  * row and column context on the way out ({@link #withContext}).
  */
-public final class CqlParseException extends RuntimeException {
+public final class CqlParseException extends CqlException {
   private static final long serialVersionUID = 1L;
 
   /** What was wrong with the input. */
@@ -73,7 +74,7 @@ public final class CqlParseException extends RuntimeException {
       CqlType type,
       String hexSnippet,
       Throwable cause) {
-    super(null, cause, false, true);
+    super(null, cause);
     this.reason = reason;
     this.field = field;
     this.detail = detail;
@@ -165,6 +166,7 @@ public final class CqlParseException extends RuntimeException {
   }
 
   /** What was wrong. */
+  @Override
   public Reason reason() {
     return reason;
   }

@@ -2,7 +2,7 @@ package io.cqlrows.core;
 
 /**
  * A decoded RESULT message (native_protocol_v5.spec section 4.2.5): what {@link ResultReader#read}
- * returns. Rows themselves go to the {@link io.cqlrows.core.sink.RowSink}; the result only
+ * returns. Rows themselves go to the {@link io.cqlrows.core.RowSink}; the result only
  * summarises them.
  */
 public sealed interface CqlResult

@@ -2,7 +2,6 @@ package io.cqlrows.core;
 
 import io.cqlrows.core.CqlParseException.Reason;
 import io.cqlrows.core.type.CqlType;
-import io.cqlrows.core.type.CustomTypeNameParser;
 import io.cqlrows.core.type.ListType;
 import io.cqlrows.core.type.MapType;
 import io.cqlrows.core.type.NativeType;

@@ -2,7 +2,6 @@ package io.cqlrows.core;
 
 import io.cqlrows.core.ScalarDeserializers.DateDeserializer;
 import io.cqlrows.core.ScalarDeserializers.TimeDeserializer;
-import io.cqlrows.core.sink.RowSink;
 import io.cqlrows.core.type.NativeType;
 import io.netty.buffer.ByteBuf;
 import java.lang.invoke.MethodHandles;

@@ -6,7 +6,7 @@ import java.util.List;
  * A PREPARED result (kind 0x0004; native_protocol_v5.spec section 4.2.5.4): the statement id, the
  * bind variables and the result
  * columns, which the caller keeps and hands back to {@link ResultReader#read(io.netty.buffer.ByteBuf,
- * io.cqlrows.core.sink.RowSink, ResultColumns)} when executions come back with {@code No_metadata}.
+ * io.cqlrows.core.RowSink, ResultColumns)} when executions come back with {@code No_metadata}.
  * Immutable.
  */
 public final class PreparedResult implements CqlResult {

@@ -1,7 +1,6 @@
 package io.cqlrows.core;
 
 import io.cqlrows.core.CqlParseException.Reason;
-import io.cqlrows.core.sink.RowSink;
 import io.cqlrows.core.type.CustomType;
 import io.netty.buffer.ByteBuf;
 import java.util.ArrayList;

@@ -1,7 +1,6 @@
 package io.cqlrows.core;
 
 import io.cqlrows.core.CqlParseException.Reason;
-import io.cqlrows.core.sink.RowSink;
 import io.cqlrows.core.type.CqlType;
 import io.cqlrows.core.type.NativeType;
 import io.cqlrows.core.value.CqlDuration;

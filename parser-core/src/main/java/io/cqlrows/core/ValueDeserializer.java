@@ -1,6 +1,5 @@
 package io.cqlrows.core;
 
-import io.cqlrows.core.sink.RowSink;
 import io.cqlrows.core.type.CqlType;
 import io.netty.buffer.ByteBuf;
 

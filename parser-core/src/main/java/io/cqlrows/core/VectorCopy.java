@@ -2,7 +2,7 @@ package io.cqlrows.core;
 
 /**
  * Which implementation copies {@code vector<float|double|int|bigint, N>} values into primitive
- * arrays (the {@code copyTo}/{@code toArray} of {@link io.cqlrows.core.sink.FloatVector} and its
+ * arrays (the {@code copyTo}/{@code toArray} of {@link io.cqlrows.core.FloatVector} and its
  * siblings, and so {@link io.cqlrows.core.sink.ColumnarSink} and {@link
  * io.cqlrows.core.sink.RowsCollector}).
  *

@@ -1,11 +1,6 @@
 package io.cqlrows.core;
 
 import io.cqlrows.core.CqlParseException.Reason;
-import io.cqlrows.core.sink.DoubleVector;
-import io.cqlrows.core.sink.FloatVector;
-import io.cqlrows.core.sink.IntVector;
-import io.cqlrows.core.sink.LongVector;
-import io.cqlrows.core.sink.RowSink;
 import io.cqlrows.core.type.VectorType;
 import io.netty.buffer.ByteBuf;
 import java.util.ArrayList;

@@ -2,7 +2,7 @@ package io.cqlrows.core;
 
 import com.code_intelligence.jazzer.junit.FuzzTest;
 import io.cqlrows.core.type.CqlType;
-import io.cqlrows.core.type.CustomTypeNameParser;
+import io.cqlrows.core.CustomTypeNameParser;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import java.nio.charset.StandardCharsets;

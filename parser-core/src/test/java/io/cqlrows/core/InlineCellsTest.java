@@ -144,7 +144,7 @@ class InlineCellsTest {
         .row("0102", "030405").row("", "06").row(null, "0708090a").build();
     List<String> seen = new java.util.ArrayList<>();
     List<ByteBuf> kept = new java.util.ArrayList<>();
-    io.cqlrows.core.sink.RowSink sink = new io.cqlrows.core.sink.RowSink() {
+    io.cqlrows.core.RowSink sink = new io.cqlrows.core.RowSink() {
       @Override
       public void onRowStart(int row) {}
 

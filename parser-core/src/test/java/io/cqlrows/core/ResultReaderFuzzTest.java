@@ -5,7 +5,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.cqlrows.core.sink.ColumnarSink;
 import io.cqlrows.core.sink.CountingSink;
 import io.cqlrows.core.sink.JsonLinesSink;
-import io.cqlrows.core.sink.RowSink;
+import io.cqlrows.core.RowSink;
 import io.cqlrows.core.sink.RowsCollector;
 import io.cqlrows.testing.Allocations;
 import io.cqlrows.testing.CheckingSink;
@@ -42,7 +42,7 @@ import java.io.UncheckedIOException;
  *
  * <p><b>Checked, per body:</b> only {@link CqlParseException} escapes, its offset within the body
  * and its message renders; the body is borrowed (refCnt, reader and writer index unchanged, then
- * released to 0); the sink sees {@link io.cqlrows.core.sink.RowSink}'s event protocol ({@link
+ * released to 0); the sink sees {@link io.cqlrows.core.RowSink}'s event protocol ({@link
  * CheckingSink}) and a result's announced row count; JSON lines parse as JSON; and the parse
  * allocates at most {@link #allocationBound} bytes (see there).
  *

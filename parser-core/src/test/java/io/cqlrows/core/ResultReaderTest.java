@@ -18,7 +18,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.cqlrows.core.CqlParseException.Reason;
-import io.cqlrows.core.sink.RowSink;
+import io.cqlrows.core.RowSink;
 import io.cqlrows.core.type.CustomType;
 import io.cqlrows.core.type.NativeType;
 import io.cqlrows.core.type.VectorType;

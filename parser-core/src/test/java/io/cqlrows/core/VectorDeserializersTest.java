@@ -9,11 +9,11 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import io.cqlrows.core.CqlParseException.Reason;
-import io.cqlrows.core.sink.DoubleVector;
-import io.cqlrows.core.sink.FloatVector;
-import io.cqlrows.core.sink.IntVector;
-import io.cqlrows.core.sink.LongVector;
-import io.cqlrows.core.sink.RowSink;
+import io.cqlrows.core.DoubleVector;
+import io.cqlrows.core.FloatVector;
+import io.cqlrows.core.IntVector;
+import io.cqlrows.core.LongVector;
+import io.cqlrows.core.RowSink;
 import io.cqlrows.core.type.NativeType;
 import io.cqlrows.core.type.VectorType;
 import io.cqlrows.core.value.CqlDuration;

@@ -2,7 +2,7 @@ package io.cqlrows.netty;
 
 import io.cqlrows.core.ParseLimits;
 import io.cqlrows.core.ResultReader;
-import io.cqlrows.core.sink.RowSink;
+import io.cqlrows.core.RowSink;
 import io.cqlrows.netty.compression.Compression;
 import io.cqlrows.netty.frame.BytesToFrameDecoder;
 import io.cqlrows.netty.frame.BytesToSegmentDecoder;

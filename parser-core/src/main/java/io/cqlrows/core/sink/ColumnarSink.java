@@ -1,6 +1,11 @@
 package io.cqlrows.core.sink;
 
 import io.cqlrows.core.ColumnSpec;
+import io.cqlrows.core.DoubleVector;
+import io.cqlrows.core.FloatVector;
+import io.cqlrows.core.IntVector;
+import io.cqlrows.core.LongVector;
+import io.cqlrows.core.RowSink;
 import io.cqlrows.core.RowsMetadata;
 import io.cqlrows.core.type.CqlType;
 import io.cqlrows.core.type.NativeType;

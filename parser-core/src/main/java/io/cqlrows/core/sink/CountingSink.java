@@ -1,5 +1,10 @@
 package io.cqlrows.core.sink;
 
+import io.cqlrows.core.DoubleVector;
+import io.cqlrows.core.FloatVector;
+import io.cqlrows.core.IntVector;
+import io.cqlrows.core.LongVector;
+import io.cqlrows.core.RowSink;
 import io.netty.buffer.ByteBuf;
 
 /**

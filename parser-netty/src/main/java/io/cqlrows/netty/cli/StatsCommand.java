@@ -2,7 +2,7 @@ package io.cqlrows.netty.cli;
 
 import io.cqlrows.core.CqlResult;
 import io.cqlrows.core.sink.CountingSink;
-import io.cqlrows.core.sink.RowSink;
+import io.cqlrows.core.RowSink;
 import io.cqlrows.netty.CqlFrameException;
 import io.cqlrows.netty.frame.Frame;
 import io.cqlrows.netty.frame.Opcode;

@@ -6,7 +6,7 @@ import io.cqlrows.core.ProtocolFeatures;
 import io.cqlrows.core.ResultColumns;
 import io.cqlrows.core.RowsResult;
 import io.cqlrows.core.sink.CountingSink;
-import io.cqlrows.core.sink.RowSink;
+import io.cqlrows.core.RowSink;
 import io.cqlrows.netty.CqlPipeline;
 import io.cqlrows.netty.compression.Compression;
 import io.cqlrows.netty.request.Consistency;

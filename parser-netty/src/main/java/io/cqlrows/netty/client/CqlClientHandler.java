@@ -2,7 +2,7 @@ package io.cqlrows.netty.client;
 
 import io.cqlrows.core.ProtocolFeatures;
 import io.cqlrows.core.ResultColumns;
-import io.cqlrows.core.sink.RowSink;
+import io.cqlrows.core.RowSink;
 import io.cqlrows.netty.CqlFrameException;
 import io.cqlrows.netty.CqlPipeline;
 import io.cqlrows.netty.compression.Compression;

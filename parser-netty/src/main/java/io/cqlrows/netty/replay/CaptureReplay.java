@@ -3,7 +3,7 @@ package io.cqlrows.netty.replay;
 import io.cqlrows.core.CqlResult;
 import io.cqlrows.core.ParseLimits;
 import io.cqlrows.core.ProtocolFeatures;
-import io.cqlrows.core.sink.RowSink;
+import io.cqlrows.core.RowSink;
 import io.cqlrows.core.sink.RowsCollector;
 import io.cqlrows.netty.CqlFrameException;
 import io.netty.buffer.ByteBuf;

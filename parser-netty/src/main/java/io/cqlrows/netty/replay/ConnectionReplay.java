@@ -9,7 +9,7 @@ import io.cqlrows.core.ResultColumns;
 import io.cqlrows.core.ResultReader;
 import io.cqlrows.core.RowsResult;
 import io.cqlrows.core.TabletRouting;
-import io.cqlrows.core.sink.RowSink;
+import io.cqlrows.core.RowSink;
 import io.cqlrows.netty.CqlFrameException;
 import io.cqlrows.netty.CqlPipeline;
 import io.cqlrows.netty.client.CqlServerError;

@@ -7,7 +7,7 @@ import io.cqlrows.core.ResultColumns;
 import io.cqlrows.core.ResultReader;
 import io.cqlrows.core.ResultStream;
 import io.cqlrows.core.TabletRouting;
-import io.cqlrows.core.sink.RowSink;
+import io.cqlrows.core.RowSink;
 import io.cqlrows.netty.CqlFrameException;
 import io.cqlrows.netty.frame.Frame;
 import io.cqlrows.netty.frame.FrameChunk;

@@ -7,7 +7,7 @@ import io.cqlrows.core.ResultReader;
 import io.cqlrows.core.sink.ColumnarSink;
 import io.cqlrows.core.sink.CountingSink;
 import io.cqlrows.core.sink.JsonLinesSink;
-import io.cqlrows.core.sink.RowSink;
+import io.cqlrows.core.RowSink;
 import io.cqlrows.core.sink.RowsCollector;
 import io.cqlrows.netty.CqlFrameException;
 import io.cqlrows.netty.CqlPipeline;

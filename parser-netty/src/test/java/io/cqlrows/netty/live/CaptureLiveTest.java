@@ -14,7 +14,7 @@ import io.cqlrows.core.PreparedResult;
 import io.cqlrows.core.ProtocolFeatures;
 import io.cqlrows.core.CqlResult;
 import io.cqlrows.core.sink.JsonLinesSink;
-import io.cqlrows.core.sink.RowSink;
+import io.cqlrows.core.RowSink;
 import io.cqlrows.netty.CqlFrameException;
 import io.cqlrows.netty.client.QueryResult;
 import io.cqlrows.netty.frame.Frame;

@@ -6,7 +6,7 @@ import com.code_intelligence.jazzer.junit.FuzzTest;
 import io.cqlrows.core.CqlResult;
 import io.cqlrows.core.ParseLimits;
 import io.cqlrows.core.sink.CountingSink;
-import io.cqlrows.core.sink.RowSink;
+import io.cqlrows.core.RowSink;
 import io.cqlrows.netty.CqlFrameException;
 import io.cqlrows.netty.replay.ConnectionReplay;
 import io.cqlrows.netty.replay.PreparedStatements;

@@ -8,7 +8,7 @@ import io.cqlrows.core.CqlResult;
 import io.cqlrows.core.ParseLimits;
 import io.cqlrows.core.RowsResult;
 import io.cqlrows.core.sink.JsonLinesSink;
-import io.cqlrows.core.sink.RowSink;
+import io.cqlrows.core.RowSink;
 import io.cqlrows.netty.CqlFrameException;
 import io.cqlrows.testing.Corpus;
 import io.cqlrows.testing.CorpusAssertions;

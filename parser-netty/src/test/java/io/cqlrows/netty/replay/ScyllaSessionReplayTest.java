@@ -12,7 +12,7 @@ import io.cqlrows.core.ProtocolFeatures;
 import io.cqlrows.core.RowsResult;
 import io.cqlrows.core.TabletRouting;
 import io.cqlrows.core.sink.Row;
-import io.cqlrows.core.sink.RowSink;
+import io.cqlrows.core.RowSink;
 import io.cqlrows.core.sink.RowsCollector;
 import io.cqlrows.netty.CqlFrameException;
 import io.cqlrows.netty.client.CqlServerError;

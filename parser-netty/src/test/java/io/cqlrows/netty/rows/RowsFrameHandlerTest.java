@@ -17,7 +17,7 @@ import io.cqlrows.core.ResultColumns;
 import io.cqlrows.core.ResultReader;
 import io.cqlrows.core.RowsResult;
 import io.cqlrows.core.VoidResult;
-import io.cqlrows.core.sink.RowSink;
+import io.cqlrows.core.RowSink;
 import io.cqlrows.core.type.NativeType;
 import io.cqlrows.netty.CqlFrameException;
 import io.cqlrows.netty.frame.Frame;

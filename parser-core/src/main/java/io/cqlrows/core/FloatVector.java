@@ -1,16 +1,16 @@
-package io.cqlrows.core.sink;
+package io.cqlrows.core;
 
 /**
- * A borrowed, read-only view of a {@code vector<double, N>} cell, reading big-endian
+ * A borrowed, read-only view of a {@code vector<float, N>} cell, reading big-endian
  * elements straight from the frame bytes. Valid only during the sink call that received it; the
  * parser reuses the instance for the next cell.
  */
-public interface DoubleVector {
+public interface FloatVector {
   /** The number of elements, N. */
   int dimension();
 
   /** Element {@code i}, {@code 0 <= i < dimension()}. */
-  double get(int i);
+  float get(int i);
 
   /**
    * Copies all elements into {@code dst} starting at {@code dstOffset}, in one bulk big-endian
@@ -19,11 +19,11 @@ public interface DoubleVector {
    * @throws IndexOutOfBoundsException if {@code dst} has fewer than {@code dimension()} slots
    *     from {@code dstOffset}
    */
-  void copyTo(double[] dst, int dstOffset);
+  void copyTo(float[] dst, int dstOffset);
 
   /** A new array with all elements. */
-  default double[] toArray() {
-    double[] a = new double[dimension()];
+  default float[] toArray() {
+    float[] a = new float[dimension()];
     copyTo(a, 0);
     return a;
   }

@@ -1,6 +1,5 @@
-package io.cqlrows.core.sink;
+package io.cqlrows.core;
 
-import io.cqlrows.core.RowsMetadata;
 import io.netty.buffer.ByteBuf;
 import java.nio.ByteBuffer;
 import java.time.Instant;

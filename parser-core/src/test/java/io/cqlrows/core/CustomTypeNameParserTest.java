@@ -1,4 +1,4 @@
-package io.cqlrows.core.type;
+package io.cqlrows.core;
 
 import static io.cqlrows.core.type.NativeType.ASCII;
 import static io.cqlrows.core.type.NativeType.BIGINT;
@@ -25,9 +25,18 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
-import io.cqlrows.core.CqlParseException;
 import io.cqlrows.core.CqlParseException.Reason;
+import io.cqlrows.core.CqlParseException;
 import io.cqlrows.core.ParseLimits;
+import io.cqlrows.core.type.CqlType;
+import io.cqlrows.core.type.CustomType;
+import io.cqlrows.core.type.ListType;
+import io.cqlrows.core.type.MapType;
+import io.cqlrows.core.type.NativeType;
+import io.cqlrows.core.type.SetType;
+import io.cqlrows.core.type.TupleType;
+import io.cqlrows.core.type.UdtType;
+import io.cqlrows.core.type.VectorType;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;

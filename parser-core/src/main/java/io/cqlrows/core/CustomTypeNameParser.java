@@ -1,8 +1,15 @@
-package io.cqlrows.core.type;
+package io.cqlrows.core;
 
-import io.cqlrows.core.CqlParseException;
 import io.cqlrows.core.CqlParseException.Reason;
-import io.cqlrows.core.ParseLimits;
+import io.cqlrows.core.type.CqlType;
+import io.cqlrows.core.type.CustomType;
+import io.cqlrows.core.type.ListType;
+import io.cqlrows.core.type.MapType;
+import io.cqlrows.core.type.NativeType;
+import io.cqlrows.core.type.SetType;
+import io.cqlrows.core.type.TupleType;
+import io.cqlrows.core.type.UdtType;
+import io.cqlrows.core.type.VectorType;
 import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
@@ -22,7 +29,7 @@ import java.util.Objects;
  * than Cassandra in a few places that no server produces: parameters must be separated by exactly
  * one comma (no leading, doubled or trailing commas), and the whole string must be consumed.
  */
-public final class CustomTypeNameParser {
+final class CustomTypeNameParser {
   /** The package assumed for a class name without a {@code '.'}. */
   static final String MARSHAL_PACKAGE = "org.apache.cassandra.db.marshal.";
 

@@ -1,16 +1,16 @@
-package io.cqlrows.core.sink;
+package io.cqlrows.core;
 
 /**
- * A borrowed, read-only view of a {@code vector<float, N>} cell, reading big-endian
+ * A borrowed, read-only view of a {@code vector<int, N>} cell, reading big-endian
  * elements straight from the frame bytes. Valid only during the sink call that received it; the
  * parser reuses the instance for the next cell.
  */
-public interface FloatVector {
+public interface IntVector {
   /** The number of elements, N. */
   int dimension();
 
   /** Element {@code i}, {@code 0 <= i < dimension()}. */
-  float get(int i);
+  int get(int i);
 
   /**
    * Copies all elements into {@code dst} starting at {@code dstOffset}, in one bulk big-endian
@@ -19,11 +19,11 @@ public interface FloatVector {
    * @throws IndexOutOfBoundsException if {@code dst} has fewer than {@code dimension()} slots
    *     from {@code dstOffset}
    */
-  void copyTo(float[] dst, int dstOffset);
+  void copyTo(int[] dst, int dstOffset);
 
   /** A new array with all elements. */
-  default float[] toArray() {
-    float[] a = new float[dimension()];
+  default int[] toArray() {
+    int[] a = new int[dimension()];
     copyTo(a, 0);
     return a;
   }
