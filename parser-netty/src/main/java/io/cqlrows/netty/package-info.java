@@ -1,6 +1,6 @@
 /**
  * Netty integration of cqlrows: {@link io.cqlrows.netty.CqlPipeline} installs the handlers under
- * public names, {@link io.cqlrows.netty.CqlFrameException} reports unusable frames as
+ * public names, {@link io.cqlrows.netty.frame.CqlFrameException} reports unusable frames as
  * connection-level or frame-local.
  *
  * <p>Ownership: every handler releases what it consumes in {@code finally} and passes on what it

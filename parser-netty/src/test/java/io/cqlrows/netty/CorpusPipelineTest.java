@@ -13,7 +13,7 @@ import io.cqlrows.core.ResultColumns;
 import io.cqlrows.core.ResultReader;
 import io.cqlrows.core.RowsResult;
 import io.cqlrows.core.sink.JsonLinesSink;
-import io.cqlrows.netty.frame.BytesToFrameDecoder;
+import io.cqlrows.netty.internal.BytesToFrameDecoder;
 import io.cqlrows.netty.frame.Frame;
 import io.cqlrows.netty.frame.Opcode;
 import io.cqlrows.testing.Corpus;

@@ -9,7 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.cqlrows.core.ParseLimits;
 import io.cqlrows.netty.compression.Compression;
-import io.cqlrows.netty.frame.BytesToFrameDecoder;
+import io.cqlrows.netty.internal.BytesToFrameDecoder;
 import io.cqlrows.netty.frame.Frame;
 import io.cqlrows.netty.frame.Opcode;
 import io.cqlrows.testing.Corpus;

@@ -1,9 +1,9 @@
 package io.cqlrows.bench.rows;
 
-import io.cqlrows.netty.compression.Compressors;
+import io.cqlrows.netty.internal.Compressors;
 import io.cqlrows.netty.frame.Frame;
 import io.cqlrows.netty.frame.Opcode;
-import io.cqlrows.netty.frame.SegmentFormat;
+import io.cqlrows.netty.internal.SegmentFormat;
 import io.cqlrows.netty.request.SegmentEncoder;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;

@@ -8,7 +8,7 @@ import io.cqlrows.core.FloatVector;
 import io.cqlrows.core.RowSink;
 import io.cqlrows.netty.CqlPipeline;
 import io.cqlrows.netty.compression.Compression;
-import io.cqlrows.netty.frame.BytesToFrameDecoder;
+import io.cqlrows.netty.internal.BytesToFrameDecoder;
 import io.cqlrows.netty.rows.RowsFrameHandler;
 import io.cqlrows.netty.rows.RowsResponse;
 import io.netty.buffer.ByteBuf;

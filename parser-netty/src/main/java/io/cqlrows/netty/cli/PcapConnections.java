@@ -2,7 +2,7 @@ package io.cqlrows.netty.cli;
 
 import io.cqlrows.core.ParseLimits;
 import io.cqlrows.netty.frame.Opcode;
-import io.cqlrows.netty.frame.StreamSync;
+import io.cqlrows.netty.internal.StreamSync;
 import io.cqlrows.netty.pcap.PcapFormatException;
 import io.cqlrows.netty.pcap.PcapPacket;
 import io.cqlrows.netty.pcap.PcapReader;

@@ -5,7 +5,7 @@ import io.cqlrows.core.RowsResult;
 import io.cqlrows.core.sink.CanonicalJson;
 import io.cqlrows.core.sink.JsonLinesSink;
 import io.cqlrows.core.RowSink;
-import io.cqlrows.netty.CqlFrameException;
+import io.cqlrows.netty.frame.CqlFrameException;
 import io.cqlrows.netty.replay.ConnectionReplay;
 import io.cqlrows.netty.replay.PreparedStatements;
 import io.cqlrows.netty.replay.ReplayListener;

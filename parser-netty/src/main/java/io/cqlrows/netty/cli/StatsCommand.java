@@ -3,7 +3,7 @@ package io.cqlrows.netty.cli;
 import io.cqlrows.core.CqlResult;
 import io.cqlrows.core.sink.CountingSink;
 import io.cqlrows.core.RowSink;
-import io.cqlrows.netty.CqlFrameException;
+import io.cqlrows.netty.frame.CqlFrameException;
 import io.cqlrows.netty.frame.Frame;
 import io.cqlrows.netty.frame.Opcode;
 import io.cqlrows.netty.replay.ConnectionReplay;

@@ -5,7 +5,7 @@ import io.cqlrows.core.ParseLimits;
 import io.cqlrows.core.ProtocolFeatures;
 import io.cqlrows.core.RowSink;
 import io.cqlrows.core.sink.RowsCollector;
-import io.cqlrows.netty.CqlFrameException;
+import io.cqlrows.netty.frame.CqlFrameException;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.embedded.EmbeddedChannel;
 import java.util.ArrayList;

@@ -3,7 +3,7 @@ package io.cqlrows.netty.replay;
 import io.cqlrows.core.CqlResult;
 import io.cqlrows.core.TabletRouting;
 import io.cqlrows.core.sink.Row;
-import io.cqlrows.netty.CqlFrameException;
+import io.cqlrows.netty.frame.CqlFrameException;
 import java.util.List;
 
 /**

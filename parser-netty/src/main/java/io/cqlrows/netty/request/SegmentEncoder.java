@@ -1,7 +1,7 @@
 package io.cqlrows.netty.request;
 
-import io.cqlrows.netty.frame.SegmentFormat;
-import io.cqlrows.netty.frame.SegmentWriter;
+import io.cqlrows.netty.internal.SegmentFormat;
+import io.cqlrows.netty.internal.SegmentWriter;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelOutboundHandlerAdapter;

@@ -1,7 +1,7 @@
 package io.cqlrows.netty.rows;
 
 import io.cqlrows.core.CqlParseException;
-import io.cqlrows.netty.CqlFrameException;
+import io.cqlrows.netty.frame.CqlFrameException;
 
 /**
  * The response on one stream could not be used. Fired by {@link RowsFrameHandler} instead of a

@@ -8,10 +8,10 @@ import io.cqlrows.core.ResultReader;
 import io.cqlrows.core.ResultStream;
 import io.cqlrows.core.TabletRouting;
 import io.cqlrows.core.RowSink;
-import io.cqlrows.netty.CqlFrameException;
+import io.cqlrows.netty.frame.CqlFrameException;
 import io.cqlrows.netty.frame.Frame;
-import io.cqlrows.netty.frame.FrameChunk;
-import io.cqlrows.netty.frame.FrameHead;
+import io.cqlrows.netty.internal.FrameChunk;
+import io.cqlrows.netty.internal.FrameHead;
 import io.cqlrows.netty.frame.FramePrelude;
 import io.cqlrows.netty.frame.Opcode;
 import io.netty.buffer.CompositeByteBuf;
@@ -46,7 +46,7 @@ import java.util.function.Function;
  * other, passes downstream.
  *
  * <p><b>Streaming.</b> When the decoder {@linkplain
- * io.cqlrows.netty.frame.BytesToFrameDecoder#streamResultsFrom streams large results}, a RESULT
+ * io.cqlrows.netty.internal.BytesToFrameDecoder#streamResultsFrom streams large results}, a RESULT
  * arrives as a {@link FrameHead} and {@link FrameChunk}s. For a stream registered with {@link
  * #expectStreaming}, its rows are parsed as the chunks arrive: each complete row reaches the sink
  * at once, and only the bytes of the row in progress are kept ({@link ResultStream}). For any

@@ -15,7 +15,7 @@ import io.cqlrows.core.RowsResult;
 import io.cqlrows.core.VoidResult;
 import io.cqlrows.core.sink.Row;
 import io.cqlrows.core.sink.RowsCollector;
-import io.cqlrows.netty.CqlFrameException;
+import io.cqlrows.netty.frame.CqlFrameException;
 import io.cqlrows.netty.EventLoops;
 import io.cqlrows.netty.compression.Compression;
 import io.cqlrows.netty.frame.Opcode;

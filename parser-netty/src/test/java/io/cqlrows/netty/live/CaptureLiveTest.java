@@ -15,7 +15,7 @@ import io.cqlrows.core.ProtocolFeatures;
 import io.cqlrows.core.CqlResult;
 import io.cqlrows.core.sink.JsonLinesSink;
 import io.cqlrows.core.RowSink;
-import io.cqlrows.netty.CqlFrameException;
+import io.cqlrows.netty.frame.CqlFrameException;
 import io.cqlrows.netty.client.QueryResult;
 import io.cqlrows.netty.frame.Frame;
 import io.cqlrows.netty.frame.Opcode;

@@ -7,7 +7,7 @@ import io.cqlrows.core.CqlResult;
 import io.cqlrows.core.ParseLimits;
 import io.cqlrows.core.sink.CountingSink;
 import io.cqlrows.core.RowSink;
-import io.cqlrows.netty.CqlFrameException;
+import io.cqlrows.netty.frame.CqlFrameException;
 import io.cqlrows.netty.replay.ConnectionReplay;
 import io.cqlrows.netty.replay.PreparedStatements;
 import io.cqlrows.netty.replay.ReplayListener;

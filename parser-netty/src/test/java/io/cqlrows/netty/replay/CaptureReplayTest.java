@@ -7,7 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.cqlrows.core.RowsResult;
-import io.cqlrows.netty.CqlFrameException;
+import io.cqlrows.netty.frame.CqlFrameException;
 import io.cqlrows.testing.Corpus;
 import java.util.Arrays;
 import java.util.List;
@@ -65,7 +65,7 @@ class CaptureReplayTest {
     byte[] bytes = Corpus.bytes("a-v4", "conn-00.s2c.bin");
     io.netty.channel.embedded.EmbeddedChannel channel =
         new io.netty.channel.embedded.EmbeddedChannel(
-            new io.cqlrows.netty.frame.BytesToFrameDecoder());
+            new io.cqlrows.netty.internal.BytesToFrameDecoder());
     CaptureReplay.writeInbound(channel, bytes, 3);
     int frames = 0;
     for (Object msg; (msg = channel.readInbound()) != null; frames++) {

@@ -9,7 +9,7 @@ import io.cqlrows.core.ParseLimits;
 import io.cqlrows.core.RowsResult;
 import io.cqlrows.core.sink.JsonLinesSink;
 import io.cqlrows.core.RowSink;
-import io.cqlrows.netty.CqlFrameException;
+import io.cqlrows.netty.frame.CqlFrameException;
 import io.cqlrows.testing.Corpus;
 import io.cqlrows.testing.CorpusAssertions;
 import java.util.ArrayList;

@@ -14,7 +14,7 @@ import io.cqlrows.core.TabletRouting;
 import io.cqlrows.core.sink.Row;
 import io.cqlrows.core.RowSink;
 import io.cqlrows.core.sink.RowsCollector;
-import io.cqlrows.netty.CqlFrameException;
+import io.cqlrows.netty.frame.CqlFrameException;
 import io.cqlrows.netty.client.CqlServerError;
 import io.cqlrows.netty.compression.Compression;
 import java.util.ArrayList;

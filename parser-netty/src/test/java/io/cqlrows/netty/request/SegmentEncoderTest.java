@@ -10,12 +10,12 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.cqlrows.core.ParseLimits;
-import io.cqlrows.netty.frame.BytesToSegmentDecoder;
+import io.cqlrows.netty.internal.BytesToSegmentDecoder;
 import io.cqlrows.netty.frame.Frame;
-import io.cqlrows.netty.frame.Segment;
-import io.cqlrows.netty.frame.SegmentFormat;
-import io.cqlrows.netty.frame.SegmentToFrameDecoder;
-import io.cqlrows.netty.frame.SegmentWriter;
+import io.cqlrows.netty.internal.Segment;
+import io.cqlrows.netty.internal.SegmentFormat;
+import io.cqlrows.netty.internal.SegmentToFrameDecoder;
+import io.cqlrows.netty.internal.SegmentWriter;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.ByteBufUtil;

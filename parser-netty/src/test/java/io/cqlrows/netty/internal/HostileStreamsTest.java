@@ -1,4 +1,4 @@
-package io.cqlrows.netty.frame;
+package io.cqlrows.netty.internal;
 
 import static io.cqlrows.netty.CqlTestFrames.frameBytes;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -8,7 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.cqlrows.core.ParseLimits;
 import io.cqlrows.core.ResultReader;
 import io.cqlrows.core.sink.CountingSink;
-import io.cqlrows.netty.CqlFrameException;
+import io.cqlrows.netty.frame.CqlFrameException;
 import io.cqlrows.netty.CqlPipeline;
 import io.cqlrows.netty.TrackingAllocator;
 import io.cqlrows.netty.compression.Compression;

@@ -1,10 +1,13 @@
-package io.cqlrows.netty.frame;
+package io.cqlrows.netty.internal;
 
 import io.cqlrows.core.CqlParseException;
-import io.cqlrows.netty.CqlFrameException;
 import io.cqlrows.netty.compression.Compression;
-import io.cqlrows.netty.compression.CompressionException;
-import io.cqlrows.netty.compression.Decompressors;
+import io.cqlrows.netty.frame.CqlFrameException;
+import io.cqlrows.netty.frame.Frame;
+import io.cqlrows.netty.frame.FramePrelude;
+import io.cqlrows.netty.frame.Opcode;
+import io.cqlrows.netty.internal.CompressionException;
+import io.cqlrows.netty.internal.Decompressors;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 

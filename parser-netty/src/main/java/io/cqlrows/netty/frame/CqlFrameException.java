@@ -1,4 +1,4 @@
-package io.cqlrows.netty;
+package io.cqlrows.netty.frame;
 
 import io.cqlrows.core.CqlParseException;
 import io.netty.handler.codec.CorruptedFrameException;

@@ -1,4 +1,4 @@
-package io.cqlrows.netty.frame;
+package io.cqlrows.netty.internal;
 
 /** The v5 segment header format in use on a connection (native_protocol_v5.spec 2.1 and 2.2). */
 public enum SegmentFormat {

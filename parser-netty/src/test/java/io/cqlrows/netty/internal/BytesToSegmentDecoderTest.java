@@ -1,9 +1,9 @@
-package io.cqlrows.netty.frame;
+package io.cqlrows.netty.internal;
 
-import static io.cqlrows.netty.frame.SegmentBuilder.MAX_PAYLOAD;
-import static io.cqlrows.netty.frame.SegmentBuilder.concat;
-import static io.cqlrows.netty.frame.SegmentBuilder.flip;
-import static io.cqlrows.netty.frame.SegmentBuilder.tracked;
+import static io.cqlrows.netty.internal.SegmentBuilder.MAX_PAYLOAD;
+import static io.cqlrows.netty.internal.SegmentBuilder.concat;
+import static io.cqlrows.netty.internal.SegmentBuilder.flip;
+import static io.cqlrows.netty.internal.SegmentBuilder.tracked;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -11,7 +11,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.cqlrows.netty.CqlFrameException;
+import io.cqlrows.netty.frame.CqlFrameException;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;

@@ -1,7 +1,9 @@
-package io.cqlrows.netty.frame;
+package io.cqlrows.netty.internal;
 
-import io.cqlrows.core.CqlParseException;
 import io.cqlrows.core.CqlParseException.Reason;
+import io.cqlrows.core.CqlParseException;
+import io.cqlrows.netty.frame.Frame;
+import io.cqlrows.netty.frame.FramePrelude;
 import io.netty.buffer.ByteBuf;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;

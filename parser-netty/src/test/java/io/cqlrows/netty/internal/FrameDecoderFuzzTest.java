@@ -1,18 +1,19 @@
-package io.cqlrows.netty.frame;
+package io.cqlrows.netty.internal;
 
 import com.code_intelligence.jazzer.junit.FuzzTest;
 import io.cqlrows.core.ParseLimits;
 import io.cqlrows.core.ProtocolFeatures;
 import io.cqlrows.core.ResultReader;
+import io.cqlrows.core.RowSink;
 import io.cqlrows.core.sink.ColumnarSink;
 import io.cqlrows.core.sink.CountingSink;
 import io.cqlrows.core.sink.JsonLinesSink;
-import io.cqlrows.core.RowSink;
 import io.cqlrows.core.sink.RowsCollector;
-import io.cqlrows.netty.CqlFrameException;
 import io.cqlrows.netty.CqlPipeline;
 import io.cqlrows.netty.TrackingAllocator;
 import io.cqlrows.netty.compression.Compression;
+import io.cqlrows.netty.frame.CqlFrameException;
+import io.cqlrows.netty.frame.Frame;
 import io.cqlrows.netty.rows.RowsFailure;
 import io.cqlrows.netty.rows.RowsFrameHandler;
 import io.cqlrows.netty.rows.RowsResponse;

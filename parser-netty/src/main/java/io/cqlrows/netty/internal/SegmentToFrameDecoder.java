@@ -1,8 +1,9 @@
-package io.cqlrows.netty.frame;
+package io.cqlrows.netty.internal;
 
 import io.cqlrows.core.ParseLimits;
-import io.cqlrows.netty.CqlFrameException;
 import io.cqlrows.netty.compression.Compression;
+import io.cqlrows.netty.frame.CqlFrameException;
+import io.cqlrows.netty.frame.Frame;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.CompositeByteBuf;
 import io.netty.channel.ChannelHandlerContext;

@@ -1,9 +1,11 @@
-package io.cqlrows.netty.frame;
+package io.cqlrows.netty.internal;
 
 import io.cqlrows.core.ParseLimits;
-import io.cqlrows.netty.CqlFrameException;
 import io.cqlrows.netty.CqlPipeline;
 import io.cqlrows.netty.compression.Compression;
+import io.cqlrows.netty.frame.CqlFrameException;
+import io.cqlrows.netty.frame.Frame;
+import io.cqlrows.netty.frame.Opcode;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelPipeline;

@@ -1,8 +1,8 @@
-package io.cqlrows.netty.frame;
+package io.cqlrows.netty.internal;
 
 import static io.cqlrows.netty.CqlTestFrames.frameBytes;
-import static io.cqlrows.netty.frame.SegmentBuilder.concat;
-import static io.cqlrows.netty.frame.SegmentBuilder.tracked;
+import static io.cqlrows.netty.internal.SegmentBuilder.concat;
+import static io.cqlrows.netty.internal.SegmentBuilder.tracked;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
@@ -12,9 +12,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.cqlrows.core.ParseLimits;
-import io.cqlrows.netty.CqlFrameException;
 import io.cqlrows.netty.CqlPipeline;
 import io.cqlrows.netty.compression.Compression;
+import io.cqlrows.netty.frame.CqlFrameException;
+import io.cqlrows.netty.frame.Frame;
+import io.cqlrows.netty.frame.Opcode;
 import io.cqlrows.testing.Corpus;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;

@@ -1,8 +1,8 @@
-package io.cqlrows.netty.frame;
+package io.cqlrows.netty.internal;
 
 import static io.cqlrows.netty.CqlTestFrames.frameBytes;
-import static io.cqlrows.netty.frame.SegmentBuilder.concat;
-import static io.cqlrows.netty.frame.SegmentBuilder.tracked;
+import static io.cqlrows.netty.internal.SegmentBuilder.concat;
+import static io.cqlrows.netty.internal.SegmentBuilder.tracked;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -12,7 +12,9 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.cqlrows.core.ParseLimits;
-import io.cqlrows.netty.CqlFrameException;
+import io.cqlrows.netty.frame.CqlFrameException;
+import io.cqlrows.netty.frame.Frame;
+import io.cqlrows.netty.frame.Opcode;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.channel.embedded.EmbeddedChannel;

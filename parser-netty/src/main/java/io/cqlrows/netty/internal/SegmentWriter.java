@@ -1,6 +1,6 @@
-package io.cqlrows.netty.frame;
+package io.cqlrows.netty.internal;
 
-import io.cqlrows.netty.compression.Compressors;
+import io.cqlrows.netty.internal.Compressors;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import java.util.Objects;

@@ -1,4 +1,4 @@
-package io.cqlrows.netty.frame;
+package io.cqlrows.netty.internal;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;

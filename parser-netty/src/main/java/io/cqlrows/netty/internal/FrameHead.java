@@ -1,5 +1,7 @@
-package io.cqlrows.netty.frame;
+package io.cqlrows.netty.internal;
 
+import io.cqlrows.netty.frame.FramePrelude;
+import io.cqlrows.netty.frame.Opcode;
 import java.util.Objects;
 
 /**

@@ -1,8 +1,8 @@
-package io.cqlrows.netty.frame;
+package io.cqlrows.netty.internal;
 
-import io.cqlrows.netty.CqlFrameException;
-import io.cqlrows.netty.compression.CompressionException;
-import io.cqlrows.netty.compression.Decompressors;
+import io.cqlrows.netty.frame.CqlFrameException;
+import io.cqlrows.netty.internal.CompressionException;
+import io.cqlrows.netty.internal.Decompressors;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.ByteToMessageDecoder;

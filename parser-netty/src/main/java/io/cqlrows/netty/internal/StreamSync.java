@@ -1,5 +1,6 @@
-package io.cqlrows.netty.frame;
+package io.cqlrows.netty.internal;
 
+import io.cqlrows.netty.frame.Opcode;
 import io.netty.buffer.ByteBuf;
 
 /**

@@ -1,7 +1,7 @@
-package io.cqlrows.netty.frame;
+package io.cqlrows.netty.internal;
 
 import static io.cqlrows.netty.CqlTestFrames.frameBytes;
-import static io.cqlrows.netty.frame.SegmentBuilder.concat;
+import static io.cqlrows.netty.internal.SegmentBuilder.concat;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -10,9 +10,10 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.cqlrows.core.ParseLimits;
-import io.cqlrows.netty.CqlFrameException;
 import io.cqlrows.netty.compression.Compression;
-import io.cqlrows.netty.compression.Compressors;
+import io.cqlrows.netty.frame.CqlFrameException;
+import io.cqlrows.netty.frame.Frame;
+import io.cqlrows.netty.internal.Compressors;
 import io.netty.buffer.AbstractByteBufAllocator;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;

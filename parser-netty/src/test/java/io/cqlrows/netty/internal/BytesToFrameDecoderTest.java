@@ -1,4 +1,4 @@
-package io.cqlrows.netty.frame;
+package io.cqlrows.netty.internal;
 
 import static io.cqlrows.netty.CqlTestFrames.corpusBytes;
 import static io.cqlrows.netty.CqlTestFrames.corpusLines;
@@ -14,7 +14,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.cqlrows.core.CqlParseException;
 import io.cqlrows.core.ParseLimits;
-import io.cqlrows.netty.CqlFrameException;
+import io.cqlrows.netty.frame.CqlFrameException;
+import io.cqlrows.netty.frame.Frame;
+import io.cqlrows.netty.frame.Opcode;
 import io.cqlrows.testing.CqlBytes;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
