@@ -117,8 +117,7 @@ class CorpusPipelineTest {
     if (!tracked) {
       channel.config().setAllocator(INPUT);
     }
-    channel.pipeline().addLast(CqlPipeline.BYTES_TO_FRAME_DECODER,
-        BytesToFrameDecoder.detecting(ParseLimits.defaults()));
+    CqlPipeline.installDecoders(channel.pipeline(), ParseLimits.defaults(), -1);
     channel.pipeline().addLast(collector);
     int at = 0;
     for (int n : chunks) {

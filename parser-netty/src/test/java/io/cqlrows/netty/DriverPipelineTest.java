@@ -47,7 +47,7 @@ class DriverPipelineTest {
       if (msg instanceof Frame f && f.opcode() == Opcode.READY) {
         f.release();
         received.add("READY"); // before the switch: it delivers what follows READY at once
-        CqlPipeline.switchToSegments(ctx.pipeline(), SegmentFormat.LZ4);
+        CqlPipeline.get(ctx.channel()).switchToSegments();
         return;
       }
       received.add(msg);
@@ -73,8 +73,8 @@ class DriverPipelineTest {
   @ValueSource(ints = {1 << 20, 1, 7})
   void aBrokenCellFailsOnlyItsStream(int chunk) {
     EmbeddedChannel channel = new EmbeddedChannel();
-    RowsFrameHandler rows = CqlPipeline.install(channel.pipeline(), 5, ParseLimits.defaults(),
-        Compression.LZ4, null);
+    CqlPipeline rows = CqlPipeline.install(channel.pipeline(), 5, Compression.LZ4,
+        ParseLimits.defaults(), null);
     Driver driver = new Driver();
     channel.pipeline().addLast("driver", driver);
     RecordingSink sink1 = new RecordingSink();

@@ -60,11 +60,10 @@ class LargePagePipelineTest {
     byte[] stream = concat(wire(version, compression, body, 1), wire(version, compression, body, 2));
 
     EmbeddedChannel channel = new EmbeddedChannel();
-    RowsFrameHandler rows = CqlPipeline.install(channel.pipeline(), version,
-        ParseLimits.defaults(), compression, null);
+    CqlPipeline rows = CqlPipeline.install(channel.pipeline(), version, compression,
+        ParseLimits.defaults(), null);
     if (version >= 5) {
-      CqlPipeline.switchToSegments(channel.pipeline(), compression == Compression.LZ4
-          ? SegmentFormat.LZ4 : SegmentFormat.UNCOMPRESSED);
+      rows.switchToSegments();
     }
     ColumnarSink[] sinks = {new ColumnarSink(), new ColumnarSink().reuseArrays(true)};
     rows.expect(1, sinks[0]);

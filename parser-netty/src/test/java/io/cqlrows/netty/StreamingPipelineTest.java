@@ -72,14 +72,11 @@ class StreamingPipelineTest {
 
     EmbeddedChannel channel(boolean stream) {
       EmbeddedChannel ch = new EmbeddedChannel();
-      CqlPipeline.install(ch.pipeline(), this == V4 ? 4 : 5, ParseLimits.defaults(),
-          Compression.NONE, null);
-      BytesToFrameDecoder decoder =
-          (BytesToFrameDecoder) ch.pipeline().get(CqlPipeline.BYTES_TO_FRAME_DECODER);
-      decoder.streamResultsFrom(stream ? THRESHOLD : 0);
+      CqlPipeline cql = CqlPipeline.install(ch.pipeline(), this == V4 ? 4 : 5,
+          this == V5_LZ4 ? Compression.LZ4 : Compression.NONE, ParseLimits.defaults(), null)
+          .streamResultsFrom(stream ? THRESHOLD : 0);
       if (this != V4) {
-        CqlPipeline.switchToSegments(ch.pipeline(),
-            this == V5 ? SegmentFormat.UNCOMPRESSED : SegmentFormat.LZ4);
+        cql.switchToSegments();
       }
       return ch;
     }

@@ -104,11 +104,12 @@ public class PipelineBenchmark {
       page = shape.page();
       reads = reads(ServerWire.encode(page, encoding), direct);
       channel = new EmbeddedChannel();
-      rows = CqlPipeline.install(channel.pipeline(), encoding.version, ParseLimits.defaults(),
-          encoding.lz4 ? Compression.LZ4 : Compression.NONE, null);
+      CqlPipeline cql = CqlPipeline.install(channel.pipeline(), encoding.version,
+          encoding.lz4 ? Compression.LZ4 : Compression.NONE, ParseLimits.defaults(), null);
       if (encoding.version >= 5) {
-        CqlPipeline.switchToSegments(channel.pipeline(), encoding.segmentFormat());
+        cql.switchToSegments();
       }
+      rows = cql.rows();
     }
 
     /** One page through the pipeline. */

@@ -150,9 +150,10 @@ public class StreamingBenchmark {
     wireBuf = Unpooled.wrappedBuffer(wire);
     channel = new EmbeddedChannel();
     ParseLimits limits = ParseLimits.defaults();
-    rows = CqlPipeline.install(channel.pipeline(), 4, limits, Compression.NONE, null);
+    CqlPipeline cql = CqlPipeline.install(channel.pipeline(), 4, Compression.NONE, limits, null)
+        .streamResultsFrom(mode.equals("streaming") ? 1 << 20 : 0);
+    rows = cql.rows();
     decoder = (BytesToFrameDecoder) channel.pipeline().get(CqlPipeline.BYTES_TO_FRAME_DECODER);
-    decoder.streamResultsFrom(mode.equals("streaming") ? 1 << 20 : 0);
   }
 
   private void expect(RowSink sink) {

@@ -12,7 +12,6 @@ import io.cqlrows.netty.compression.Compression;
 import io.cqlrows.netty.request.Consistency;
 import io.cqlrows.netty.request.QueryParameters;
 import io.cqlrows.netty.request.Requests;
-import io.cqlrows.netty.rows.RowsFrameHandler;
 import io.cqlrows.netty.rows.RowsResponse;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.buffer.ByteBuf;
@@ -49,11 +48,11 @@ import java.util.function.Function;
  * }</pre>
  *
  * <p><b>Pipeline.</b> {@link CqlPipeline#install} (frames in, RESULTs parsed by {@link
- * RowsFrameHandler}), then this client's handler, which sends OPTIONS and, on SUPPORTED, STARTUP
+ * io.cqlrows.netty.rows.RowsFrameHandler}), then this client's handler, which sends OPTIONS and, on SUPPORTED, STARTUP
  * ({@code CQL_VERSION}, {@code COMPRESSION}, and the protocol extensions the server offers that
  * cqlrows supports: ScyllaDB's, see {@link ProtocolFeatures}; none for Cassandra) and, on a v5
  * READY, switches both directions to segments. Each request
- * takes a free stream id (0-32767), registers its sink with {@link RowsFrameHandler#expect}
+ * takes a free stream id (0-32767), registers its sink with {@link CqlPipeline#expect}
  * <em>before</em> it is written, and completes when its response is parsed.
  *
  * <p><b>Protocol version.</b> Asked for v5, a server that answers the handshake with "unsupported
@@ -173,9 +172,9 @@ public final class CqlClient {
         .handler(new ChannelInitializer<Channel>() {
           @Override
           protected void initChannel(Channel ch) {
-            RowsFrameHandler rows = CqlPipeline.install(ch.pipeline(), protocolVersion,
-                ParseLimits.defaults(), compression, null);
-            CqlClientHandler handler = new CqlClientHandler(protocolVersion, compression, rows);
+            CqlPipeline cql = CqlPipeline.install(ch.pipeline(), protocolVersion, compression,
+                ParseLimits.defaults(), null);
+            CqlClientHandler handler = new CqlClientHandler(protocolVersion, compression, cql);
             ch.pipeline().addLast(HANDLER_NAME, handler);
             CqlClient client = new CqlClient(ch, handler);
             handler.ready().whenComplete((ok, error) -> {

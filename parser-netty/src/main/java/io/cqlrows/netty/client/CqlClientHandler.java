@@ -3,15 +3,13 @@ package io.cqlrows.netty.client;
 import io.cqlrows.core.ProtocolFeatures;
 import io.cqlrows.core.ResultColumns;
 import io.cqlrows.core.RowSink;
-import io.cqlrows.netty.frame.CqlFrameException;
 import io.cqlrows.netty.CqlPipeline;
 import io.cqlrows.netty.compression.Compression;
+import io.cqlrows.netty.frame.CqlFrameException.Reason;
+import io.cqlrows.netty.frame.CqlFrameException;
 import io.cqlrows.netty.frame.Frame;
-import io.cqlrows.netty.internal.SegmentFormat;
 import io.cqlrows.netty.request.Requests;
-import io.cqlrows.netty.request.SegmentEncoder;
 import io.cqlrows.netty.rows.RowsFailure;
-import io.cqlrows.netty.rows.RowsFrameHandler;
 import io.cqlrows.netty.rows.RowsResponse;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
@@ -30,7 +28,7 @@ import java.util.function.Consumer;
  * cqlrows supports), switches a v5 connection to segments on READY (both directions), and matches
  * responses to the requests in flight by stream id.
  *
- * <p>A request is registered with {@link RowsFrameHandler#expect} <em>before</em> it is written,
+ * <p>A request is registered with {@link CqlPipeline#expect} <em>before</em> it is written,
  * so its RESULT is parsed into the caller's sink and arrives here as a {@link RowsResponse} (or a
  * {@link RowsFailure}). An ERROR arrives as a {@link Frame} and fails only its request with a
  * {@link CqlServerError}. A connection-level error or the channel closing fails every request in
@@ -64,7 +62,8 @@ final class CqlClientHandler extends ChannelInboundHandlerAdapter {
 
   private final int protocolVersion;
   private final Compression compression;
-  private final RowsFrameHandler rows;
+  /** The connection's cqlrows handlers: streams are registered with them. */
+  private final CqlPipeline cql;
   /** Completed on READY; failed by an ERROR, AUTHENTICATE or a closed channel. */
   private final CompletableFuture<Void> ready = new CompletableFuture<>();
   private final IntObjectMap<Pending> pending = new IntObjectHashMap<>();
@@ -73,10 +72,10 @@ final class CqlClientHandler extends ChannelInboundHandlerAdapter {
   /** The encoders with the negotiated extensions: set on SUPPORTED, read by any thread. */
   private volatile Requests requests;
 
-  CqlClientHandler(int protocolVersion, Compression compression, RowsFrameHandler rows) {
+  CqlClientHandler(int protocolVersion, Compression compression, CqlPipeline cql) {
     this.protocolVersion = protocolVersion;
     this.compression = compression;
-    this.rows = rows;
+    this.cql = cql;
     this.requests = new Requests(protocolVersion, compression);
   }
 
@@ -136,7 +135,7 @@ final class CqlClientHandler extends ChannelInboundHandlerAdapter {
       return;
     }
     Requests.setStreamId(envelope, stream);
-    rows.expect(stream, sink, preparedColumns);
+    cql.expect(stream, sink, preparedColumns);
     pending.put(stream, new Pending(future, onResult));
     ctx.channel().writeAndFlush(envelope).addListener(f -> {
       if (!f.isSuccess()) {
@@ -234,13 +233,12 @@ final class CqlClientHandler extends ChannelInboundHandlerAdapter {
     try {
       features = ProtocolFeatures.negotiate(SupportedOptions.decode(frame.body()));
     } catch (IllegalArgumentException e) {
-      ready.completeExceptionally(
-          CqlFrameException.frameError(frame.streamId(), -1, e.getMessage(), e));
+      ready.completeExceptionally(badResponse(frame, e));
       ctx.close();
       return;
     }
     requests = new Requests(protocolVersion, compression, features);
-    rows.negotiated(features);
+    cql.negotiated(features);
     writeHandshake(ctx, requests.startup(ctx.alloc(), HANDSHAKE_STREAM,
         Requests.startupOptions(compression, features)));
   }
@@ -261,10 +259,16 @@ final class CqlClientHandler extends ChannelInboundHandlerAdapter {
 
   private Throwable serverError(Frame frame) {
     try {
-      return CqlServerError.decode(frame.body(), rows.features());
+      return CqlServerError.decode(frame.body(), cql.rows().features());
     } catch (IllegalArgumentException e) {
-      return CqlFrameException.frameError(frame.streamId(), -1, e.getMessage(), e);
+      return badResponse(frame, e);
     }
+  }
+
+  /** The frame-local error for an ERROR or SUPPORTED body that cannot be read. */
+  private static CqlFrameException badResponse(Frame frame, IllegalArgumentException e) {
+    return CqlFrameException.frameError(Reason.BAD_RESPONSE, frame.streamId(), -1,
+        frame.opcode() + " body: " + e.getMessage(), e);
   }
 
   private void closeIfStartup(ChannelHandlerContext ctx, Pending p) {
@@ -275,18 +279,11 @@ final class CqlClientHandler extends ChannelInboundHandlerAdapter {
 
   /**
    * READY: on v5 both directions switch to segments now (native_protocol_v5.spec section 2.3.1),
-   * before any request can be written, since the connect future completes only afterwards. The
-   * segment encoder goes where the cqlrows handlers begin, not at the head of the pipeline:
-   * handlers the application put before them (a recorder, TLS) must see segments, as the socket
-   * does.
+   * before any request can be written, since the connect future completes only afterwards.
    */
   private void onReady(ChannelHandlerContext ctx) {
     if (protocolVersion >= 5) {
-      SegmentFormat format =
-          compression == Compression.LZ4 ? SegmentFormat.LZ4 : SegmentFormat.UNCOMPRESSED;
-      ctx.pipeline().addBefore(CqlPipeline.BYTES_TO_FRAME_DECODER, SegmentEncoder.NAME,
-          new SegmentEncoder(format));
-      CqlPipeline.switchToSegments(ctx.pipeline(), format);
+      cql.switchToSegments();
     }
     ready.complete(null);
   }
@@ -303,7 +300,7 @@ final class CqlClientHandler extends ChannelInboundHandlerAdapter {
   private void failStream(int stream, Throwable cause) {
     Pending p = take(stream);
     if (p != null) {
-      rows.cancel(stream);
+      cql.cancel(stream);
       p.future().completeExceptionally(cause);
     }
   }
@@ -334,6 +331,7 @@ final class CqlClientHandler extends ChannelInboundHandlerAdapter {
   }
 
   private static CqlFrameException closed() {
-    return CqlFrameException.connectionError(-1, "connection closed before the response arrived");
+    return CqlFrameException.connectionError(Reason.CONNECTION_CLOSED, -1, null,
+        "connection closed before the response arrived", null);
   }
 }

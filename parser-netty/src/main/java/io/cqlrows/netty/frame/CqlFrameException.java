@@ -1,99 +1,189 @@
 package io.cqlrows.netty.frame;
 
+import io.cqlrows.core.CqlException;
 import io.cqlrows.core.CqlParseException;
-import io.netty.handler.codec.CorruptedFrameException;
+import java.util.Locale;
+import java.util.Objects;
 
 /**
- * A frame that cannot be accepted, with its severity and where it was found.
+ * A frame, segment or connection byte stream that cannot be accepted: what was wrong ({@link
+ * #reason()}), how bad it is ({@link #connectionLevel()}), and where ({@link #streamId()}, {@link
+ * #offset()} in the connection's inbound bytes, the {@link #structure()} found there).
  *
  * <ul>
- *   <li><b>Connection-level</b> ({@link #connectionLevel()} true): the byte stream itself is
- *       broken (a header that is not a CQL header, a negative length, an unexpected compressed
- *       body, input ending inside a frame). Nothing after it can be trusted; the decoder discards
- *       all further input, and the connection should be closed.
- *   <li><b>Frame-local</b>: one well-delimited frame is unusable (a malformed prelude, a body the
- *       RESULT parser rejects, an over-long frame that was skipped). Only the request on {@link
- *       #streamId()} fails; decoding goes on with the next frame. When the RESULT parser rejected
- *       the body, the {@link #getCause() cause} is the {@link CqlParseException}.
+ *   <li><b>Connection-level</b>: the byte stream itself is broken (a header that is not a CQL
+ *       header, a CRC mismatch, a corrupt compressed block, input ending inside a frame).
+ *       Nothing after it can be trusted; the decoders discard all further input, and the
+ *       connection should be closed.
+ *   <li><b>Frame-local</b>: one well-delimited frame is unusable (a malformed prelude, a body
+ *       the RESULT parser rejects, a frame over the size limit, which is skipped). Only the
+ *       request on {@link #streamId()} fails; decoding goes on with the next frame. When the
+ *       RESULT parser rejected the body, the {@link #getCause() cause} is its {@link
+ *       CqlParseException} ({@link #parseError()}).
  * </ul>
  *
- * <p>Immutable.
+ * <p>The message is derived from the fields, for example {@code version byte: 0x47 (expected:
+ * protocol version 3-6, 0x03-0x06 or 0x83-0x86) (frame header at offset 0)} or {@code stream 7:
+ * body length: 300000000 (expected: <= 268435456, ParseLimits.maxFrameBodyLength); frame skipped
+ * (connection offset 1024)}. Callers and tests should look at the fields. Immutable.
  */
-public final class CqlFrameException extends CorruptedFrameException {
+public final class CqlFrameException extends CqlException {
   private static final long serialVersionUID = 1L;
 
-  /** The stream id of the frame, or -1 if unknown. */
-  private final int streamId;
-  /** True if the connection's byte stream is unusable from here on. */
-  private final boolean connectionLevel;
-  /** Byte offset in the connection's inbound byte stream, or -1 if unknown. */
-  private final long offset;
+  /** What was wrong. */
+  public enum Reason {
+    /** A version byte outside the protocol versions read there (3-6; 5-6 inside segments). */
+    BAD_VERSION,
+    /** A negative body length in an envelope header. */
+    BAD_LENGTH,
+    /** Body compression (flag 0x01) on a v3/v4 frame of a connection that negotiated none. */
+    UNEXPECTED_COMPRESSION,
+    /**
+     * A compressed body or segment payload that does not decompress (LZ4, Snappy) to the length
+     * it declares, or whose declared length is over the limit.
+     */
+    CORRUPT_COMPRESSION,
+    /** A v5 segment header whose CRC24 does not match (or matches neither segment format). */
+    CRC24_MISMATCH,
+    /** A v5 segment payload whose CRC32 does not match. */
+    CRC32_MISMATCH,
+    /**
+     * A frame whose body is longer than {@link io.cqlrows.core.ParseLimits#maxFrameBodyLength()}:
+     * frame-local, the frame is skipped.
+     */
+    FRAME_TOO_LARGE,
+    /**
+     * Input that ends inside a frame, a segment or an envelope split across segments, or a
+     * streamed body that the connection cut off.
+     */
+    TRUNCATED,
+    /** A malformed prelude (tracing id, warnings, custom payload): frame-local. */
+    BAD_PRELUDE,
+    /** An opcode the protocol does not define: frame-local. */
+    UNKNOWN_OPCODE,
+    /** v5 segments that contradict the envelopes they carry. */
+    SEGMENT_MISMATCH,
+    /** A RESULT body the parser rejected: frame-local, the cause is its exception. */
+    BAD_RESULT,
+    /** A custom payload entry cqlrows decodes ({@code tablets-routing-v1}) that is malformed. */
+    BAD_PAYLOAD,
+    /** Another response body cqlrows decodes (an ERROR, a SUPPORTED) that is malformed. */
+    BAD_RESPONSE,
+    /** The connection closed before a response arrived. */
+    CONNECTION_CLOSED,
+    /** A capture starting mid-connection in which no frame or segment boundary can be proved. */
+    NO_BOUNDARY,
+    /** Messages in an order the handlers cannot follow (a body chunk without its frame head). */
+    OUT_OF_ORDER,
+    /** An unexpected error of another kind (the cause) that ended a replayed connection. */
+    UNEXPECTED
+  }
 
-  private CqlFrameException(
-      String message, int streamId, boolean connectionLevel, long offset, Throwable cause) {
-    super(message, cause);
-    this.streamId = streamId;
+  private final Reason reason;
+  private final boolean connectionLevel;
+  private final int streamId;
+  private final long offset;
+  private final String structure;
+  private final String detail;
+
+  private CqlFrameException(Reason reason, boolean connectionLevel, int streamId, long offset,
+      String structure, String detail, Throwable cause) {
+    super(null, cause);
+    this.reason = Objects.requireNonNull(reason, "reason");
     this.connectionLevel = connectionLevel;
+    this.streamId = streamId;
     this.offset = offset;
+    this.structure = structure;
+    this.detail = detail;
   }
 
   /**
-   * A connection-level error.
+   * A connection-level error at a frame header.
    *
-   * @param offset byte offset in the connection's inbound stream (usually of the frame header),
-   *     or -1 if unknown
-   * @param detail what was wrong, in Netty's style ({@code "name: value (expected: ...)"})
+   * @param reason what was wrong
+   * @param offset byte offset of the frame header in the connection's inbound stream, or -1
+   * @param detail what was expected and found, in Netty's style ({@code "name: value
+   *     (expected: ...)"})
    */
-  public static CqlFrameException connectionError(long offset, String detail) {
-    return connectionError(offset, detail, "frame header");
+  public static CqlFrameException connectionError(Reason reason, long offset, String detail) {
+    return connectionError(reason, offset, "frame header", detail, null);
   }
 
   /**
    * A connection-level error at a named structure.
    *
-   * @param offset byte offset in the connection's inbound stream of {@code what}, or -1
-   * @param detail what was wrong
-   * @param what the structure at the offset, e.g. {@code "segment header"}
+   * @param reason what was wrong
+   * @param offset byte offset of {@code structure} in the connection's inbound stream, or -1
+   * @param structure what is at the offset, e.g. {@code "segment header"}, {@code "end of input"}
+   * @param detail what was expected and found
+   * @param cause the underlying error, or {@code null}
    */
-  public static CqlFrameException connectionError(long offset, String detail, String what) {
-    String where = offset >= 0 ? " (" + what + " at offset " + offset + ")" : "";
-    return new CqlFrameException(detail + where, -1, true, offset, null);
+  public static CqlFrameException connectionError(Reason reason, long offset, String structure,
+      String detail, Throwable cause) {
+    return new CqlFrameException(reason, true, -1, offset, structure, detail, cause);
   }
 
   /**
    * A frame-local error: the frame on {@code streamId} is unusable, the connection is not.
    *
+   * @param reason what was wrong
    * @param streamId the frame's stream id
-   * @param offset byte offset in the connection's inbound stream of the problem (or of its
-   *     frame), or -1 if unknown
-   * @param detail what was wrong
-   * @param cause the underlying error (a {@link CqlParseException} for a rejected body), or null
+   * @param offset byte offset of the problem (or of its frame) in the connection's inbound
+   *     stream, or -1
+   * @param detail what was expected and found
+   * @param cause the underlying error, or {@code null}
    */
-  public static CqlFrameException frameError(
-      int streamId, long offset, String detail, Throwable cause) {
-    String where = offset >= 0 ? " (connection offset " + offset + ")" : "";
-    return new CqlFrameException(
-        "stream " + streamId + ": " + detail + where, streamId, false, offset, cause);
+  public static CqlFrameException frameError(Reason reason, int streamId, long offset,
+      String detail, Throwable cause) {
+    return new CqlFrameException(reason, false, streamId, offset, null, detail, cause);
+  }
+
+  /**
+   * The frame-local error for a RESULT body the parser rejected: {@link Reason#BAD_RESULT}, at
+   * the parser's offset within the body translated into the connection's stream.
+   *
+   * @param streamId the frame's stream id
+   * @param bodyOffset offset of the body's first byte in the connection's stream, or -1
+   * @param cause the parser's error
+   */
+  public static CqlFrameException badResult(int streamId, long bodyOffset,
+      CqlParseException cause) {
+    long at = bodyOffset < 0 ? -1 : bodyOffset + Math.max(0, cause.offset());
+    return frameError(Reason.BAD_RESULT, streamId, at, cause.getMessage(), cause);
+  }
+
+  /**
+   * The frame-local error for a custom payload entry that cqlrows decodes and that is malformed:
+   * {@link Reason#BAD_PAYLOAD}.
+   *
+   * @param streamId the frame's stream id
+   * @param key the payload entry, e.g. {@code tablets-routing-v1}
+   * @param cause the decoder's error
+   */
+  public static CqlFrameException badPayload(int streamId, String key, CqlParseException cause) {
+    return frameError(Reason.BAD_PAYLOAD, streamId, -1,
+        "custom payload " + key + ": " + cause.getMessage(), cause);
   }
 
   /**
    * A response whose body was being streamed when the connection failed or closed:
-   * connection-level, for its stream, with the parser's TRUNCATED error (which names the last
-   * complete row) as {@link #parseError()}.
+   * connection-level, {@link Reason#TRUNCATED}, for its stream, with the parser's TRUNCATED error
+   * (which names the last complete row) as {@link #parseError()}.
    *
    * @param streamId the response's stream id
-   * @param detail why the connection ended
+   * @param why why the connection ended
    * @param cause {@link io.cqlrows.core.ResultStream#truncatedError()}
    */
-  public static CqlFrameException truncatedStream(int streamId, String detail,
+  public static CqlFrameException truncatedStream(int streamId, String why,
       CqlParseException cause) {
-    return new CqlFrameException("stream " + streamId + ": " + detail + "; " + cause.getMessage(),
-        streamId, true, -1, cause);
+    return new CqlFrameException(Reason.TRUNCATED, true, streamId, -1, null,
+        why + "; " + cause.getMessage(), cause);
   }
 
-  /** The stream id of the frame, or -1 when unknown (connection-level errors). */
-  public int streamId() {
-    return streamId;
+  /** What was wrong. */
+  @Override
+  public Reason reason() {
+    return reason;
   }
 
   /** True if the connection's byte stream is unusable from here on; false if only one frame is. */
@@ -101,13 +191,48 @@ public final class CqlFrameException extends CorruptedFrameException {
     return connectionLevel;
   }
 
+  /** The stream id of the frame, or -1 when unknown (most connection-level errors). */
+  public int streamId() {
+    return streamId;
+  }
+
   /** Byte offset in the connection's inbound byte stream, or -1 if unknown. */
   public long offset() {
     return offset;
   }
 
+  /**
+   * What is at {@link #offset()} for a connection-level error ({@code "frame header"}, {@code
+   * "segment header"}, {@code "end of input"}), or {@code null}.
+   */
+  public String structure() {
+    return structure;
+  }
+
+  /** What was expected and found, without the location. */
+  public String detail() {
+    return detail;
+  }
+
   /** The RESULT parser's error if that is what rejected the frame, else {@code null}. */
   public CqlParseException parseError() {
     return getCause() instanceof CqlParseException e ? e : null;
+  }
+
+  @Override
+  public String getMessage() {
+    StringBuilder sb = new StringBuilder(96);
+    if (streamId >= 0) {
+      sb.append("stream ").append(streamId).append(": ");
+    }
+    sb.append(detail != null ? detail : reason.name().toLowerCase(Locale.ROOT).replace('_', ' '));
+    if (offset >= 0) {
+      if (structure != null) {
+        sb.append(" (").append(structure).append(" at offset ").append(offset).append(')');
+      } else {
+        sb.append(" (connection offset ").append(offset).append(')');
+      }
+    }
+    return sb.toString();
   }
 }

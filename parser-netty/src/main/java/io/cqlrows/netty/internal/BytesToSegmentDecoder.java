@@ -1,16 +1,15 @@
 package io.cqlrows.netty.internal;
 
 import io.cqlrows.netty.frame.CqlFrameException;
-import io.cqlrows.netty.internal.CompressionException;
-import io.cqlrows.netty.internal.Decompressors;
+import io.cqlrows.netty.frame.CqlFrameException.Reason;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
-import io.netty.handler.codec.ByteToMessageDecoder;
 import java.util.List;
+import java.util.Objects;
 
 /**
  * Splits the bytes of a v5 connection (after READY or AUTHENTICATE) into {@link Segment}s
- * (native_protocol_v5.spec sections 2.1 and 2.2; Cassandra's {@code FrameDecoderCrc} and {@code
+ * (native_protocol_v5.spec section 2; Cassandra's {@code FrameDecoderCrc} and {@code
  * FrameDecoderLZ4}).
  *
  * <pre>
@@ -19,36 +18,39 @@ import java.util.List;
  *               payload (raw LZ4 block; stored as is when uncompressed length is 0) crc32(4 LE)
  * </pre>
  *
- * <p>The header CRC24 is verified before the length is trusted, and the payload's seeded CRC32
- * before it is used; LZ4 payloads are decompressed with a safe decompressor to exactly the
- * declared length (at most 128 KiB, so nothing large is ever allocated from a header).
+ * <p><b>States.</b> {@code HEADER}: the header's CRC24 is verified before its length is trusted
+ * (with {@link SegmentFormat#DETECT}, the first header also tells the format). {@code PAYLOAD}:
+ * the whole segment is awaited, its seeded CRC32 verified before the payload is used, and an LZ4
+ * payload decompressed with a safe decompressor to exactly the declared length (at most 128
+ * KiB, so nothing large is ever allocated from a header).
  *
- * <p><b>Errors.</b> A CRC mismatch, a corrupt LZ4 block or a length lie is connection-level: a
- * {@link CqlFrameException} is thrown once, and the decoder is broken from then on: it releases all
- * further input and emits nothing.
+ * <p><b>Errors.</b> A CRC mismatch, a corrupt LZ4 block or input that ends inside a segment is a
+ * connection-level {@link CqlFrameException}, after which the decoder is broken (see {@link
+ * ConnectionDecoder}).
  *
  * <p><b>Reads.</b> A segment of 64 KiB or more that arrives in several reads is copied once into
- * a buffer of its length (see {@link FrameCumulator}), not into buffers that double as they
- * fill. Smaller segments are merged as Netty does.
+ * a buffer of its length (see {@link FrameCumulator}).
  *
- * <p><b>Ownership.</b> Input buffers are released as usual for a {@code ByteToMessageDecoder}.
- * Each segment holds a retained slice of the input or a new decompressed buffer: Ownership
- * transferred (the next handler releases the segment).
+ * <p><b>Ownership.</b> Each segment holds a retained slice of the input or a new decompressed
+ * buffer: Ownership transferred (the next handler releases the segment).
  *
  * <p><b>Threading.</b> One instance per channel; not thread-safe, not {@code @Sharable}.
  */
-public final class BytesToSegmentDecoder extends ByteToMessageDecoder {
+public final class BytesToSegmentDecoder extends ConnectionDecoder {
   private static final int TRAILER_LENGTH = 4;
   private static final int LENGTH_MASK = 0x1FFFF;
 
+  private enum State { HEADER, PAYLOAD }
+
   private SegmentFormat format;
-  /** Offset in the connection's byte stream of the next segment header. */
-  private long offset;
+  private State state = State.HEADER;
   /** Segments decoded so far (for error messages). */
   private long segments;
-  private boolean broken;
-  /** Copies the reads of a large segment once (see {@link FrameCumulator}). */
-  private final FrameCumulator cumulator = new FrameCumulator();
+  /** The segment whose header was read: its offset, lengths and flag. */
+  private long headerOffset;
+  private int payloadLength;
+  private int uncompressedLength;
+  private boolean selfContained;
 
   /**
    * A decoder for one v5 connection.
@@ -59,9 +61,8 @@ public final class BytesToSegmentDecoder extends ByteToMessageDecoder {
    *     messages (0 if unknown)
    */
   public BytesToSegmentDecoder(SegmentFormat format, long startOffset) {
-    this.format = java.util.Objects.requireNonNull(format, "format");
-    this.offset = startOffset;
-    setCumulator(cumulator);
+    super(startOffset);
+    this.format = Objects.requireNonNull(format, "format");
   }
 
   /** The header format in use ({@link SegmentFormat#DETECT} until the first header arrived). */
@@ -69,57 +70,35 @@ public final class BytesToSegmentDecoder extends ByteToMessageDecoder {
     return format;
   }
 
-  /** True after a connection-level error: all further input is discarded. */
-  public boolean isBroken() {
-    return broken;
-  }
-
-  /** Offset in the connection's byte stream of the next segment header. */
-  public long consumedBytes() {
-    return offset;
+  @Override
+  Object state() {
+    return state;
   }
 
   @Override
-  public void channelRead(ChannelHandlerContext ctx, Object msg) throws Exception {
-    if (broken && msg instanceof ByteBuf discarded) {
-      discarded.release();
-      return;
-    }
-    super.channelRead(ctx, msg);
-  }
-
-  @Override
-  protected void decode(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) {
-    if (broken) {
-      in.skipBytes(in.readableBytes());
-      return;
-    }
-    try {
-      cumulator.merge(); // until a large incomplete segment says otherwise
-      Segment segment = decodeSegment(ctx, in);
-      if (segment != null) {
-        out.add(segment);
-      }
-    } catch (CqlFrameException e) {
-      cumulator.merge();
-      broken = true;
-      in.skipBytes(in.readableBytes());
-      throw e;
+  void decodeStep(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) {
+    switch (state) {
+      case HEADER -> decodeHeader(in);
+      case PAYLOAD -> decodePayload(ctx, in, out);
+      default -> throw new AssertionError(state);
     }
   }
 
-  private Segment decodeSegment(ChannelHandlerContext ctx, ByteBuf in) {
+  private void decodeHeader(ByteBuf in) {
+    cumulator.merge();
     if (format == SegmentFormat.DETECT) {
       if (in.readableBytes() < SegmentFormat.DETECT.headerLength()) {
-        return null;
+        return;
       }
+      headerOffset = offsetOf(in.readerIndex());
       format = detect(in);
     }
     int headerLength = format.headerLength();
     if (in.readableBytes() < headerLength) {
-      return null;
+      return;
     }
     int h = in.readerIndex();
+    headerOffset = offsetOf(h);
     int wordBytes = headerLength - 3;
     long word = wordBytes == 3
         ? in.getUnsignedMediumLE(h)
@@ -127,38 +106,44 @@ public final class BytesToSegmentDecoder extends ByteToMessageDecoder {
     int crc24 = in.getUnsignedMediumLE(h + wordBytes);
     int computed = Crc.crc24(in, h, wordBytes);
     if (crc24 != computed) {
-      throw error(String.format("header CRC24 mismatch: 0x%06x (computed: 0x%06x)",
-          crc24, computed));
+      throw error(Reason.CRC24_MISMATCH, String.format(
+          "header CRC24 mismatch: 0x%06x (computed: 0x%06x)", crc24, computed), null);
     }
-    int payloadLength = (int) (word & LENGTH_MASK);
-    int uncompressedLength = wordBytes == 3 ? 0 : (int) ((word >>> 17) & LENGTH_MASK);
-    boolean selfContained = ((word >>> (wordBytes == 3 ? 17 : 34)) & 1) != 0;
+    payloadLength = (int) (word & LENGTH_MASK);
+    uncompressedLength = wordBytes == 3 ? 0 : (int) ((word >>> 17) & LENGTH_MASK);
+    selfContained = ((word >>> (wordBytes == 3 ? 17 : 34)) & 1) != 0;
+    state = State.PAYLOAD;
+  }
+
+  private void decodePayload(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) {
+    int headerLength = format.headerLength();
     int total = headerLength + payloadLength + TRAILER_LENGTH;
     if (in.readableBytes() < total) {
       cumulator.expect(total);
-      return null;
+      return;
     }
-    int p = h + headerLength;
+    cumulator.merge();
+    int p = in.readerIndex() + headerLength;
     int crc32 = in.getIntLE(p + payloadLength);
-    int computed32 = Crc.crc32(in, p, payloadLength);
-    if (crc32 != computed32) {
-      throw error(String.format("payload CRC32 mismatch: 0x%08x (computed: 0x%08x)",
-          crc32, computed32));
+    int computed = Crc.crc32(in, p, payloadLength);
+    if (crc32 != computed) {
+      throw error(Reason.CRC32_MISMATCH, String.format(
+          "payload CRC32 mismatch: 0x%08x (computed: 0x%08x)", crc32, computed), null);
     }
     ByteBuf payload = uncompressedLength == 0
         ? in.retainedSlice(p, payloadLength)
-        : decompress(ctx, in.slice(p, payloadLength), uncompressedLength);
+        : decompress(ctx, in.slice(p, payloadLength));
     in.skipBytes(total);
-    offset += total;
     segments++;
-    return new Segment(payload, selfContained);
+    state = State.HEADER;
+    out.add(new Segment(payload, selfContained));
   }
 
-  private ByteBuf decompress(ChannelHandlerContext ctx, ByteBuf block, int length) {
+  private ByteBuf decompress(ChannelHandlerContext ctx, ByteBuf block) {
     try {
-      return Decompressors.lz4Block(ctx.alloc(), block, length);
+      return Decompressors.lz4Block(ctx.alloc(), block, uncompressedLength);
     } catch (CompressionException e) {
-      throw error("LZ4 payload: " + e.getMessage());
+      throw error(Reason.CORRUPT_COMPRESSION, "LZ4 payload: " + e.getMessage(), e);
     }
   }
 
@@ -171,24 +156,22 @@ public final class BytesToSegmentDecoder extends ByteToMessageDecoder {
     if (Crc.crc24(in, h, 5) == in.getUnsignedMediumLE(h + 5)) {
       return SegmentFormat.LZ4;
     }
-    throw error("header CRC24 matches neither the uncompressed nor the LZ4 segment format");
+    throw error(Reason.CRC24_MISMATCH,
+        "header CRC24 matches neither the uncompressed nor the LZ4 segment format", null);
   }
 
-  private CqlFrameException error(String detail) {
-    return CqlFrameException.connectionError(offset,
-        detail + " in segment " + segments, "segment header");
+  private CqlFrameException error(Reason reason, String detail, Throwable cause) {
+    return CqlFrameException.connectionError(reason, headerOffset, "segment header",
+        detail + " in segment " + segments, cause);
   }
 
   @Override
-  protected void decodeLast(ChannelHandlerContext ctx, ByteBuf in, List<Object> out)
-      throws Exception {
-    super.decodeLast(ctx, in, out);
-    if (broken || !in.isReadable()) {
-      return;
+  CqlFrameException endOfInput(ByteBuf in) {
+    if (!in.isReadable()) {
+      return null;
     }
-    int have = in.readableBytes();
-    broken = true;
-    in.skipBytes(have);
-    throw error("input ends inside a segment, after " + have + " bytes");
+    headerOffset = offsetOf(in.readerIndex());
+    return error(Reason.TRUNCATED,
+        "input ends inside a segment, after " + in.readableBytes() + " bytes", null);
   }
 }

@@ -1,13 +1,11 @@
 package io.cqlrows.netty.internal;
 
-import io.cqlrows.core.CqlParseException;
 import io.cqlrows.netty.compression.Compression;
 import io.cqlrows.netty.frame.CqlFrameException;
+import io.cqlrows.netty.frame.CqlFrameException.Reason;
 import io.cqlrows.netty.frame.Frame;
 import io.cqlrows.netty.frame.FramePrelude;
 import io.cqlrows.netty.frame.Opcode;
-import io.cqlrows.netty.internal.CompressionException;
-import io.cqlrows.netty.internal.Decompressors;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 
@@ -18,7 +16,7 @@ import io.netty.buffer.ByteBufAllocator;
  *
  * <p>Errors: a body that cannot be decompressed is connection-level (the compression stream is
  * broken); an undefined opcode or a malformed prelude is frame-local. Both are thrown as {@link
- * CqlFrameException}.
+ * CqlFrameException}, which the decoders fire.
  *
  * <p><b>Ownership.</b> The envelope is borrowed. The frame holds a retained slice of it, or of the
  * decompressed body, taken after the last check that can throw. Stateless.
@@ -48,7 +46,7 @@ final class Envelopes {
     int opcodeByte = envelope.getUnsignedByte(h + 4);
     Opcode opcode = Opcode.fromCode(opcodeByte);
     if (opcode == null) {
-      throw CqlFrameException.frameError(streamId, offset,
+      throw CqlFrameException.frameError(Reason.UNKNOWN_OPCODE, streamId, offset,
           String.format("opcode: 0x%02x (expected: an opcode of protocol v3-v5)", opcodeByte),
           null);
     }
@@ -75,12 +73,12 @@ final class Envelopes {
         case SNAPPY:
           return Decompressors.snappyBody(alloc, body, maxBodyLength);
         default:
-          throw CqlFrameException.connectionError(offset,
+          throw CqlFrameException.connectionError(Reason.UNEXPECTED_COMPRESSION, offset,
               "frame body is compressed (flag 0x01) but no compression was negotiated");
       }
     } catch (CompressionException e) {
-      throw CqlFrameException.connectionError(offset,
-          compression + " frame body: " + e.getMessage());
+      throw CqlFrameException.connectionError(Reason.CORRUPT_COMPRESSION, offset,
+          "frame header", compression + " frame body: " + e.getMessage(), e);
     }
   }
 
@@ -92,10 +90,10 @@ final class Envelopes {
     FramePrelude prelude;
     try {
       prelude = reader.read(flags, response);
-    } catch (CqlParseException e) {
-      throw CqlFrameException.frameError(streamId,
-          bodyOffset < 0 ? -1 : bodyOffset + Math.max(0, e.offset()),
-          "malformed frame prelude: " + e.getMessage(), e);
+    } catch (PreludeReader.Malformed e) {
+      throw CqlFrameException.frameError(Reason.BAD_PRELUDE, streamId,
+          bodyOffset < 0 ? -1 : bodyOffset + e.offset,
+          "malformed frame prelude: " + e.getMessage(), null);
     }
     int from = reader.position();
     int skipped = from - body.readerIndex();
@@ -140,10 +138,9 @@ final class Envelopes {
     FramePrelude prelude;
     try {
       prelude = reader.read(flags, true);
-    } catch (CqlParseException e) {
-      boolean incomplete = bodyEnd - h - HEADER_LENGTH < bodyLength;
-      return e.reason() == CqlParseException.Reason.TRUNCATED && incomplete
-          ? StreamStart.WAIT : null;
+    } catch (PreludeReader.Malformed e) {
+      // a prelude cut by the end of what arrived: wait; one cut by its body: not one to stream
+      return bodyEnd - h - HEADER_LENGTH < bodyLength ? StreamStart.WAIT : null;
     }
     int preludeLength = reader.position() - h - HEADER_LENGTH;
     if (preludeLength == bodyLength) {

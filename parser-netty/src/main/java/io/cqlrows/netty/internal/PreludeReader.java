@@ -24,6 +24,20 @@ import java.util.UUID;
 final class PreludeReader {
   private static final int UUID_LENGTH = 16;
 
+  /** A prelude that runs past the body: where, and what was being read. */
+  static final class Malformed extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
+    /** Offset from the first byte after the header. */
+    final int offset;
+
+    Malformed(String field, int offset, long need, int have) {
+      super("truncated " + field + " at offset " + offset + ": need " + need + " bytes, have "
+          + have, null, false, false);
+      this.offset = offset;
+    }
+  }
+
   private final ByteBuf buf;
   /** Index of the first body byte (offsets in errors are relative to it). */
   private final int start;
@@ -51,24 +65,20 @@ final class PreludeReader {
    *     asks for tracing
    */
   FramePrelude read(int flags, boolean response) {
-    try {
-      UUID tracingId = null;
-      if (response && (flags & Frame.FLAG_TRACING) != 0) {
-        require(UUID_LENGTH, "tracing_id");
-        tracingId = new UUID(buf.getLong(position), buf.getLong(position + 8));
-        position += UUID_LENGTH;
-      }
-      List<String> warnings =
-          (flags & Frame.FLAG_WARNING) != 0 ? readStringList("warnings") : List.of();
-      Map<String, byte[]> payload =
-          (flags & Frame.FLAG_CUSTOM_PAYLOAD) != 0 ? readBytesMap("custom_payload") : Map.of();
-      if (tracingId == null && warnings.isEmpty() && payload.isEmpty()) {
-        return FramePrelude.NONE;
-      }
-      return new FramePrelude(tracingId, warnings, payload);
-    } catch (CqlParseException e) {
-      throw e.withContext(buf, start, -1, -1, null, null);
+    UUID tracingId = null;
+    if (response && (flags & Frame.FLAG_TRACING) != 0) {
+      require(UUID_LENGTH, "tracing_id");
+      tracingId = new UUID(buf.getLong(position), buf.getLong(position + 8));
+      position += UUID_LENGTH;
     }
+    List<String> warnings =
+        (flags & Frame.FLAG_WARNING) != 0 ? readStringList("warnings") : List.of();
+    Map<String, byte[]> payload =
+        (flags & Frame.FLAG_CUSTOM_PAYLOAD) != 0 ? readBytesMap("custom_payload") : Map.of();
+    if (tracingId == null && warnings.isEmpty() && payload.isEmpty()) {
+      return FramePrelude.NONE;
+    }
+    return new FramePrelude(tracingId, warnings, payload);
   }
 
   /** {@code [string list]}: a [short] n, then n [string]. */
@@ -129,8 +139,7 @@ final class PreludeReader {
 
   private void require(long n, String field) {
     if (n > end - position) {
-      throw CqlParseException.at(Reason.TRUNCATED, field, position, null,
-          "need " + n + " bytes, have " + (end - position));
+      throw new Malformed(field, position - start, n, end - position);
     }
   }
 }

@@ -3,6 +3,7 @@ package io.cqlrows.netty.internal;
 import io.cqlrows.core.ParseLimits;
 import io.cqlrows.netty.compression.Compression;
 import io.cqlrows.netty.frame.CqlFrameException;
+import io.cqlrows.netty.frame.CqlFrameException.Reason;
 import io.cqlrows.netty.frame.Frame;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.CompositeByteBuf;
@@ -12,22 +13,24 @@ import io.netty.handler.codec.TooLongFrameException;
 import java.util.List;
 
 /**
- * Turns v5 {@link Segment}s into {@link Frame}s (native_protocol_v5.spec section 1): a
- * self-contained segment holds one or more whole envelopes, each decoded in turn; a large envelope
- * arrives as consecutive non-self-contained slices, gathered without copying into a {@link
- * CompositeByteBuf} until the length in its header is reached.
+ * Turns v5 {@link Segment}s into {@link Frame}s (native_protocol_v5.spec section 2): a
+ * self-contained segment holds one or more whole envelopes, each decoded in turn; a large
+ * envelope arrives as consecutive non-self-contained slices.
  *
- * <p><b>Limits.</b> A gathered envelope whose body exceeds {@link
- * ParseLimits#maxFrameBodyLength()} is not gathered: its slices are released as they come, and a
- * frame-local {@link CqlFrameException} (cause: Netty's {@link TooLongFrameException}) is fired for
- * its stream once they are all skipped. An envelope over the limit inside a self-contained segment
- * is skipped and reported the same way.
+ * <p><b>States.</b> {@code IDLE}: between envelopes. {@code GATHER}: the slices of a large
+ * envelope are gathered without copying into a {@link CompositeByteBuf} until the length in its
+ * header is reached. {@code STREAM}: a large RESULT body goes on as {@link FrameChunk}s, one per
+ * slice ({@link #streamResultsFrom}). {@code SKIP}: the slices of an envelope whose body is over
+ * {@link ParseLimits#maxFrameBodyLength()} are released as they come, and a frame-local {@link
+ * CqlFrameException} (cause: Netty's {@link TooLongFrameException}) is fired for its stream once
+ * they are all skipped. An envelope over the limit inside a self-contained segment is skipped and
+ * reported the same way.
  *
  * <p><b>Errors.</b> Segments that contradict the envelopes in them (a self-contained segment that
  * ends inside an envelope, slices that run past their envelope, a self-contained segment while an
- * envelope is incomplete, a bad version byte) are connection-level: thrown once, then all further
- * segments are released unread. A bad opcode or prelude is frame-local and fired with {@code
- * ctx.fireExceptionCaught}, in order with the frames.
+ * envelope is incomplete) and a bad version byte or length are connection-level: fired once, then
+ * all further segments are released unread ({@link Breakage}). A bad opcode or prelude is
+ * frame-local and fired in order with the frames.
  *
  * <p><b>Ownership.</b> Segments are released after decoding (by {@link MessageToMessageDecoder});
  * slices kept for gathering are retained and released once the envelope is decoded. Frames are
@@ -39,22 +42,20 @@ public final class SegmentToFrameDecoder extends MessageToMessageDecoder<Segment
   /** Above this many slices the composite consolidates, bounding per-slice overhead. */
   private static final int MAX_COMPONENTS = 1024;
 
+  private enum State { IDLE, GATHER, STREAM, SKIP }
+
   private final int maxBodyLength;
-  /** Slices of the envelope being gathered, or null. */
+  private final Breakage breakage = new Breakage();
+  private final BodyStreaming streaming = new BodyStreaming();
+  private State state = State.IDLE;
+  /** Slices of the envelope being gathered (GATHER), or null. */
   private CompositeByteBuf pending;
   /** 9 + body length of the envelope being gathered, or -1 while its header is incomplete. */
   private long target = -1;
-  /** Bytes still to skip of an envelope over the limit. */
-  private long discarding;
-  private int discardStream;
-  private long discardBodyLength;
-  private boolean broken;
-  /** RESULT bodies of at least this many bytes are streamed; 0: never. */
-  private int streamFrom;
-  /** Bytes still to come of the body being streamed; 0 when none is. */
-  private long streamLeft;
-  /** Stream id of the body being streamed. */
-  private int streamingId;
+  /** Bytes still to skip of an envelope over the limit (SKIP), its stream and body length. */
+  private long skipLeft;
+  private int skipStream;
+  private long skipBodyLength;
 
   /** A decoder with {@link ParseLimits#defaults()}. */
   public SegmentToFrameDecoder() {
@@ -82,16 +83,13 @@ public final class SegmentToFrameDecoder extends MessageToMessageDecoder<Segment
    * @return this decoder
    */
   public SegmentToFrameDecoder streamResultsFrom(int minBodyBytes) {
-    if (minBodyBytes < 0) {
-      throw new IllegalArgumentException("minBodyBytes: " + minBodyBytes + " (expected: >= 0)");
-    }
-    this.streamFrom = minBodyBytes;
+    streaming.threshold(minBodyBytes);
     return this;
   }
 
   /** True after a connection-level error: all further segments are discarded. */
   public boolean isBroken() {
-    return broken;
+    return breakage.isBroken();
   }
 
   /** Bytes of an incomplete large envelope held so far. */
@@ -100,43 +98,51 @@ public final class SegmentToFrameDecoder extends MessageToMessageDecoder<Segment
   }
 
   @Override
-  protected void decode(ChannelHandlerContext ctx, Segment segment, List<Object> out) {
-    if (broken) {
-      return;
+  public void channelRead(ChannelHandlerContext ctx, Object msg) throws Exception {
+    if (!breakage.dropped(msg)) {
+      super.channelRead(ctx, msg);
     }
+  }
+
+  @Override
+  protected void decode(ChannelHandlerContext ctx, Segment segment, List<Object> out) {
     try {
+      ByteBuf p = segment.payload();
       if (segment.selfContained()) {
-        selfContained(ctx, segment.payload());
-      } else {
-        slice(ctx, segment.payload());
+        selfContained(ctx, p);
+        return;
+      }
+      switch (state) {
+        case IDLE -> firstSlice(ctx, p);
+        case GATHER -> gather(ctx, p);
+        case STREAM -> chunk(ctx, p, p.readerIndex(), p.readableBytes());
+        case SKIP -> skip(ctx, p.readableBytes());
+        default -> throw new AssertionError(state);
       }
     } catch (CqlFrameException e) {
-      if (e.connectionLevel()) {
-        broken = true;
-        releasePending();
-      }
-      throw e;
+      // the steps throw only connection-level errors; frame-local ones are fired in order
+      reset();
+      breakage.fail(ctx, e);
     }
   }
 
   private void selfContained(ChannelHandlerContext ctx, ByteBuf p) {
-    if (pending != null || discarding > 0 || streamLeft > 0) {
-      throw CqlFrameException.connectionError(-1, "self-contained segment while a large "
-          + "envelope is incomplete (" + bufferedBytes() + " bytes of it gathered, "
-          + streamLeft + " bytes of a streamed body missing)");
+    if (state != State.IDLE) {
+      throw mismatch("self-contained segment while a large envelope is incomplete ("
+          + bufferedBytes() + " bytes of it gathered, " + streaming.left()
+          + " bytes of a streamed body missing)");
     }
     int i = p.readerIndex();
     int end = p.writerIndex();
     while (i < end) {
       if (end - i < Envelopes.HEADER_LENGTH) {
-        throw CqlFrameException.connectionError(-1,
-            "self-contained segment ends inside an envelope header");
+        throw mismatch("self-contained segment ends inside an envelope header");
       }
       long body = bodyLength(p, i);
       long length = Envelopes.HEADER_LENGTH + body;
       if (length > end - i) {
-        throw CqlFrameException.connectionError(-1, "envelope of " + length
-            + " bytes runs past its self-contained segment (" + (end - i) + " bytes left)");
+        throw mismatch("envelope of " + length + " bytes runs past its self-contained segment ("
+            + (end - i) + " bytes left)");
       }
       if (body > maxBodyLength) {
         ctx.fireExceptionCaught(tooLong(p.getShort(i + 2), body));
@@ -147,23 +153,15 @@ public final class SegmentToFrameDecoder extends MessageToMessageDecoder<Segment
     }
   }
 
-  private void slice(ChannelHandlerContext ctx, ByteBuf p) {
-    if (discarding > 0) {
-      skip(ctx, p.readableBytes());
-      return;
-    }
-    if (streamLeft > 0) {
-      chunk(ctx, p, p.readerIndex(), p.readableBytes());
-      return;
-    }
-    if (pending == null && streamFrom > 0) {
+  /** The first slice of a large envelope: streamed, or gathered. */
+  private void firstSlice(ChannelHandlerContext ctx, ByteBuf p) {
+    if (streaming.threshold() > 0) {
       Envelopes.StreamStart s = Envelopes.streamStart(p, p.readerIndex(), p.writerIndex(), -1,
-          streamFrom, maxBodyLength);
+          streaming.threshold(), maxBodyLength);
       if (s != null && s != Envelopes.StreamStart.WAIT) {
         bodyLength(p, p.readerIndex()); // the version checks every envelope gets
-        streamLeft = s.head().bodyLength();
-        streamingId = s.head().streamId();
-        ctx.fireChannelRead(s.head());
+        ctx.fireChannelRead(streaming.start(s.head()));
+        state = State.STREAM;
         int rest = p.readableBytes() - s.length();
         if (rest > 0) {
           chunk(ctx, p, p.readerIndex() + s.length(), rest);
@@ -172,19 +170,23 @@ public final class SegmentToFrameDecoder extends MessageToMessageDecoder<Segment
       }
       // WAIT: a prelude longer than the first slice; gathered like any envelope
     }
-    if (pending == null) {
-      pending = ctx.alloc().compositeBuffer(MAX_COMPONENTS);
-      target = -1;
-    }
+    pending = ctx.alloc().compositeBuffer(MAX_COMPONENTS);
+    target = -1;
+    state = State.GATHER;
+    gather(ctx, p);
+  }
+
+  private void gather(ChannelHandlerContext ctx, ByteBuf p) {
     pending.addComponent(true, p.retainedSlice());
     if (target < 0 && pending.readableBytes() >= Envelopes.HEADER_LENGTH) {
       long body = bodyLength(pending, 0);
       if (body > maxBodyLength) {
-        discardStream = pending.getShort(2);
-        discardBodyLength = body;
+        skipStream = pending.getShort(2);
+        skipBodyLength = body;
         long seen = pending.readableBytes();
         releasePending();
-        discarding = Envelopes.HEADER_LENGTH + body;
+        skipLeft = Envelopes.HEADER_LENGTH + body;
+        state = State.SKIP;
         skip(ctx, seen);
         return;
       }
@@ -192,45 +194,51 @@ public final class SegmentToFrameDecoder extends MessageToMessageDecoder<Segment
     }
     if (target >= 0 && pending.readableBytes() >= target) {
       if (pending.readableBytes() > target) {
-        throw CqlFrameException.connectionError(-1, "slices of " + pending.readableBytes()
-            + " bytes run past their envelope of " + target + " bytes");
+        throw mismatch("slices of " + pending.readableBytes() + " bytes run past their envelope"
+            + " of " + target + " bytes");
       }
       try {
         emit(ctx, pending);
       } finally {
         releasePending();
+        state = State.IDLE;
       }
     }
   }
 
   /** Fires {@code n} bytes of the streamed body as a chunk. */
   private void chunk(ChannelHandlerContext ctx, ByteBuf p, int index, int n) {
-    if (n > streamLeft) {
-      throw CqlFrameException.connectionError(-1,
-          "slices run past their envelope by " + (n - streamLeft) + " bytes");
+    if (n > streaming.left()) {
+      throw mismatch("slices run past their envelope by " + (n - streaming.left()) + " bytes");
     }
-    streamLeft -= n;
-    ctx.fireChannelRead(new FrameChunk(streamingId, p.retainedSlice(index, n), streamLeft == 0));
+    ctx.fireChannelRead(streaming.chunk(p, index, n));
+    if (!streaming.active()) {
+      state = State.IDLE;
+    }
   }
 
   /** Skips {@code n} bytes of an envelope over the limit; reports it once it is all skipped. */
   private void skip(ChannelHandlerContext ctx, long n) {
-    discarding -= n;
-    if (discarding < 0) {
-      throw CqlFrameException.connectionError(-1,
-          "slices run past their envelope by " + (-discarding) + " bytes");
+    skipLeft -= n;
+    if (skipLeft < 0) {
+      throw mismatch("slices run past their envelope by " + (-skipLeft) + " bytes");
     }
-    if (discarding == 0) {
-      ctx.fireExceptionCaught(tooLong(discardStream, discardBodyLength));
+    if (skipLeft == 0) {
+      state = State.IDLE;
+      ctx.fireExceptionCaught(tooLong(skipStream, skipBodyLength));
     }
   }
 
   /** The frame-local error for an envelope whose body is over the limit. */
   private CqlFrameException tooLong(int streamId, long bodyLength) {
-    return CqlFrameException.frameError(streamId, -1,
+    return CqlFrameException.frameError(Reason.FRAME_TOO_LARGE, streamId, -1,
         "body length: " + bodyLength + " (expected: <= " + maxBodyLength
             + ", ParseLimits.maxFrameBodyLength); frame skipped",
         new TooLongFrameException("frame body of " + bodyLength + " bytes"));
+  }
+
+  private static CqlFrameException mismatch(String detail) {
+    return CqlFrameException.connectionError(Reason.SEGMENT_MISMATCH, -1, null, detail, null);
   }
 
   /** Checks the version byte, then returns the envelope's signed body length. */
@@ -238,13 +246,14 @@ public final class SegmentToFrameDecoder extends MessageToMessageDecoder<Segment
     int versionByte = buf.getUnsignedByte(header);
     int version = versionByte & 0x7F;
     if (version < 5 || version > 6) {
-      throw CqlFrameException.connectionError(-1, String.format(
-          "version byte in segment: 0x%02x (expected: 0x05, 0x06, 0x85 or 0x86)", versionByte));
+      throw CqlFrameException.connectionError(Reason.BAD_VERSION, -1, null, String.format(
+          "version byte in segment: 0x%02x (expected: 0x05, 0x06, 0x85 or 0x86)", versionByte),
+          null);
     }
     int length = buf.getInt(header + 5);
     if (length < 0) {
-      throw CqlFrameException.connectionError(-1,
-          "body length in segment: " + length + " (expected: >= 0)");
+      throw CqlFrameException.connectionError(Reason.BAD_LENGTH, -1, null,
+          "body length in segment: " + length + " (expected: >= 0)", null);
     }
     return length;
   }
@@ -271,6 +280,12 @@ public final class SegmentToFrameDecoder extends MessageToMessageDecoder<Segment
     target = -1;
   }
 
+  /** Back to IDLE, nothing held. */
+  private void reset() {
+    releasePending();
+    state = State.IDLE;
+  }
+
   @Override
   public void handlerRemoved(ChannelHandlerContext ctx) throws Exception {
     releasePending();
@@ -279,13 +294,13 @@ public final class SegmentToFrameDecoder extends MessageToMessageDecoder<Segment
 
   @Override
   public void channelInactive(ChannelHandlerContext ctx) throws Exception {
-    boolean incomplete = (pending != null || discarding > 0 || streamLeft > 0) && !broken;
+    boolean incomplete = state != State.IDLE && !breakage.isBroken();
     int held = bufferedBytes();
-    releasePending();
+    reset();
     if (incomplete) {
-      broken = true;
-      ctx.fireExceptionCaught(CqlFrameException.connectionError(-1,
-          "input ends inside an envelope split across segments, after " + held + " bytes"));
+      breakage.fail(ctx, CqlFrameException.connectionError(Reason.TRUNCATED, -1, null,
+          "input ends inside an envelope split across segments, after " + held + " bytes",
+          null));
     }
     super.channelInactive(ctx);
   }

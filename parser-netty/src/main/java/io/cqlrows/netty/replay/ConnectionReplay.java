@@ -11,13 +11,10 @@ import io.cqlrows.core.RowsResult;
 import io.cqlrows.core.TabletRouting;
 import io.cqlrows.core.RowSink;
 import io.cqlrows.netty.frame.CqlFrameException;
+import io.cqlrows.netty.frame.CqlFrameException.Reason;
 import io.cqlrows.netty.CqlPipeline;
 import io.cqlrows.netty.client.CqlServerError;
 import io.cqlrows.netty.client.SupportedOptions;
-import io.cqlrows.netty.internal.BytesToFrameDecoder;
-import io.cqlrows.netty.internal.BytesToSegmentDecoder;
-import io.cqlrows.netty.internal.SegmentFormat;
-import io.cqlrows.netty.internal.SegmentToFrameDecoder;
 import io.cqlrows.netty.internal.StreamSync;
 import io.cqlrows.netty.frame.Frame;
 import io.cqlrows.netty.frame.Opcode;
@@ -42,7 +39,7 @@ import java.util.Objects;
  *
  * <p>Responses are matched to requests first-in, first-out per stream id (a client reuses a stream
  * only after its response). Framing and compression are detected in each direction ({@link
- * BytesToFrameDecoder#detecting}). Without the client side, queries are unknown and the cells of
+ * CqlPipeline#installDecoders}). Without the client side, queries are unknown and the cells of
  * {@code No_metadata} results are delivered as raw bytes.
  *
  * <p><b>Protocol extensions.</b> The STARTUP in the client's bytes says which extensions (ScyllaDB's
@@ -173,22 +170,23 @@ public final class ConnectionReplay {
   private static void feed(byte[] bytes, boolean midStream, boolean fromClient,
       ParseLimits limits, ChannelInboundHandlerAdapter handler, ReplayListener listener) {
     int start = 0;
-    SegmentFormat segments = null;
+    boolean segments = false;
     if (midStream) {
       StreamSync.Start s = StreamSync.find(Unpooled.wrappedBuffer(bytes),
           limits.maxFrameBodyLength());
       if (s == null) {
-        throw CqlFrameException.connectionError(-1, "capture starts mid-connection and no "
-            + "frame or segment boundary could be proved in its " + bytes.length + " bytes");
+        throw CqlFrameException.connectionError(Reason.NO_BOUNDARY, -1, null, "capture starts "
+            + "mid-connection and no frame or segment boundary could be proved in its "
+            + bytes.length + " bytes", null);
       }
       start = s.offset();
-      segments = s.segments();
+      segments = s.segments() != null;
       listener.onSkipped(fromClient, start);
     }
     Errors errors = new Errors();
     EmbeddedChannel channel = new EmbeddedChannel();
     try {
-      install(channel, segments, start, limits);
+      CqlPipeline.installDecoders(channel.pipeline(), limits, segments ? start : -1);
       channel.pipeline().addLast(handler, errors);
       for (int at = start; at < bytes.length && errors.fatal == null; at += CHUNK_SIZE) {
         int n = Math.min(CHUNK_SIZE, bytes.length - at);
@@ -208,19 +206,6 @@ public final class ConnectionReplay {
     }
   }
 
-  private static void install(EmbeddedChannel channel, SegmentFormat segments, int offset,
-      ParseLimits limits) {
-    if (segments == null) {
-      channel.pipeline().addLast(CqlPipeline.BYTES_TO_FRAME_DECODER,
-          BytesToFrameDecoder.detecting(limits));
-    } else {
-      channel.pipeline().addLast(CqlPipeline.BYTES_TO_SEGMENT_DECODER,
-          new BytesToSegmentDecoder(segments, offset));
-      channel.pipeline().addLast(CqlPipeline.SEGMENT_TO_FRAME_DECODER,
-          new SegmentToFrameDecoder(limits));
-    }
-  }
-
   /** Records the first connection-level error; frame-local ones went to the listener. */
   private static final class Errors extends ChannelInboundHandlerAdapter {
     CqlFrameException fatal;
@@ -237,7 +222,8 @@ public final class ConnectionReplay {
       }
       if (fatal == null) {
         fatal = cause instanceof CqlFrameException e
-            ? e : CqlFrameException.connectionError(-1, "replay failed: " + cause);
+            ? e : CqlFrameException.connectionError(Reason.UNEXPECTED, -1, null,
+                "replay failed: " + cause, cause);
       }
     }
   }
@@ -306,8 +292,8 @@ public final class ConnectionReplay {
         error = CqlServerError.decode(frame.body(), features);
       } catch (IllegalArgumentException e) {
         listener.onError(response(frame.streamId(), request, null),
-            CqlFrameException.frameError(frame.streamId(), frame.bodyOffset(), e.getMessage(),
-                e));
+            CqlFrameException.frameError(Reason.BAD_RESPONSE, frame.streamId(),
+                frame.bodyOffset(), "ERROR body: " + e.getMessage(), e));
         return;
       }
       listener.onServerError(response(frame.streamId(), request, null), error);
@@ -343,8 +329,7 @@ public final class ConnectionReplay {
             ? TabletRouting.fromPayload(frame.customPayload()) : null;
       } catch (CqlParseException e) {
         listener.onError(response(frame.streamId(), request, null),
-            CqlFrameException.frameError(frame.streamId(), -1,
-                "custom payload " + TabletRouting.PAYLOAD_KEY + ": " + e.getMessage(), e));
+            CqlFrameException.badPayload(frame.streamId(), TabletRouting.PAYLOAD_KEY, e));
         return;
       }
       Response response = response(frame.streamId(), request, tablets);
@@ -359,9 +344,8 @@ public final class ConnectionReplay {
       try {
         result = reader(frame).read(frame.body(), sink, columns);
       } catch (CqlParseException e) {
-        listener.onError(response, CqlFrameException.frameError(frame.streamId(),
-            frame.bodyOffset() < 0 ? -1 : frame.bodyOffset() + Math.max(0, e.offset()),
-            e.getMessage(), e));
+        listener.onError(response,
+            CqlFrameException.badResult(frame.streamId(), frame.bodyOffset(), e));
         return;
       }
       remember(request, result);

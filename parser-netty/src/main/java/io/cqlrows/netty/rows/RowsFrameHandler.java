@@ -9,6 +9,7 @@ import io.cqlrows.core.ResultStream;
 import io.cqlrows.core.TabletRouting;
 import io.cqlrows.core.RowSink;
 import io.cqlrows.netty.frame.CqlFrameException;
+import io.cqlrows.netty.frame.CqlFrameException.Reason;
 import io.cqlrows.netty.frame.Frame;
 import io.cqlrows.netty.internal.FrameChunk;
 import io.cqlrows.netty.internal.FrameHead;
@@ -45,8 +46,8 @@ import java.util.function.Function;
  * registration with a {@link RowsFailure}, in stream order; the exception itself, like every
  * other, passes downstream.
  *
- * <p><b>Streaming.</b> When the decoder {@linkplain
- * io.cqlrows.netty.internal.BytesToFrameDecoder#streamResultsFrom streams large results}, a RESULT
+ * <p><b>Streaming.</b> When the decoders {@linkplain
+ * io.cqlrows.netty.CqlPipeline#streamResultsFrom stream large results}, a RESULT
  * arrives as a {@link FrameHead} and {@link FrameChunk}s. For a stream registered with {@link
  * #expectStreaming}, its rows are parsed as the chunks arrive: each complete row reaches the sink
  * at once, and only the bytes of the row in progress are kept ({@link ResultStream}). For any
@@ -214,8 +215,8 @@ public final class RowsFrameHandler extends ChannelInboundHandlerAdapter {
 
   private void onHead(ChannelHandlerContext ctx, FrameHead h) {
     if (head != null) {
-      throw CqlFrameException.connectionError(-1, "frame head on stream " + h.streamId()
-          + " while the body of stream " + head.streamId() + " is incomplete");
+      throw outOfOrder("frame head on stream " + h.streamId() + " while the body of stream "
+          + head.streamId() + " is incomplete");
     }
     head = h;
     Expectation e = expectations.get(h.streamId());
@@ -236,8 +237,7 @@ public final class RowsFrameHandler extends ChannelInboundHandlerAdapter {
   private void onChunk(ChannelHandlerContext ctx, FrameChunk c) {
     try {
       if (head == null || c.streamId() != head.streamId()) {
-        throw CqlFrameException.connectionError(-1, "body chunk on stream " + c.streamId()
-            + " without its frame head");
+        throw outOfOrder("body chunk on stream " + c.streamId() + " without its frame head");
       }
       if (gathered != null) {
         gathered.addComponent(true, c.content().retain());
@@ -257,9 +257,8 @@ public final class RowsFrameHandler extends ChannelInboundHandlerAdapter {
       stream.feed(c.content());
     } catch (CqlParseException e) {
       dropping = true;
-      long at = head.bodyOffset() < 0 ? -1 : head.bodyOffset() + Math.max(0, e.offset());
       ctx.fireChannelRead(new RowsFailure(head.streamId(),
-          CqlFrameException.frameError(head.streamId(), at, e.getMessage(), e)));
+          CqlFrameException.badResult(head.streamId(), head.bodyOffset(), e)));
     }
   }
 
@@ -330,8 +329,11 @@ public final class RowsFrameHandler extends ChannelInboundHandlerAdapter {
   }
 
   private static CqlFrameException tabletsError(int streamId, CqlParseException e) {
-    return CqlFrameException.frameError(streamId, -1,
-        "custom payload " + TabletRouting.PAYLOAD_KEY + ": " + e.getMessage(), e);
+    return CqlFrameException.badPayload(streamId, TabletRouting.PAYLOAD_KEY, e);
+  }
+
+  private static CqlFrameException outOfOrder(String detail) {
+    return CqlFrameException.connectionError(Reason.OUT_OF_ORDER, -1, null, detail, null);
   }
 
   /** Parses and releases the frame; returns the message to fire. */
@@ -348,9 +350,8 @@ public final class RowsFrameHandler extends ChannelInboundHandlerAdapter {
       return new RowsResponse(frame.streamId(), result, frame.flags(), frame.warnings(),
           frame.tracingId(), frame.customPayload(), tablets);
     } catch (CqlParseException e) {
-      long at = frame.bodyOffset() < 0 ? -1 : frame.bodyOffset() + Math.max(0, e.offset());
       return new RowsFailure(frame.streamId(),
-          CqlFrameException.frameError(frame.streamId(), at, e.getMessage(), e));
+          CqlFrameException.badResult(frame.streamId(), frame.bodyOffset(), e));
     } finally {
       frame.release();
     }
@@ -375,8 +376,8 @@ public final class RowsFrameHandler extends ChannelInboundHandlerAdapter {
   @Override
   public void channelInactive(ChannelHandlerContext ctx) throws Exception {
     abandonBody(ctx, "connection closed before the body was complete");
-    failPending(ctx, CqlFrameException.connectionError(-1,
-        "connection closed before the response arrived"));
+    failPending(ctx, CqlFrameException.connectionError(Reason.CONNECTION_CLOSED, -1, null,
+        "connection closed before the response arrived", null));
     super.channelInactive(ctx);
   }
 

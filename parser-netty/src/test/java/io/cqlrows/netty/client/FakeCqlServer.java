@@ -102,9 +102,8 @@ final class FakeCqlServer {
           protected void initChannel(Channel ch) {
             children.add(ch);
             connections.incrementAndGet();
-            Compression bodies = version >= 5 ? Compression.NONE : compression;
-            ch.pipeline().addLast(CqlPipeline.BYTES_TO_FRAME_DECODER,
-                new BytesToFrameDecoder(ParseLimits.defaults(), bodies));
+            // the server's side of the same handlers: requests pass the rows handler untouched
+            CqlPipeline.install(ch.pipeline(), version, compression);
             ch.pipeline().addLast(new Connection());
           }
         })
@@ -202,10 +201,7 @@ final class FakeCqlServer {
           Opcode.READY, new byte[0])));
       compressing = true;
       if (version >= 5) {
-        SegmentFormat format =
-            compression == Compression.LZ4 ? SegmentFormat.LZ4 : SegmentFormat.UNCOMPRESSED;
-        ctx.pipeline().addFirst(new SegmentEncoder(format));
-        CqlPipeline.switchToSegments(ctx.pipeline(), format);
+        CqlPipeline.get(ctx.channel()).switchToSegments();
       }
     }
 

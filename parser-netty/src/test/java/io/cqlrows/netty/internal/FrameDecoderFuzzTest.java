@@ -33,7 +33,7 @@ import java.util.List;
  *
  * <ul>
  *   <li>{@link #v4Frames}: a {@link BytesToFrameDecoder} without compression, with LZ4 or Snappy
- *       bodies, or {@link BytesToFrameDecoder#detecting} ({@link CqlPipeline#installDetecting}),
+ *       bodies, or detecting them ({@link CqlPipeline#installDetecting}),
  *       which also switches to v5 segments after a v5 READY;
  *   <li>{@link #v5Segments}: a v5 connection after {@link CqlPipeline#switchToSegments} ({@link
  *       BytesToSegmentDecoder} and {@link SegmentToFrameDecoder}), uncompressed, LZ4 or detected.
@@ -89,12 +89,12 @@ class FrameDecoderFuzzTest {
     Harness h = new Harness(input);
     int mode = input[0] & 3;
     if (mode == 3) {
-      h.rows = CqlPipeline.installDetecting(h.channel.pipeline(), h.reader, h::sinkFor);
+      h.rows = CqlPipeline.installDetecting(h.channel.pipeline(), h.reader, h::sinkFor).rows();
     } else {
       Compression c = mode == 0 ? Compression.NONE : mode == 1 ? Compression.LZ4
           : Compression.SNAPPY;
       h.rows = CqlPipeline.install(h.channel.pipeline(), Math.min(h.reader.protocolVersion(), 4),
-          h.limits, c, h::sinkFor);
+          c, h.limits, h::sinkFor).rows();
     }
     h.run(Arrays.copyOfRange(input, 2, input.length));
   }
@@ -108,8 +108,16 @@ class FrameDecoderFuzzTest {
     int mode = input[0] & 3;
     SegmentFormat format = mode == 0 ? SegmentFormat.UNCOMPRESSED
         : mode == 1 ? SegmentFormat.LZ4 : SegmentFormat.DETECT;
-    h.rows = CqlPipeline.install(h.channel.pipeline(), 5, h.limits, Compression.NONE, h::sinkFor);
-    CqlPipeline.switchToSegments(h.channel.pipeline(), format);
+    if (format == SegmentFormat.DETECT) {
+      CqlPipeline.installDecoders(h.channel.pipeline(), h.limits, 0);
+      h.rows = new RowsFrameHandler(h.reader, h::sinkFor);
+      h.channel.pipeline().addLast(CqlPipeline.ROWS_FRAME_HANDLER, h.rows);
+    } else {
+      CqlPipeline cql = CqlPipeline.install(h.channel.pipeline(), 5,
+          format == SegmentFormat.LZ4 ? Compression.LZ4 : Compression.NONE, h.limits, h::sinkFor);
+      cql.switchToSegments();
+      h.rows = cql.rows();
+    }
     byte[] stream = Arrays.copyOfRange(input, 2, input.length);
     if ((input[1] & 0x20) != 0) {
       fixChecksums(stream, mode == 1 || mode == 3 ? 5 : 3);

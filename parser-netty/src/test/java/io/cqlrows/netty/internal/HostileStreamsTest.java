@@ -163,15 +163,23 @@ class HostileStreamsTest {
     }
 
     void installV4(Compression compression) {
-      rows = compression == null
+      rows = (compression == null
           ? CqlPipeline.installDetecting(channel.pipeline(), new ResultReader(4, limits), null)
-          : CqlPipeline.install(channel.pipeline(), 4, limits, compression, null);
+          : CqlPipeline.install(channel.pipeline(), 4, compression, limits, null)).rows();
       channel.pipeline().addLast(recorder);
     }
 
     void installV5(SegmentFormat format) {
-      rows = CqlPipeline.install(channel.pipeline(), 5, limits, Compression.NONE, null);
-      CqlPipeline.switchToSegments(channel.pipeline(), format);
+      if (format == SegmentFormat.DETECT) {
+        CqlPipeline.installDecoders(channel.pipeline(), limits, 0);
+        rows = new RowsFrameHandler(new ResultReader(5, limits));
+        channel.pipeline().addLast(CqlPipeline.ROWS_FRAME_HANDLER, rows);
+      } else {
+        CqlPipeline cql = CqlPipeline.install(channel.pipeline(), 5,
+            format == SegmentFormat.LZ4 ? Compression.LZ4 : Compression.NONE, limits, null);
+        cql.switchToSegments();
+        rows = cql.rows();
+      }
       channel.pipeline().addLast(recorder);
     }
 

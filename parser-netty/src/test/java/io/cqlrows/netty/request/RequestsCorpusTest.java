@@ -4,11 +4,12 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.cqlrows.core.ParseLimits;
+import io.cqlrows.netty.CqlPipeline;
 import io.cqlrows.netty.compression.Compression;
-import io.cqlrows.netty.internal.BytesToFrameDecoder;
-import io.cqlrows.netty.internal.BytesToSegmentDecoder;
 import io.cqlrows.netty.frame.Frame;
 import io.cqlrows.netty.frame.Opcode;
+import io.cqlrows.netty.internal.BytesToFrameDecoder;
+import io.cqlrows.netty.internal.BytesToSegmentDecoder;
 import io.cqlrows.netty.internal.Segment;
 import io.cqlrows.netty.internal.SegmentFormat;
 import io.cqlrows.netty.internal.SegmentWriter;
@@ -194,8 +195,8 @@ class RequestsCorpusTest {
         lines.add(line);
       }
     }
-    EmbeddedChannel channel =
-        new EmbeddedChannel(BytesToFrameDecoder.detecting(ParseLimits.defaults()));
+    EmbeddedChannel channel = new EmbeddedChannel();
+    CqlPipeline.installDecoders(channel.pipeline(), ParseLimits.defaults(), -1);
     channel.writeInbound(Unpooled.wrappedBuffer(file));
     channel.checkException();
     List<Recorded> out = new ArrayList<>();

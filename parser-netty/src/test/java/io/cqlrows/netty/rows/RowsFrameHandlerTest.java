@@ -88,7 +88,9 @@ class RowsFrameHandlerTest {
     EmbeddedChannel channel = new EmbeddedChannel(handler);
     handler.expect(7, new RecordingSink());
     handler.expect(3, new RecordingSink());
-    CqlFrameException fatal = CqlFrameException.connectionError(42, "header CRC24 mismatch");
+    CqlFrameException fatal = CqlFrameException.connectionError(
+        CqlFrameException.Reason.CRC24_MISMATCH, 42, "segment header", "header CRC24 mismatch",
+        null);
     channel.pipeline().fireExceptionCaught(fatal);
     RowsFailure first = channel.readInbound();
     RowsFailure second = channel.readInbound();
@@ -183,13 +185,15 @@ class RowsFrameHandlerTest {
     RowsFrameHandler handler = new RowsFrameHandler(new ResultReader(4));
     EmbeddedChannel channel = new EmbeddedChannel(handler);
     handler.expect(4, new RecordingSink());
-    CqlFrameException local = CqlFrameException.frameError(4, 10, "malformed frame prelude", null);
+    CqlFrameException local = CqlFrameException.frameError(
+        CqlFrameException.Reason.BAD_PRELUDE, 4, 10, "malformed frame prelude", null);
     channel.pipeline().fireExceptionCaught(local);
     RowsFailure failure = channel.readInbound();
     assertSame(local, failure.cause());
     assertNull(failure.parseError());
 
-    CqlFrameException fatal = CqlFrameException.connectionError(0, "version byte: 0x07");
+    CqlFrameException fatal = CqlFrameException.connectionError(
+        CqlFrameException.Reason.BAD_VERSION, 0, "version byte: 0x07");
     channel.pipeline().fireExceptionCaught(fatal);
     assertSame(fatal, assertThrows(CqlFrameException.class, channel::checkException));
     assertFalse(channel.finishAndReleaseAll());
