@@ -179,18 +179,21 @@ public final class ColumnarSink implements RowSink {
     columns.get(column).noValue(row);
   }
 
-  @Override
-  public void onObject(int column, Object value) {
+  /** The arrays of {@code column}, with room for the current row. */
+  private ColumnArrays arraysFor(int column) {
     ColumnArrays c = columns.get(column);
     c.ensure(row);
-    c.objects[row] = value;
+    return c;
+  }
+
+  @Override
+  public void onObject(int column, Object value) {
+    arraysFor(column).objects[row] = value;
   }
 
   @Override
   public void onBoolean(int column, boolean value) {
-    ColumnArrays c = columns.get(column);
-    c.ensure(row);
-    c.booleans[row] = value;
+    arraysFor(column).booleans[row] = value;
   }
 
   @Override
@@ -205,9 +208,7 @@ public final class ColumnarSink implements RowSink {
 
   @Override
   public void onInt(int column, int value) {
-    ColumnArrays c = columns.get(column);
-    c.ensure(row);
-    c.ints[row] = value;
+    arraysFor(column).ints[row] = value;
   }
 
   @Override
@@ -217,9 +218,7 @@ public final class ColumnarSink implements RowSink {
 
   @Override
   public void onBigint(int column, long value) {
-    ColumnArrays c = columns.get(column);
-    c.ensure(row);
-    c.longs[row] = value;
+    arraysFor(column).longs[row] = value;
   }
 
   @Override
@@ -234,51 +233,42 @@ public final class ColumnarSink implements RowSink {
 
   @Override
   public void onUuid(int column, long mostSigBits, long leastSigBits) {
-    ColumnArrays c = columns.get(column);
-    c.ensure(row);
+    ColumnArrays c = arraysFor(column);
     c.longs[2 * row] = mostSigBits;
     c.longs[2 * row + 1] = leastSigBits;
   }
 
   @Override
   public void onFloat(int column, float value) {
-    ColumnArrays c = columns.get(column);
-    c.ensure(row);
-    c.floats[row] = value;
+    arraysFor(column).floats[row] = value;
   }
 
   @Override
   public void onDouble(int column, double value) {
-    ColumnArrays c = columns.get(column);
-    c.ensure(row);
-    c.doubles[row] = value;
+    arraysFor(column).doubles[row] = value;
   }
 
   @Override
   public void onFloatVector(int column, FloatVector value) {
-    ColumnArrays c = columns.get(column);
-    c.ensure(row);
+    ColumnArrays c = arraysFor(column);
     value.copyTo(c.floats, row * c.width);
   }
 
   @Override
   public void onDoubleVector(int column, DoubleVector value) {
-    ColumnArrays c = columns.get(column);
-    c.ensure(row);
+    ColumnArrays c = arraysFor(column);
     value.copyTo(c.doubles, row * c.width);
   }
 
   @Override
   public void onIntVector(int column, IntVector value) {
-    ColumnArrays c = columns.get(column);
-    c.ensure(row);
+    ColumnArrays c = arraysFor(column);
     value.copyTo(c.ints, row * c.width);
   }
 
   @Override
   public void onLongVector(int column, LongVector value) {
-    ColumnArrays c = columns.get(column);
-    c.ensure(row);
+    ColumnArrays c = arraysFor(column);
     value.copyTo(c.longs, row * c.width);
   }
 
