@@ -12,7 +12,6 @@ import io.cqlrows.core.type.UdtType;
 import io.cqlrows.core.type.VectorType;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 
 /**
@@ -25,36 +24,10 @@ import java.util.Objects;
  * than Cassandra in a few places that no server produces: parameters must be separated by exactly
  * one comma (no leading, doubled or trailing commas), and the whole string must be consumed.
  *
- * <p>This class is the grammar; {@link TypeNameScanner} reads the characters and tokens.
+ * <p>This class is the grammar; {@link TypeNameScanner} reads the characters and tokens, and
+ * {@link MarshalTypes} names the marshal classes of the native types.
  */
 final class CustomTypeNameParser {
-  /** The package assumed for a class name without a {@code '.'}. */
-  static final String MARSHAL_PACKAGE = "org.apache.cassandra.db.marshal.";
-
-  private static final Map<String, NativeType> NATIVE =
-      Map.ofEntries(
-          Map.entry("AsciiType", NativeType.ASCII),
-          Map.entry("LongType", NativeType.BIGINT),
-          Map.entry("BytesType", NativeType.BLOB),
-          Map.entry("BooleanType", NativeType.BOOLEAN),
-          Map.entry("CounterColumnType", NativeType.COUNTER),
-          Map.entry("DecimalType", NativeType.DECIMAL),
-          Map.entry("DoubleType", NativeType.DOUBLE),
-          Map.entry("FloatType", NativeType.FLOAT),
-          Map.entry("Int32Type", NativeType.INT),
-          Map.entry("UTF8Type", NativeType.TEXT),
-          Map.entry("TimestampType", NativeType.TIMESTAMP),
-          Map.entry("DateType", NativeType.TIMESTAMP),
-          Map.entry("UUIDType", NativeType.UUID),
-          Map.entry("IntegerType", NativeType.VARINT),
-          Map.entry("TimeUUIDType", NativeType.TIMEUUID),
-          Map.entry("InetAddressType", NativeType.INET),
-          Map.entry("SimpleDateType", NativeType.DATE),
-          Map.entry("TimeType", NativeType.TIME),
-          Map.entry("ShortType", NativeType.SMALLINT),
-          Map.entry("ByteType", NativeType.TINYINT),
-          Map.entry("DurationType", NativeType.DURATION));
-
   private final TypeNameScanner in;
   private final ParseLimits limits;
 
@@ -129,9 +102,9 @@ final class CustomTypeNameParser {
     int start = in.position();
     String name = in.readIdentifier("type name");
     int nameEnd = in.position();
-    String simple = simpleMarshalName(name);
+    String simple = MarshalTypes.simpleName(name);
     in.skipBlanks();
-    NativeType nativeType = NATIVE.get(simple);
+    NativeType nativeType = MarshalTypes.nativeType(simple);
     if (nativeType != null) {
       if (in.peek('(')) {
         skipDefaultParameters();
@@ -158,14 +131,6 @@ final class CustomTypeNameParser {
       default:
         return unknown(start, nameEnd, depth);
     }
-  }
-
-  /** The name without the marshal package, or "" for a class outside that package. */
-  static String simpleMarshalName(String name) {
-    if (name.indexOf('.') < 0) {
-      return name;
-    }
-    return name.startsWith(MARSHAL_PACKAGE) ? name.substring(MARSHAL_PACKAGE.length()) : "";
   }
 
   /** Skips {@code ()}, {@code (reversed)}, {@code (reversed=true)}: they never change the type. */
