@@ -100,6 +100,7 @@ final class InlineCells {
       sink.onEmpty(column);
       return;
     }
+    // a case per kind, alike but for the width and the sink event: each sink call site is its own
     switch (kind) {
       case BOOLEAN:
         check(d, p, 1, len);
