@@ -198,7 +198,10 @@ final class CollectionDeserializers {
     }
   }
 
-  /** A tuple: a {@link TupleValue}. */
+  /**
+   * A tuple: a {@link TupleValue}. Like {@link UdtDeserializer}, it reads its components with
+   * {@link CollectionDeserializers#readFields}; the two differ only in the value class they build.
+   */
   static final class TupleDeserializer extends ValueDeserializer.ToObject {
     private final ValueDeserializer[] components;
 

@@ -10,13 +10,8 @@ import io.cqlrows.core.type.SetType;
 import io.cqlrows.core.type.TupleType;
 import io.cqlrows.core.type.UdtType;
 import io.cqlrows.core.type.VectorType;
-import java.nio.ByteBuffer;
-import java.nio.charset.CharacterCodingException;
-import java.nio.charset.CodingErrorAction;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 
 /**
@@ -28,44 +23,16 @@ import java.util.Objects;
  * serves as the reference; this is an independent recursive-descent implementation. It is stricter
  * than Cassandra in a few places that no server produces: parameters must be separated by exactly
  * one comma (no leading, doubled or trailing commas), and the whole string must be consumed.
+ *
+ * <p>This class is the grammar; {@link TypeNameScanner} reads the characters and tokens, and
+ * {@link MarshalTypes} names the marshal classes of the native types.
  */
 final class CustomTypeNameParser {
-  /** The package assumed for a class name without a {@code '.'}. */
-  static final String MARSHAL_PACKAGE = "org.apache.cassandra.db.marshal.";
-
-  private static final String FIELD = "custom type name";
-  private static final int QUOTE_LIMIT = 120;
-
-  private static final Map<String, NativeType> NATIVE =
-      Map.ofEntries(
-          Map.entry("AsciiType", NativeType.ASCII),
-          Map.entry("LongType", NativeType.BIGINT),
-          Map.entry("BytesType", NativeType.BLOB),
-          Map.entry("BooleanType", NativeType.BOOLEAN),
-          Map.entry("CounterColumnType", NativeType.COUNTER),
-          Map.entry("DecimalType", NativeType.DECIMAL),
-          Map.entry("DoubleType", NativeType.DOUBLE),
-          Map.entry("FloatType", NativeType.FLOAT),
-          Map.entry("Int32Type", NativeType.INT),
-          Map.entry("UTF8Type", NativeType.TEXT),
-          Map.entry("TimestampType", NativeType.TIMESTAMP),
-          Map.entry("DateType", NativeType.TIMESTAMP),
-          Map.entry("UUIDType", NativeType.UUID),
-          Map.entry("IntegerType", NativeType.VARINT),
-          Map.entry("TimeUUIDType", NativeType.TIMEUUID),
-          Map.entry("InetAddressType", NativeType.INET),
-          Map.entry("SimpleDateType", NativeType.DATE),
-          Map.entry("TimeType", NativeType.TIME),
-          Map.entry("ShortType", NativeType.SMALLINT),
-          Map.entry("ByteType", NativeType.TINYINT),
-          Map.entry("DurationType", NativeType.DURATION));
-
-  private final String str;
+  private final TypeNameScanner in;
   private final ParseLimits limits;
-  private int pos;
 
   private CustomTypeNameParser(String str, ParseLimits limits) {
-    this.str = str;
+    this.in = new TypeNameScanner(str);
     this.limits = limits;
   }
 
@@ -98,10 +65,10 @@ final class CustomTypeNameParser {
     Objects.requireNonNull(limits, "limits");
     CustomTypeNameParser parser =
         new CustomTypeNameParser(className == null ? "" : className, limits);
-    if (parser.str.length() > limits.maxTypeNameLength()) {
-      throw parser.fail(
+    if (parser.in.length() > limits.maxTypeNameLength()) {
+      throw parser.in.fail(
           Reason.LIMIT_EXCEEDED,
-          "type name of " + parser.str.length() + " chars exceeds the limit of "
+          "type name of " + parser.in.length() + " chars exceeds the limit of "
               + limits.maxTypeNameLength(),
           0);
     }
@@ -109,20 +76,19 @@ final class CustomTypeNameParser {
       return parser.parseWhole();
     } catch (StackOverflowError e) {
       // Only reachable when maxTypeDepth is configured far above any real schema.
-      throw parser.fail(
+      throw parser.in.fail(
           Reason.TYPE_TOO_DEEP,
           "types nest too deeply for the thread's stack (maxTypeDepth " + limits.maxTypeDepth()
-              + ")",
-          parser.pos);
+              + ")");
     }
   }
 
   /** Parses one type that must span the whole string, blanks around it aside. */
   CqlType parseWhole() {
     CqlType type = parseType(1);
-    skipBlanks();
-    if (pos < str.length()) {
-      throw fail(Reason.INVALID_TYPE_NAME, "expected end of string, found " + found(), pos);
+    in.skipBlanks();
+    if (!in.atEnd()) {
+      throw in.fail(Reason.INVALID_TYPE_NAME, "expected end of string, found " + in.found());
     }
     return type;
   }
@@ -130,17 +96,17 @@ final class CustomTypeNameParser {
   /** Parses one type at nesting level {@code depth} (the outermost type is level 1). */
   CqlType parseType(int depth) {
     if (depth > limits.maxTypeDepth()) {
-      throw fail(Reason.TYPE_TOO_DEEP, "types nest deeper than " + limits.maxTypeDepth(), pos);
+      throw in.fail(Reason.TYPE_TOO_DEEP, "types nest deeper than " + limits.maxTypeDepth());
     }
-    skipBlanks();
-    int start = pos;
-    String name = readIdentifier("type name");
-    int nameEnd = pos;
-    String simple = simpleMarshalName(name);
-    skipBlanks();
-    NativeType nativeType = NATIVE.get(simple);
+    in.skipBlanks();
+    int start = in.position();
+    String name = in.readIdentifier("type name");
+    int nameEnd = in.position();
+    String simple = MarshalTypes.simpleName(name);
+    in.skipBlanks();
+    NativeType nativeType = MarshalTypes.nativeType(simple);
     if (nativeType != null) {
-      if (peek('(')) {
+      if (in.peek('(')) {
         skipDefaultParameters();
       }
       return nativeType;
@@ -167,51 +133,43 @@ final class CustomTypeNameParser {
     }
   }
 
-  /** The name without the marshal package, or "" for a class outside that package. */
-  static String simpleMarshalName(String name) {
-    if (name.indexOf('.') < 0) {
-      return name;
-    }
-    return name.startsWith(MARSHAL_PACKAGE) ? name.substring(MARSHAL_PACKAGE.length()) : "";
-  }
-
   /** Skips {@code ()}, {@code (reversed)}, {@code (reversed=true)}: they never change the type. */
   void skipDefaultParameters() {
-    expect('(');
-    skipBlanks();
-    if (consume(')')) {
+    in.expect('(');
+    in.skipBlanks();
+    if (in.consume(')')) {
       return;
     }
     do {
-      skipBlanks();
-      readIdentifier("parameter name");
-      skipBlanks();
-      if (consume('=')) {
-        skipBlanks();
-        readIdentifier("parameter value");
-        skipBlanks();
+      in.skipBlanks();
+      in.readIdentifier("parameter name");
+      in.skipBlanks();
+      if (in.consume('=')) {
+        in.skipBlanks();
+        in.readIdentifier("parameter value");
+        in.skipBlanks();
       }
-    } while (consume(','));
-    expect(')');
+    } while (in.consume(','));
+    in.expect(')');
   }
 
   /** A parenthesised, comma-separated list of types, possibly empty. */
   List<CqlType> typeParameters(int depth) {
-    expect('(');
+    in.expect('(');
     List<CqlType> types = new ArrayList<>();
-    skipBlanks();
-    if (consume(')')) {
+    in.skipBlanks();
+    if (in.consume(')')) {
       return types;
     }
     do {
       if (types.size() == limits.maxUdtFields()) {
-        throw fail(
-            Reason.LIMIT_EXCEEDED, "more than " + limits.maxUdtFields() + " type parameters", pos);
+        throw in.fail(
+            Reason.LIMIT_EXCEEDED, "more than " + limits.maxUdtFields() + " type parameters");
       }
       types.add(parseType(depth + 1));
-      skipBlanks();
-    } while (consume(','));
-    expect(')');
+      in.skipBlanks();
+    } while (in.consume(','));
+    in.expect(')');
     return types;
   }
 
@@ -225,24 +183,24 @@ final class CustomTypeNameParser {
   }
 
   TupleType tuple(int depth) {
-    int at = pos;
+    int at = in.position();
     List<CqlType> components = typeParameters(depth);
     if (components.isEmpty()) {
-      throw fail(Reason.INVALID_TYPE_NAME, "TupleType needs at least 1 component", at);
+      throw in.fail(Reason.INVALID_TYPE_NAME, "TupleType needs at least 1 component", at);
     }
     return new TupleType(components);
   }
 
   /** Type parameters that must number exactly {@code arity}. */
   List<CqlType> exactTypeParameters(String what, int arity, int depth) {
-    int at = pos;
-    if (!peek('(')) {
-      throw fail(
-          Reason.INVALID_TYPE_NAME, "expected '(' after " + what + ", found " + found(), pos);
+    int at = in.position();
+    if (!in.peek('(')) {
+      throw in.fail(
+          Reason.INVALID_TYPE_NAME, "expected '(' after " + what + ", found " + in.found());
     }
     List<CqlType> types = typeParameters(depth);
     if (types.size() != arity) {
-      throw fail(
+      throw in.fail(
           Reason.INVALID_TYPE_NAME,
           what + " takes " + arity + " type parameter" + (arity == 1 ? "" : "s") + ", got "
               + types.size(),
@@ -270,42 +228,41 @@ final class CustomTypeNameParser {
 
   /** {@code UserType(keyspace,hexName,hexField:type,...)}. */
   UdtType udt(int depth) {
-    expect('(');
-    skipBlanks();
-    String keyspace = readIdentifier("keyspace");
-    skipBlanks();
-    expect(',');
-    skipBlanks();
-    String name = readHex("UDT name");
+    in.expect('(');
+    in.skipBlanks();
+    String keyspace = in.readIdentifier("keyspace");
+    in.skipBlanks();
+    in.expect(',');
+    in.skipBlanks();
+    String name = in.readHex("UDT name");
     List<UdtType.Field> fields = new ArrayList<>();
-    skipBlanks();
-    while (consume(',')) {
+    in.skipBlanks();
+    while (in.consume(',')) {
       if (fields.size() == limits.maxUdtFields()) {
-        throw fail(
-            Reason.LIMIT_EXCEEDED, "more than " + limits.maxUdtFields() + " UDT fields", pos);
+        throw in.fail(Reason.LIMIT_EXCEEDED, "more than " + limits.maxUdtFields() + " UDT fields");
       }
-      skipBlanks();
-      String fieldName = readHex("UDT field name");
-      skipBlanks();
-      expect(':');
+      in.skipBlanks();
+      String fieldName = in.readHex("UDT field name");
+      in.skipBlanks();
+      in.expect(':');
       fields.add(new UdtType.Field(fieldName, parseType(depth + 1)));
-      skipBlanks();
+      in.skipBlanks();
     }
-    expect(')');
+    in.expect(')');
     return new UdtType(keyspace, name, fields, false);
   }
 
   /** {@code VectorType(type , dimension)}. */
   VectorType vector(int depth) {
-    expect('(');
+    in.expect('(');
     CqlType element = parseType(depth + 1);
-    skipBlanks();
-    expect(',');
-    skipBlanks();
-    int at = pos;
-    int dimension = dimension(readIdentifier("vector dimension"), at);
-    skipBlanks();
-    expect(')');
+    in.skipBlanks();
+    in.expect(',');
+    in.skipBlanks();
+    int at = in.position();
+    int dimension = dimension(in.readIdentifier("vector dimension"), at);
+    in.skipBlanks();
+    in.expect(')');
     return new VectorType(element, dimension);
   }
 
@@ -315,24 +272,24 @@ final class CustomTypeNameParser {
     boolean negative = token.charAt(0) == '-';
     int i = negative || token.charAt(0) == '+' ? 1 : 0;
     if (i == token.length()) {
-      throw fail(Reason.INVALID_TYPE_NAME, bad + " is not a number", at);
+      throw in.fail(Reason.INVALID_TYPE_NAME, bad + " is not a number", at);
     }
     long value = 0;
     for (; i < token.length(); i++) {
       char c = token.charAt(i);
       if (c < '0' || c > '9') {
-        throw fail(Reason.INVALID_TYPE_NAME, bad + " is not a number", at);
+        throw in.fail(Reason.INVALID_TYPE_NAME, bad + " is not a number", at);
       }
       value = value * 10 + (c - '0');
       if (value > Integer.MAX_VALUE) {
-        throw fail(Reason.INVALID_TYPE_NAME, bad + " is not an int", at);
+        throw in.fail(Reason.INVALID_TYPE_NAME, bad + " is not an int", at);
       }
     }
     if (negative || value == 0) {
-      throw fail(Reason.INVALID_TYPE_NAME, bad + " is not positive", at);
+      throw in.fail(Reason.INVALID_TYPE_NAME, bad + " is not positive", at);
     }
     if (value > limits.maxVectorDimension()) {
-      throw fail(
+      throw in.fail(
           Reason.LIMIT_EXCEEDED, bad + " exceeds the limit of " + limits.maxVectorDimension(), at);
     }
     return (int) value;
@@ -340,118 +297,11 @@ final class CustomTypeNameParser {
 
   /** A class cqlrows does not interpret: skips its parameters, keeps the text verbatim. */
   CustomType unknown(int start, int nameEnd, int depth) {
-    if (!peek('(')) {
-      return new CustomType(str.substring(start, nameEnd));
+    if (!in.peek('(')) {
+      return new CustomType(in.text(start, nameEnd));
     }
-    int open = pos;
-    int level = 0;
-    for (; pos < str.length(); pos++) {
-      char c = str.charAt(pos);
-      if (c == '(') {
-        level++;
-        if (depth + level > limits.maxTypeDepth()) {
-          throw fail(Reason.TYPE_TOO_DEEP, "types nest deeper than " + limits.maxTypeDepth(), pos);
-        }
-      } else if (c == ')') {
-        if (--level == 0) {
-          pos++;
-          return new CustomType(str.substring(start, pos));
-        }
-      } else if (!isIdentifierChar(c) && !isBlank(c) && ",:=>".indexOf(c) < 0) {
-        throw fail(Reason.INVALID_TYPE_NAME, "unexpected " + found(), pos);
-      }
-    }
-    throw fail(Reason.INVALID_TYPE_NAME, "unbalanced '(' opened", open);
+    in.skipParenthesized(depth, limits.maxTypeDepth());
+    return new CustomType(in.text(start, in.position()));
   }
 
-  /** Reads a hex-encoded UTF-8 string (UDT and field names). */
-  String readHex(String what) {
-    int at = pos;
-    String hex = readIdentifier(what);
-    if (hex.length() % 2 != 0) {
-      throw fail(
-          Reason.INVALID_TYPE_NAME, what + " '" + hex + "' has an odd number of hex digits", at);
-    }
-    byte[] bytes = new byte[hex.length() / 2];
-    for (int i = 0; i < bytes.length; i++) {
-      int hi = Character.digit(hex.charAt(2 * i), 16);
-      int lo = Character.digit(hex.charAt(2 * i + 1), 16);
-      if (hi < 0 || lo < 0) {
-        throw fail(Reason.INVALID_TYPE_NAME, what + " '" + hex + "' is not hex", at);
-      }
-      bytes[i] = (byte) (hi << 4 | lo);
-    }
-    try {
-      return StandardCharsets.UTF_8
-          .newDecoder()
-          .onMalformedInput(CodingErrorAction.REPORT)
-          .onUnmappableCharacter(CodingErrorAction.REPORT)
-          .decode(ByteBuffer.wrap(bytes))
-          .toString();
-    } catch (CharacterCodingException e) {
-      throw fail(Reason.INVALID_TYPE_NAME, what + " '" + hex + "' is not UTF-8", at);
-    }
-  }
-
-  /** Reads a non-empty run of identifier characters. */
-  String readIdentifier(String what) {
-    int start = pos;
-    while (pos < str.length() && isIdentifierChar(str.charAt(pos))) {
-      pos++;
-    }
-    if (pos == start) {
-      throw fail(Reason.INVALID_TYPE_NAME, "expected " + what + ", found " + found(), pos);
-    }
-    return str.substring(start, pos);
-  }
-
-  static boolean isIdentifierChar(char c) {
-    return (c >= '0' && c <= '9')
-        || (c >= 'a' && c <= 'z')
-        || (c >= 'A' && c <= 'Z')
-        || c == '-'
-        || c == '+'
-        || c == '.'
-        || c == '_'
-        || c == '&';
-  }
-
-  static boolean isBlank(char c) {
-    return c == ' ' || c == '\t' || c == '\n';
-  }
-
-  void skipBlanks() {
-    while (pos < str.length() && isBlank(str.charAt(pos))) {
-      pos++;
-    }
-  }
-
-  boolean peek(char c) {
-    return pos < str.length() && str.charAt(pos) == c;
-  }
-
-  boolean consume(char c) {
-    if (peek(c)) {
-      pos++;
-      return true;
-    }
-    return false;
-  }
-
-  void expect(char c) {
-    if (!consume(c)) {
-      throw fail(Reason.INVALID_TYPE_NAME, "expected '" + c + "', found " + found(), pos);
-    }
-  }
-
-  /** The character at the current position, for messages. */
-  String found() {
-    return pos < str.length() ? "'" + str.charAt(pos) + "'" : "end of string";
-  }
-
-  CqlParseException fail(Reason reason, String what, int at) {
-    String quoted = str.length() <= QUOTE_LIMIT ? str : str.substring(0, QUOTE_LIMIT) + "...";
-    return CqlParseException.at(
-        reason, FIELD, -1, null, what + " at char " + at + " of \"" + quoted + "\"");
-  }
 }

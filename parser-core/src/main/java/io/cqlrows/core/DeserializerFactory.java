@@ -55,7 +55,7 @@ final class DeserializerFactory {
     } else if (type instanceof VectorType v) {
       return forVector(v, limits);
     } else if (type instanceof CustomType c) {
-      return new ScalarDeserializers.BlobDeserializer(c);
+      return new VariableWidthDeserializers.BlobDeserializer(c);
     }
     throw new AssertionError(type);
   }

@@ -52,7 +52,7 @@ final class InlineCells {
 
   /** The inline kind of a column's deserializer, or {@link #CALL}. */
   static int kindOf(ValueDeserializer d) {
-    if (d instanceof ScalarDeserializers.BlobDeserializer) {
+    if (d instanceof VariableWidthDeserializers.BlobDeserializer) {
       return BLOB;
     }
     if (!(d.type instanceof NativeType n)) {
@@ -85,7 +85,7 @@ final class InlineCells {
    * @param base {@code buf.arrayOffset()} when {@code a} is not null
    * @param buf the body. Borrowed.
    * @param d the column's deserializer: its type names errors (for {@link #TEXT}, the {@link
-   *     ScalarDeserializers.TextDeserializer} that checks the string)
+   *     TextDeserializer} that checks the string)
    */
   static void deliver(int kind, byte[] a, int base, ByteBuf buf, int p, int len, RowSink sink,
       int column, ValueDeserializer d) {
@@ -93,13 +93,14 @@ final class InlineCells {
       String s = a != null
           ? new String(a, base + p, len, StandardCharsets.UTF_8)
           : buf.toString(p, len, StandardCharsets.UTF_8);
-      sink.onString(column, ((ScalarDeserializers.TextDeserializer) d).checkedUtf8(s, buf, p, len));
+      sink.onString(column, ((TextDeserializer) d).checkedUtf8(s, buf, p, len));
       return;
     }
     if (len == 0) {
       sink.onEmpty(column);
       return;
     }
+    // a case per kind, alike but for the width and the sink event: each sink call site is its own
     switch (kind) {
       case BOOLEAN:
         check(d, p, 1, len);

@@ -4,7 +4,6 @@ import io.cqlrows.core.CqlParseException.Reason;
 import io.cqlrows.core.type.CustomType;
 import io.netty.buffer.ByteBuf;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -51,6 +50,7 @@ public final class ResultReader {
   private final int protocolVersion;
   private final ParseLimits limits;
   private final ProtocolFeatures features;
+  private final MetadataReader metadataReader;
   private boolean rawCellsWithoutMetadata;
 
   /** Deserializers per column set, most recently used last. */
@@ -66,10 +66,6 @@ public final class ResultReader {
 
   private ResultColumns lastColumns;
   private ValueDeserializer[] lastDeserializers;
-  /** The column-spec bytes of the last result that carried metadata, and what they parsed to. */
-  private byte[] lastSpecBytes;
-  private int lastSpecKey;
-  private ResultColumns lastSpecColumns;
   /** The columns last made up for a raw No_metadata result. */
   private ResultColumns lastRawColumns;
 
@@ -91,6 +87,7 @@ public final class ResultReader {
     this.protocolVersion = protocolVersion;
     this.limits = java.util.Objects.requireNonNull(limits, "limits");
     this.features = java.util.Objects.requireNonNull(features, "features");
+    this.metadataReader = new MetadataReader(protocolVersion, limits, features);
   }
 
   /** A reader without protocol extensions (a Cassandra connection). */
@@ -202,9 +199,9 @@ public final class ResultReader {
         case SetKeyspaceResult.KIND:
           return new SetKeyspaceResult(in.readString("keyspace"));
         case PreparedResult.KIND:
-          return readPrepared(in);
+          return metadataReader.readPrepared(in);
         case SchemaChangeResult.KIND:
-          return readSchemaChange(in);
+          return MetadataReader.readSchemaChange(in);
         default:
           throw in.error(Reason.UNKNOWN_RESULT_KIND, "kind", at,
               "0x" + Integer.toHexString(kind) + " is not a RESULT kind");
@@ -232,7 +229,7 @@ public final class ResultReader {
    */
   RowsParser readRowsHeader(BodyReader in, RowSink sink, ResultColumns prepared, long bytesLeft) {
     int from = in.position;
-    RowsMetadata metadata = readRowsMetadata(in, prepared);
+    RowsMetadata metadata = metadataReader.readRowsMetadata(in, prepared, rawCellsWithoutMetadata);
     int countAt = in.position;
     int rowCount = in.readInt("rows_count");
     int columnCount = metadata.columnCount();
@@ -265,49 +262,6 @@ public final class ResultReader {
     }
   }
 
-  /**
-   * Rows {@code <metadata>} in the order of native_protocol_v5.spec section 4.2.5.2, which is the
-   * order Cassandra's encoder writes ({@code cql3/ResultSet.java}): paging_state, then
-   * new_metadata_id.
-   */
-  private RowsMetadata readRowsMetadata(BodyReader in, ResultColumns prepared) {
-    int flags = in.readInt("flags");
-    int countAt = in.position;
-    int columnCount = in.readInt("columns_count");
-    checkColumnCount(in, columnCount, countAt);
-    byte[] pagingState = null;
-    if ((flags & RowsMetadata.FLAG_HAS_MORE_PAGES) != 0) {
-      pagingState = in.readBytes("paging_state");
-    }
-    byte[] newMetadataId = null;
-    if ((flags & RowsMetadata.FLAG_METADATA_CHANGED) != 0) {
-      newMetadataId = in.readShortBytes("new_metadata_id");
-    }
-    ResultColumns columns;
-    if ((flags & RowsMetadata.FLAG_NO_METADATA) != 0) {
-      columns = noMetadataColumns(in, prepared, columnCount, countAt);
-    } else {
-      columns = readColumnSpecs(in, flags, columnCount);
-    }
-    return new RowsMetadata(flags, columnCount, pagingState, newMetadataId, columns);
-  }
-
-  private ResultColumns noMetadataColumns(BodyReader in, ResultColumns prepared, int count,
-      int at) {
-    if (prepared == null) {
-      if (!rawCellsWithoutMetadata) {
-        throw in.error(Reason.METADATA_MISMATCH, "columns_count", at,
-            "No_metadata result but no prepared columns were given");
-      }
-      return null; // made up by readRows, once rows_count is known (rawCellsWithoutMetadata)
-    }
-    if (prepared.size() != count) {
-      throw in.error(Reason.METADATA_MISMATCH, "columns_count", at,
-          count + " columns in the result, " + prepared.size() + " in the prepared metadata");
-    }
-    return prepared;
-  }
-
   /** The made-up columns of a raw No_metadata result; the last set is reused. */
   private ResultColumns rawColumns(int count) {
     if (lastRawColumns == null || lastRawColumns.size() != count) {
@@ -321,81 +275,7 @@ public final class ResultReader {
     return lastRawColumns;
   }
 
-  private void checkColumnCount(BodyReader in, int columnCount, int at) {
-    if (columnCount < 0) {
-      throw in.error(Reason.INVALID_COUNT, "columns_count", at,
-          columnCount + " (expected: >= 0)");
-    }
-    if (columnCount > limits.maxColumns()) {
-      throw in.error(Reason.LIMIT_EXCEEDED, "columns_count", at,
-          columnCount + " columns, more than " + limits.maxColumns() + " (ParseLimits.maxColumns)");
-    }
-  }
-
-  /**
-   * {@code [Global_tables_spec] col_spec*}. When the bytes equal the previous result's, the
-   * previous {@link ResultColumns} (and its compiled deserializers) are reused without parsing.
-   */
-  private ResultColumns readColumnSpecs(BodyReader in, int flags, int columnCount) {
-    int key = columnCount * 2 + (flags & RowsMetadata.FLAG_GLOBAL_TABLES_SPEC);
-    int from = in.position;
-    if (lastSpecBytes != null && lastSpecKey == key && regionEquals(in, lastSpecBytes)) {
-      in.position += lastSpecBytes.length;
-      return lastSpecColumns;
-    }
-    List<ColumnSpec> specs = readSpecs(in, flags, columnCount);
-    ResultColumns columns = ResultColumns.of(specs);
-    byte[] raw = new byte[in.position - from];
-    in.buf.getBytes(from, raw);
-    lastSpecBytes = raw;
-    lastSpecKey = key;
-    lastSpecColumns = columns;
-    return columns;
-  }
-
-  private List<ColumnSpec> readSpecs(BodyReader in, int flags, int columnCount) {
-    boolean global = (flags & RowsMetadata.FLAG_GLOBAL_TABLES_SPEC) != 0;
-    String keyspace = null;
-    String table = null;
-    if (global) {
-      keyspace = in.readString("global keyspace");
-      table = in.readString("global table");
-    }
-    // every col_spec needs at least a 2-byte name length and a 2-byte option id
-    if ((long) columnCount * 4 > in.remaining()) {
-      throw in.truncated("col_spec", (long) columnCount * 4);
-    }
-    List<ColumnSpec> specs = new ArrayList<>(columnCount);
-    for (int i = 0; i < columnCount; i++) {
-      String ks = global ? keyspace : in.readString("col_spec keyspace");
-      String tb = global ? table : in.readString("col_spec table");
-      String name = in.readString("col_spec name");
-      try {
-        specs.add(new ColumnSpec(ks, tb, name, CqlTypeReader.read(in, limits)));
-      } catch (CqlParseException e) {
-        throw e.withContext(in.buf, in.start, -1, i, name, null);
-      }
-    }
-    return specs;
-  }
-
-  private static boolean regionEquals(BodyReader in, byte[] expected) {
-    if (expected.length > in.remaining()) {
-      return false;
-    }
-    ByteBuf buf = in.buf;
-    if (buf.hasArray()) {
-      int from = buf.arrayOffset() + in.position;
-      return Arrays.equals(buf.array(), from, from + expected.length, expected, 0, expected.length);
-    }
-    for (int i = 0; i < expected.length; i++) {
-      if (buf.getByte(in.position + i) != expected[i]) {
-        return false;
-      }
-    }
-    return true;
-  }
-
+  /** The deserializers of a column set: compiled on first use, then taken from the cache. */
   ValueDeserializer[] deserializersFor(ResultColumns columns) {
     if (columns == lastColumns) {
       return lastDeserializers;
@@ -408,51 +288,5 @@ public final class ResultReader {
     lastColumns = columns;
     lastDeserializers = d;
     return d;
-  }
-
-  /**
-   * PREPARED (native_protocol_v5.spec section 4.2.5.4): id, [result_metadata_id] (v5, or earlier
-   * with {@link ProtocolFeatures#SCYLLA_USE_METADATA_ID}), prepared metadata, result metadata.
-   */
-  private PreparedResult readPrepared(BodyReader in) {
-    byte[] id = in.readShortBytes("id");
-    byte[] resultMetadataId = features.hasResultMetadataId(protocolVersion)
-        ? in.readShortBytes("result_metadata_id") : null;
-    int flags = in.readInt("prepared flags");
-    int countAt = in.position;
-    int columnCount = in.readInt("prepared columns_count");
-    checkColumnCount(in, columnCount, countAt);
-    int[] pk = new int[0];
-    if (protocolVersion >= 4) {
-      int pkAt = in.position;
-      int pkCount = in.readInt("pk_count");
-      if (pkCount < 0 || (long) pkCount * 2 > in.remaining()) {
-        throw in.error(pkCount < 0 ? Reason.INVALID_COUNT : Reason.TRUNCATED, "pk_count", pkAt,
-            pkCount + " partition key indexes, " + in.remaining() + " bytes left");
-      }
-      pk = new int[pkCount];
-      for (int i = 0; i < pkCount; i++) {
-        pk[i] = in.readUnsignedShort("pk_index");
-      }
-    }
-    List<ColumnSpec> variables = readSpecs(in, flags, columnCount);
-    RowsMetadata result = readRowsMetadata(in, ResultColumns.of(List.of()));
-    return new PreparedResult(id, resultMetadataId, flags, features.isLwt(flags), variables, pk,
-        result);
-  }
-
-  private static SchemaChangeResult readSchemaChange(BodyReader in) {
-    String change = in.readString("change_type");
-    String target = in.readString("target");
-    String keyspace = in.readString("keyspace");
-    String name = "";
-    List<String> args = List.of();
-    if (!"KEYSPACE".equals(target)) {
-      name = in.readString("name");
-      if ("FUNCTION".equals(target) || "AGGREGATE".equals(target)) {
-        args = in.readStringList("argument types");
-      }
-    }
-    return new SchemaChangeResult(change, target, keyspace, name, args);
   }
 }

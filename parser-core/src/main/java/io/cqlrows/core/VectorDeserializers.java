@@ -34,7 +34,13 @@ final class VectorDeserializers {
             + type.element().fixedLengthInVector() + "), got " + actual);
   }
 
-  /** Base of the four primitive fast paths: one length check per cell, then a view. */
+  /**
+   * Base of the four primitive fast paths: one length check per cell, then a view. The four
+   * subclasses are alike but for their element type: each is the sink's view of its own interface
+   * ({@link FloatVector}, {@link DoubleVector}, {@link IntVector}, {@link LongVector}), with an
+   * unboxed {@code get} and a {@code copyTo} into its own array type, which no shared generic
+   * class could offer without boxing.
+   */
   abstract static class Primitive extends ValueDeserializer {
     final int dimension;
     final long expected;

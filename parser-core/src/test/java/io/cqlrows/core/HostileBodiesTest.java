@@ -243,9 +243,8 @@ class HostileBodiesTest {
   }
 
   /**
-   * Documented (ParseLimits.replaceMalformedText, ScalarDeserializers.TextDeserializer):
-   * strict by default, malformed UTF-8 in text is INVALID_VALUE at its first byte, inline or
-   * nested, into every sink.
+   * Documented (ParseLimits.replaceMalformedText, TextDeserializer): strict by default,
+   * malformed UTF-8 in text is INVALID_VALUE at its first byte, inline or nested, into every sink.
    */
   @ParameterizedTest
   @ValueSource(strings = {"80", "ff", "c3", "c080", "eda080", "f4908080"})

@@ -377,7 +377,7 @@ class MalformedTextTest {
     for (byte[] b : inputs) {
       int expected = jdkMalformedAt(b);
       ByteBuf heap = Unpooled.wrappedBuffer(b);
-      int at = ScalarDeserializers.TextDeserializer.firstMalformedUtf8(
+      int at = TextDeserializer.firstMalformedUtf8(
           new String(b, StandardCharsets.UTF_8), heap, 0, b.length);
       assertEquals(expected, at, () -> ByteBufUtil.hexDump(b));
       heap.release();

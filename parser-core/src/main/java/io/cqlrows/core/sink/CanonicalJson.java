@@ -1,5 +1,6 @@
 package io.cqlrows.core.sink;
 
+import io.cqlrows.core.RowSink;
 import io.cqlrows.core.type.CqlType;
 import io.cqlrows.core.type.CustomType;
 import io.cqlrows.core.type.ListType;

@@ -7,11 +7,7 @@ import io.cqlrows.core.IntVector;
 import io.cqlrows.core.LongVector;
 import io.cqlrows.core.RowSink;
 import io.cqlrows.core.RowsMetadata;
-import io.cqlrows.core.type.CqlType;
-import io.cqlrows.core.type.NativeType;
-import io.cqlrows.core.type.VectorType;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.BitSet;
 import java.util.List;
 
@@ -37,12 +33,12 @@ import java.util.List;
  * zeros in the primitive slots. Arrays grow as values arrive, so they never hold more than about
  * twice what the frame carried, and are trimmed to {@code rowCount * width} slots at the end;
  * only when a result ends with so many rows without values that padding them would exceed 2^20
- * slots beyond that do the arrays stay shorter (index them only for rows that are not null). Each result replaces the previous one. Not
- * thread-safe.
+ * slots beyond that do the arrays stay shorter (index them only for rows that are not null).
+ * Each result replaces the previous one. Not thread-safe.
  */
 public final class ColumnarSink implements RowSink {
   /** One entry per column of the last result; null for a column that was not selected. */
-  private final List<Column> columns = new ArrayList<>();
+  private final List<ColumnArrays> columns = new ArrayList<>();
   /** Whether a result reuses the arrays of the previous one (see {@link #reuseArrays}). */
   private boolean reuse;
   private ColumnSelection selection = ColumnSelection.ALL;
@@ -58,7 +54,7 @@ public final class ColumnarSink implements RowSink {
     List<ColumnSpec> specs = metadata.columns().specs();
     for (int i = 0; i < specs.size(); i++) {
       ColumnSpec spec = specs.get(i);
-      Column previous = i < columns.size() ? columns.get(i) : null;
+      ColumnArrays previous = i < columns.size() ? columns.get(i) : null;
       if (!wantsColumn(i)) {
         if (i < columns.size()) {
           columns.set(i, null);
@@ -68,9 +64,9 @@ public final class ColumnarSink implements RowSink {
       } else if (reuse && previous != null && previous.spec.type().equals(spec.type())) {
         columns.set(i, previous.reset(spec, rowCount));
       } else if (i < columns.size()) {
-        columns.set(i, new Column(spec, rowCount));
+        columns.set(i, new ColumnArrays(spec, rowCount));
       } else {
-        columns.add(new Column(spec, rowCount));
+        columns.add(new ColumnArrays(spec, rowCount));
       }
     }
     while (columns.size() > specs.size()) {
@@ -139,7 +135,7 @@ public final class ColumnarSink implements RowSink {
    */
   @Override
   public void onRowsContentLength(int bytes) {
-    for (Column c : columns) {
+    for (ColumnArrays c : columns) {
       if (c != null) {
         c.presize(bytes);
       }
@@ -161,7 +157,7 @@ public final class ColumnarSink implements RowSink {
     if (reuse) {
       return; // arrays stay at their capacity, to serve the next result
     }
-    for (Column c : columns) {
+    for (ColumnArrays c : columns) {
       if (c != null) {
         c.trim(rowCount);
       }
@@ -183,18 +179,21 @@ public final class ColumnarSink implements RowSink {
     columns.get(column).noValue(row);
   }
 
+  /** The arrays of {@code column}, with room for the current row. */
+  private ColumnArrays arraysFor(int column) {
+    ColumnArrays c = columns.get(column);
+    c.ensure(row);
+    return c;
+  }
+
   @Override
   public void onObject(int column, Object value) {
-    Column c = columns.get(column);
-    c.ensure(row);
-    c.objects[row] = value;
+    arraysFor(column).objects[row] = value;
   }
 
   @Override
   public void onBoolean(int column, boolean value) {
-    Column c = columns.get(column);
-    c.ensure(row);
-    c.booleans[row] = value;
+    arraysFor(column).booleans[row] = value;
   }
 
   @Override
@@ -209,9 +208,7 @@ public final class ColumnarSink implements RowSink {
 
   @Override
   public void onInt(int column, int value) {
-    Column c = columns.get(column);
-    c.ensure(row);
-    c.ints[row] = value;
+    arraysFor(column).ints[row] = value;
   }
 
   @Override
@@ -221,9 +218,7 @@ public final class ColumnarSink implements RowSink {
 
   @Override
   public void onBigint(int column, long value) {
-    Column c = columns.get(column);
-    c.ensure(row);
-    c.longs[row] = value;
+    arraysFor(column).longs[row] = value;
   }
 
   @Override
@@ -238,51 +233,42 @@ public final class ColumnarSink implements RowSink {
 
   @Override
   public void onUuid(int column, long mostSigBits, long leastSigBits) {
-    Column c = columns.get(column);
-    c.ensure(row);
+    ColumnArrays c = arraysFor(column);
     c.longs[2 * row] = mostSigBits;
     c.longs[2 * row + 1] = leastSigBits;
   }
 
   @Override
   public void onFloat(int column, float value) {
-    Column c = columns.get(column);
-    c.ensure(row);
-    c.floats[row] = value;
+    arraysFor(column).floats[row] = value;
   }
 
   @Override
   public void onDouble(int column, double value) {
-    Column c = columns.get(column);
-    c.ensure(row);
-    c.doubles[row] = value;
+    arraysFor(column).doubles[row] = value;
   }
 
   @Override
   public void onFloatVector(int column, FloatVector value) {
-    Column c = columns.get(column);
-    c.ensure(row);
+    ColumnArrays c = arraysFor(column);
     value.copyTo(c.floats, row * c.width);
   }
 
   @Override
   public void onDoubleVector(int column, DoubleVector value) {
-    Column c = columns.get(column);
-    c.ensure(row);
+    ColumnArrays c = arraysFor(column);
     value.copyTo(c.doubles, row * c.width);
   }
 
   @Override
   public void onIntVector(int column, IntVector value) {
-    Column c = columns.get(column);
-    c.ensure(row);
+    ColumnArrays c = arraysFor(column);
     value.copyTo(c.ints, row * c.width);
   }
 
   @Override
   public void onLongVector(int column, LongVector value) {
-    Column c = columns.get(column);
-    c.ensure(row);
+    ColumnArrays c = arraysFor(column);
     value.copyTo(c.longs, row * c.width);
   }
 
@@ -298,11 +284,11 @@ public final class ColumnarSink implements RowSink {
    * @throws IndexOutOfBoundsException if the result has no column {@code i}
    */
   public Column column(int i) {
-    Column c = columns.get(i);
+    ColumnArrays c = columns.get(i);
     if (c == null) {
       throw new IllegalArgumentException("column " + i + " was not selected");
     }
-    return c;
+    return c.view;
   }
 
   /** Whether column {@code i} of the last result was collected (see {@link #selectColumns}). */
@@ -320,187 +306,60 @@ public final class ColumnarSink implements RowSink {
    * type (see {@link ColumnarSink}); the arrays are the sink's own, valid until the next result.
    */
   public static final class Column {
-    private ColumnSpec spec;
-    private final Kind kind;
-    /** Slots per row: N for vectors, 2 for uuids, else 1. */
-    final int width;
-    private int maxRows;
-    private int capacity;
-    final BitSet nulls = new BitSet();
-    int[] ints;
-    long[] longs;
-    float[] floats;
-    double[] doubles;
-    boolean[] booleans;
-    Object[] objects;
+    private final ColumnArrays arrays;
 
-    private enum Kind { INT, LONG, FLOAT, DOUBLE, BOOLEAN, OBJECT }
-
-    /** Padding for trailing rows without values that is always allowed: 2^20 slots. */
-    static final long MAX_PADDING_SLOTS = 1L << 20;
-
-    Column(ColumnSpec spec, int maxRows) {
-      this.spec = spec;
-      CqlType t = spec.type();
-      if (t instanceof VectorType v) {
-        CqlType e = v.element();
-        boolean fast = e == NativeType.FLOAT || e == NativeType.DOUBLE || e == NativeType.INT
-            || e == NativeType.BIGINT;
-        this.kind = fast ? kindOf(e) : Kind.OBJECT;
-        this.width = fast ? v.dimension() : 1;
-      } else {
-        this.kind = kindOf(t);
-        this.width = t == NativeType.UUID || t == NativeType.TIMEUUID ? 2 : 1;
-      }
-      this.maxRows = maxRows;
-      allocate(0); // grown as values arrive: never more than twice what the frame carried
-    }
-
-    private static Kind kindOf(CqlType t) {
-      if (!(t instanceof NativeType n)) {
-        return Kind.OBJECT;
-      }
-      switch (n) {
-        case INT: case SMALLINT: case TINYINT: case DATE: return Kind.INT;
-        case BIGINT: case COUNTER: case TIMESTAMP: case TIME: case UUID: case TIMEUUID:
-          return Kind.LONG;
-        case FLOAT: return Kind.FLOAT;
-        case DOUBLE: return Kind.DOUBLE;
-        case BOOLEAN: return Kind.BOOLEAN;
-        default: return Kind.OBJECT;
-      }
-    }
-
-    private void allocate(int rows) {
-      capacity = rows;
-      int slots = Math.multiplyExact(rows, width);
-      switch (kind) {
-        case INT: ints = ints == null ? new int[slots] : Arrays.copyOf(ints, slots); break;
-        case LONG: longs = longs == null ? new long[slots] : Arrays.copyOf(longs, slots); break;
-        case FLOAT: floats = floats == null ? new float[slots] : Arrays.copyOf(floats, slots); break;
-        case DOUBLE:
-          doubles = doubles == null ? new double[slots] : Arrays.copyOf(doubles, slots);
-          break;
-        case BOOLEAN:
-          booleans = booleans == null ? new boolean[slots] : Arrays.copyOf(booleans, slots);
-          break;
-        default: objects = objects == null ? new Object[rows] : Arrays.copyOf(objects, rows);
-      }
-    }
-
-    /** Prepares a column of the same type for a new result, keeping its arrays. */
-    Column reset(ColumnSpec spec, int maxRows) {
-      this.spec = spec;
-      this.maxRows = maxRows;
-      nulls.clear();
-      return this;
-    }
-
-    /** Row {@code r} has no value: flagged, and its slots zeroed (they may hold older values). */
-    void noValue(int r) {
-      nulls.set(r);
-      if (r >= capacity) {
-        return;
-      }
-      int from = r * width;
-      switch (kind) {
-        case INT: Arrays.fill(ints, from, from + width, 0); break;
-        case LONG: Arrays.fill(longs, from, from + width, 0L); break;
-        case FLOAT: Arrays.fill(floats, from, from + width, 0f); break;
-        case DOUBLE: Arrays.fill(doubles, from, from + width, 0d); break;
-        case BOOLEAN: booleans[r] = false; break;
-        default: objects[r] = null;
-      }
-    }
-
-    /** Allocates for the rows that {@code bytes} of cells can give a value to. */
-    void presize(int bytes) {
-      long perValue = 4 + (long) width * elementBytes();
-      int rows = (int) Math.min(maxRows, bytes / perValue);
-      if (rows > capacity) {
-        allocate(rows);
-      }
-    }
-
-    private int elementBytes() {
-      switch (kind) {
-        case LONG: case DOUBLE: return 8;
-        case INT: case FLOAT: return 4;
-        default: return 1; // booleans; object slots are references, sized by row count
-      }
-    }
-
-    void ensure(int row) {
-      if (row >= capacity) {
-        allocate(Math.min(maxRows, Math.max(Math.max(row + 1, 16), capacity * 2)));
-      }
-    }
-
-    /**
-     * Sizes the arrays to exactly {@code rows}, unless padding trailing rows without values would
-     * take more than {@link #MAX_PADDING_SLOTS} slots beyond twice what was filled: then the arrays
-     * stop at the capacity they grew to, so NULL cells can never make the sink allocate more
-     * than the frame carried.
-     */
-    void trim(int rows) {
-      if (rows == capacity) {
-        return;
-      }
-      long wanted = (long) rows * width;
-      long allowed = Math.max(2L * capacity * width, MAX_PADDING_SLOTS);
-      if (rows < capacity || wanted <= allowed) {
-        allocate(rows);
-      }
+    Column(ColumnArrays arrays) {
+      this.arrays = arrays;
     }
 
     /** The column's spec. */
     public ColumnSpec spec() {
-      return spec;
+      return arrays.spec;
     }
 
     /** Values per row in the primitive array: N for vectors, 2 for uuids, else 1. */
     public int width() {
-      return width;
+      return arrays.width;
     }
 
     /** Rows that have no value (NULL, not set or empty). */
     public BitSet nulls() {
-      return nulls;
+      return arrays.nulls;
     }
 
     /** Whether row {@code r} has no value. */
     public boolean isNull(int r) {
-      return nulls.get(r);
+      return arrays.nulls.get(r);
     }
 
     /** int-like values, or {@code null} for other types. */
     public int[] ints() {
-      return ints;
+      return arrays.ints;
     }
 
     /** long-like values, or {@code null} for other types. */
     public long[] longs() {
-      return longs;
+      return arrays.longs;
     }
 
     /** float values (row-major {@code rows x N} for vectors), or {@code null}. */
     public float[] floats() {
-      return floats;
+      return arrays.floats;
     }
 
     /** double values (row-major for vectors), or {@code null}. */
     public double[] doubles() {
-      return doubles;
+      return arrays.doubles;
     }
 
     /** boolean values, or {@code null}. */
     public boolean[] booleans() {
-      return booleans;
+      return arrays.booleans;
     }
 
     /** Boxed values for every other type, or {@code null}. */
     public Object[] objects() {
-      return objects;
+      return arrays.objects;
     }
   }
 }

@@ -1,6 +1,7 @@
 package io.cqlrows.core.sink;
 
 import io.cqlrows.core.ResultColumns;
+import io.cqlrows.core.RowSink;
 import io.cqlrows.core.type.CqlType;
 import io.cqlrows.core.value.CqlDuration;
 import io.cqlrows.core.value.TupleValue;
