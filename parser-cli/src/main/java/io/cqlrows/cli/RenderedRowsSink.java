@@ -1,4 +1,4 @@
-package io.cqlrows.netty.cli;
+package io.cqlrows.cli;
 
 import io.cqlrows.core.ColumnSpec;
 import io.cqlrows.core.ResultColumns;

@@ -7,4 +7,4 @@
  * replay releases every frame that reaches its end of the pipeline. Threading: single-threaded;
  * everything runs on the calling thread.
  */
-package io.cqlrows.netty.cli;
+package io.cqlrows.cli;

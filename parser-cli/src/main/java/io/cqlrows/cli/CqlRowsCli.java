@@ -1,4 +1,4 @@
-package io.cqlrows.netty.cli;
+package io.cqlrows.cli;
 
 import java.io.BufferedOutputStream;
 import java.io.FileDescriptor;

@@ -1,4 +1,4 @@
-package io.cqlrows.netty.cli;
+package io.cqlrows.cli;
 
 import java.io.IOException;
 import java.io.InputStream;

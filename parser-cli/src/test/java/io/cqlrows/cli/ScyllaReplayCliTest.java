@@ -1,4 +1,4 @@
-package io.cqlrows.netty.cli;
+package io.cqlrows.cli;
 
 import static io.cqlrows.netty.CqlTestFrames.json;
 import static org.junit.jupiter.api.Assertions.assertEquals;

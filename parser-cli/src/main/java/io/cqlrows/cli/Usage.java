@@ -1,4 +1,4 @@
-package io.cqlrows.netty.cli;
+package io.cqlrows.cli;
 
 /** The help texts. */
 final class Usage {

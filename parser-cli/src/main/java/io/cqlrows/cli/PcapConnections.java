@@ -1,4 +1,4 @@
-package io.cqlrows.netty.cli;
+package io.cqlrows.cli;
 
 import io.cqlrows.core.ParseLimits;
 import io.cqlrows.netty.frame.Opcode;

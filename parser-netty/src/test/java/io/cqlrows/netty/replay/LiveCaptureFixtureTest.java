@@ -1,4 +1,4 @@
-package io.cqlrows.netty.cli;
+package io.cqlrows.netty.replay;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -7,14 +7,11 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import io.cqlrows.core.PreparedResult;
 import io.cqlrows.core.RowsResult;
 import io.cqlrows.core.sink.Row;
 import io.cqlrows.netty.pcap.TcpConnection;
 import io.cqlrows.netty.pcap.TcpReassembler;
-import io.cqlrows.netty.replay.CaptureReplay;
-import io.cqlrows.netty.replay.ReplayedResult;
 import io.cqlrows.testing.Corpus;
 import java.io.IOException;
 import java.math.BigDecimal;
@@ -28,8 +25,8 @@ import org.junit.jupiter.api.Test;
  * The capture fixture {@code io/cqlrows/captures/live-v5-lz4.pcap}, recorded by {@code
  * CaptureLiveTest} (tag live) from our own {@code CqlClient} talking protocol v5 with LZ4 to
  * Cassandra 5.0.6: the corpus's {@code scalars} and {@code vectors} tables, and a prepared
- * {@code SELECT} executed with {@code Skip_metadata}. Replayed without a server, by the test API
- * and by the {@code cqlrows replay} command of the README's main job.
+ * {@code SELECT} executed with {@code Skip_metadata}, replayed without a server by the test API.
+ * The {@code cqlrows} command's replay of it, the README's main job, is tested in parser-cli.
  */
 class LiveCaptureFixtureTest {
   static final String FIXTURE = "/io/cqlrows/captures/live-v5-lz4.pcap";
@@ -100,44 +97,6 @@ class LiveCaptureFixtureTest {
     }
   }
 
-  /** The README's main job: {@code cqlrows replay --format table} on the fixture. */
-  @Test
-  void theReplayCommandPrintsTheTables() throws IOException {
-    CliRun r = CliRun.of("replay", "--format", "table", fixture().toString());
-    assertEquals(0, r.status(), r.err());
-    assertEquals("", r.err());
-    assertTrue(r.out().contains("SELECT * FROM " + KEYSPACE + ".scalars: 41 rows"), r.out());
-    assertTrue(r.out().contains("SELECT * FROM " + KEYSPACE + ".vectors: 4 rows"), r.out());
-    String executed = "SELECT * FROM " + KEYSPACE + ".vectors WHERE id = ?: 1 row";
-    assertTrue(r.out().indexOf(executed) < r.out().lastIndexOf(executed), "two EXECUTEs");
-  }
-
-  @Test
-  void theReplayCommandWritesJsonLines() throws IOException {
-    CliRun r = CliRun.of("replay", "--format", "jsonl", fixture().toString());
-    assertEquals(0, r.status(), r.err());
-    List<String> lines = r.out().lines().toList();
-    assertEquals(4, lines.size(), "ROWS results");
-    JsonNode vectors = Corpus.json(lines.get(1));
-    assertEquals("vector<float, 3>", column(vectors, "v_float3").get("type").asText());
-    assertEquals(Corpus.json("[\"1.5\",\"-2.25\",\"3.0\"]"),
-        vectors.get("rows").get(0).get(index(vectors, "v_float3")));
-  }
-
-  private static JsonNode column(JsonNode result, String name) {
-    return result.get("columns").get(index(result, name));
-  }
-
-  private static int index(JsonNode result, String name) {
-    JsonNode columns = result.get("columns");
-    for (int i = 0; i < columns.size(); i++) {
-      if (columns.get(i).get("name").asText().equals(name)) {
-        return i;
-      }
-    }
-    throw new AssertionError("no column " + name);
-  }
-
   private static Row byId(List<Row> rows, int id) {
     return rows.stream().filter(r -> r.getInt("id") == id).findFirst()
         .orElseThrow(() -> new AssertionError("no row with id " + id));
@@ -150,6 +109,4 @@ class LiveCaptureFixtureTest {
       throw new AssertionError("no test resource " + FIXTURE, e);
     }
   }
-
-
 }
