@@ -98,14 +98,14 @@ public final class CqlParseException extends CqlException {
    * @param type the CQL type being decoded, or {@code null}
    * @param detail what was expected and found, e.g. {@code "need 8 bytes, have 3"}
    */
-  public static CqlParseException at(
+  static CqlParseException at(
       Reason reason, String field, int index, CqlType type, String detail) {
     return new CqlParseException(
         reason, field, detail, index, NOT_SET, -1, -1, null, type, null, null);
   }
 
   /** Returns a copy with the body offset, row and column context filled in where still unknown. */
-  public CqlParseException withContext(
+  CqlParseException withContext(
       ByteBuf body, int bodyStart, int row, int column, String columnName, CqlType columnType) {
     int off = offset != NOT_SET ? offset : (index >= 0 ? index - bodyStart : -1);
     String snippet = hexSnippet;
@@ -127,7 +127,7 @@ public final class CqlParseException extends CqlException {
   }
 
   /** Returns a copy whose offset is shifted by {@code delta} (used when a body is parsed in parts). */
-  public CqlParseException shifted(long delta) {
+  CqlParseException shifted(long delta) {
     if (offset == NOT_SET || offset < 0) {
       return this;
     }

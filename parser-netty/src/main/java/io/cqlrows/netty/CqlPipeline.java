@@ -12,7 +12,7 @@ import io.cqlrows.netty.internal.BytesToSegmentDecoder;
 import io.cqlrows.netty.internal.SegmentFormat;
 import io.cqlrows.netty.internal.SegmentSwitch;
 import io.cqlrows.netty.internal.SegmentToFrameDecoder;
-import io.cqlrows.netty.request.SegmentEncoder;
+import io.cqlrows.netty.internal.SegmentEncoder;
 import io.cqlrows.netty.rows.RowsFrameHandler;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandler;

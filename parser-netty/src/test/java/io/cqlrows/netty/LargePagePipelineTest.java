@@ -12,7 +12,7 @@ import io.cqlrows.netty.compression.Compression;
 import io.cqlrows.netty.internal.Compressors;
 import io.cqlrows.netty.frame.Frame;
 import io.cqlrows.netty.internal.SegmentFormat;
-import io.cqlrows.netty.request.SegmentEncoder;
+import io.cqlrows.netty.internal.SegmentEncoder;
 import io.cqlrows.netty.rows.RowsFrameHandler;
 import io.cqlrows.netty.rows.RowsResponse;
 import io.cqlrows.testing.CqlBytes;

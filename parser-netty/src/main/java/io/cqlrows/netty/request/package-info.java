@@ -3,7 +3,7 @@
  * {@link io.cqlrows.netty.request.Requests} writes OPTIONS, STARTUP, QUERY, PREPARE and EXECUTE
  * envelopes (with v4 LZ4 bodies when negotiated), {@link io.cqlrows.netty.request.QueryParameters}
  * holds the {@code <query_parameters>} of QUERY and EXECUTE, and {@link
- * io.cqlrows.netty.request.SegmentEncoder} packs envelopes into v5 segments on the way out.
+ * io.cqlrows.netty.internal.SegmentEncoder} packs envelopes into v5 segments on the way out.
  *
  * <p>Ownership: every encoded envelope or segment is Ownership transferred to the caller (or to
  * the next outbound handler); values handed in are borrowed and read during the encoding call.

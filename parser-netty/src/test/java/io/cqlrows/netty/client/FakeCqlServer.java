@@ -9,7 +9,7 @@ import io.cqlrows.netty.frame.Frame;
 import io.cqlrows.netty.frame.Opcode;
 import io.cqlrows.netty.internal.SegmentFormat;
 import io.cqlrows.netty.request.DecodedRequest;
-import io.cqlrows.netty.request.SegmentEncoder;
+import io.cqlrows.netty.internal.SegmentEncoder;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;

@@ -1,4 +1,4 @@
-package io.cqlrows.netty.request;
+package io.cqlrows.netty.internal;
 
 import io.cqlrows.netty.internal.SegmentFormat;
 import io.cqlrows.netty.internal.SegmentWriter;
@@ -37,7 +37,7 @@ import java.util.Objects;
  * <p><b>Threading.</b> One instance per channel; not thread-safe, not {@code @Sharable}.
  */
 public final class SegmentEncoder extends ChannelOutboundHandlerAdapter {
-  /** The name {@link io.cqlrows.netty.client.CqlClient} installs it under. */
+  /** The name {@link io.cqlrows.netty.CqlPipeline#switchToSegments} installs it under. */
   public static final String NAME = "cqlrows.segmentEncoder";
 
   private final SegmentFormat format;

@@ -1,4 +1,4 @@
-package io.cqlrows.netty.request;
+package io.cqlrows.netty.internal;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
