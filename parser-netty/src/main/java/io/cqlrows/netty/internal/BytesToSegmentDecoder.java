@@ -39,6 +39,10 @@ import java.util.Objects;
 public final class BytesToSegmentDecoder extends ConnectionDecoder {
   private static final int TRAILER_LENGTH = 4;
   private static final int LENGTH_MASK = 0x1FFFF;
+  /** The structure of an error in the header itself (its CRC24). */
+  static final String HEADER = "segment header";
+  /** The structure of an error in a segment's payload or at its end. */
+  static final String SEGMENT = "segment";
 
   private enum State { HEADER, PAYLOAD }
 
@@ -106,7 +110,7 @@ public final class BytesToSegmentDecoder extends ConnectionDecoder {
     int crc24 = in.getUnsignedMediumLE(h + wordBytes);
     int computed = Crc.crc24(in, h, wordBytes);
     if (crc24 != computed) {
-      throw error(Reason.CRC24_MISMATCH, String.format(
+      throw error(Reason.CRC24_MISMATCH, HEADER, String.format(
           "header CRC24 mismatch: 0x%06x (computed: 0x%06x)", crc24, computed), null);
     }
     payloadLength = (int) (word & LENGTH_MASK);
@@ -127,7 +131,7 @@ public final class BytesToSegmentDecoder extends ConnectionDecoder {
     int crc32 = in.getIntLE(p + payloadLength);
     int computed = Crc.crc32(in, p, payloadLength);
     if (crc32 != computed) {
-      throw error(Reason.CRC32_MISMATCH, String.format(
+      throw error(Reason.CRC32_MISMATCH, SEGMENT, String.format(
           "payload CRC32 mismatch: 0x%08x (computed: 0x%08x)", crc32, computed), null);
     }
     ByteBuf payload = uncompressedLength == 0
@@ -143,7 +147,7 @@ public final class BytesToSegmentDecoder extends ConnectionDecoder {
     try {
       return Decompressors.lz4Block(ctx.alloc(), block, uncompressedLength);
     } catch (CompressionException e) {
-      throw error(Reason.CORRUPT_COMPRESSION, "LZ4 payload: " + e.getMessage(), e);
+      throw error(Reason.CORRUPT_COMPRESSION, SEGMENT, "LZ4 payload: " + e.getMessage(), e);
     }
   }
 
@@ -156,12 +160,17 @@ public final class BytesToSegmentDecoder extends ConnectionDecoder {
     if (Crc.crc24(in, h, 5) == in.getUnsignedMediumLE(h + 5)) {
       return SegmentFormat.LZ4;
     }
-    throw error(Reason.CRC24_MISMATCH,
+    throw error(Reason.CRC24_MISMATCH, HEADER,
         "header CRC24 matches neither the uncompressed nor the LZ4 segment format", null);
   }
 
-  private CqlFrameException error(Reason reason, String detail, Throwable cause) {
-    return CqlFrameException.connectionError(reason, headerOffset, "segment header",
+  /**
+   * A connection-level error in the segment at {@code headerOffset}: {@code structure} is {@link
+   * #HEADER} for the header's own faults, {@link #SEGMENT} for its payload or its end.
+   */
+  private CqlFrameException error(Reason reason, String structure, String detail,
+      Throwable cause) {
+    return CqlFrameException.connectionError(reason, headerOffset, structure,
         detail + " in segment " + segments, cause);
   }
 
@@ -171,7 +180,7 @@ public final class BytesToSegmentDecoder extends ConnectionDecoder {
       return null;
     }
     headerOffset = offsetOf(in.readerIndex());
-    return error(Reason.TRUNCATED,
+    return error(Reason.TRUNCATED, SEGMENT,
         "input ends inside a segment, after " + in.readableBytes() + " bytes", null);
   }
 }

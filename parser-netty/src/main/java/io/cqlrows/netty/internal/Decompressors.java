@@ -1,5 +1,6 @@
 package io.cqlrows.netty.internal;
 
+import io.cqlrows.netty.internal.CompressionException.Fault;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.handler.codec.compression.Snappy;
@@ -40,13 +41,13 @@ public final class Decompressors {
    */
   public static ByteBuf lz4Body(ByteBufAllocator alloc, ByteBuf in, int maxLength) {
     if (in.readableBytes() < 4) {
-      throw new CompressionException("LZ4 body of " + in.readableBytes()
-          + " bytes has no 4-byte uncompressed length");
+      throw new CompressionException(Fault.NO_LENGTH, -1, "LZ4 body of " + in.readableBytes()
+          + " bytes has no 4-byte uncompressed length", null);
     }
     int length = in.getInt(in.readerIndex());
     if (length < 0 || length > maxLength) {
-      throw new CompressionException("LZ4 uncompressed length: " + length
-          + " (expected: 0-" + maxLength + ")");
+      throw new CompressionException(Fault.LENGTH_OVER_LIMIT, length,
+          "LZ4 uncompressed length: " + length + " (expected: 0-" + maxLength + ")", null);
     }
     return lz4Block(alloc, in.slice(in.readerIndex() + 4, in.readableBytes() - 4), length);
   }
@@ -62,9 +63,9 @@ public final class Decompressors {
     // a match length byte stands for at most 255 bytes, so a block expands less than 255 times:
     // a longer declared length is a lie, rejected before its buffer is allocated
     if (length > MAX_LZ4_RATIO * in.readableBytes()) {
-      throw new CompressionException("LZ4 block of " + in.readableBytes()
-          + " bytes cannot decompress to " + length + " bytes (expected: at most "
-          + MAX_LZ4_RATIO + " times as many)");
+      throw new CompressionException(Fault.IMPOSSIBLE_RATIO, length,
+          "LZ4 block of " + in.readableBytes() + " bytes cannot decompress to " + length
+              + " bytes (expected: at most " + MAX_LZ4_RATIO + " times as many)", null);
     }
     ByteBuf out = alloc.heapBuffer(length, length);
     boolean ok = false;
@@ -73,14 +74,16 @@ public final class Decompressors {
       ByteBuffer dst = out.nioBuffer(0, length);
       int n = LZ4.decompress(src, src.position(), src.remaining(), dst, dst.position(), length);
       if (n != length) {
-        throw new CompressionException("LZ4 block decompressed to " + n + " bytes (expected: "
-            + length + " as declared)");
+        throw new CompressionException(Fault.LENGTH_MISMATCH, length,
+            "LZ4 block decompressed to " + n + " bytes (expected: " + length + " as declared)",
+            null);
       }
       out.writerIndex(length);
       ok = true;
       return out;
     } catch (LZ4Exception e) {
-      throw new CompressionException("corrupt LZ4 block: " + e.getMessage(), e);
+      throw new CompressionException(Fault.CORRUPT, length, "corrupt LZ4 block: " + e.getMessage(),
+          e);
     } finally {
       if (!ok) {
         out.release();
@@ -98,15 +101,16 @@ public final class Decompressors {
   public static ByteBuf snappyBody(ByteBufAllocator alloc, ByteBuf in, int maxLength) {
     int length = snappyPreamble(in);
     if (length < 0 || length > maxLength) {
-      throw new CompressionException("Snappy uncompressed length: " + Integer.toUnsignedString(
-          length) + " (expected: 0-" + maxLength + ")");
+      throw new CompressionException(Fault.LENGTH_OVER_LIMIT, Integer.toUnsignedLong(length),
+          "Snappy uncompressed length: " + Integer.toUnsignedString(length) + " (expected: 0-"
+              + maxLength + ")", null);
     }
     // the longest element, a 3-byte copy, makes 64 bytes: a block expands less than 22 times,
     // and a longer declared length is a lie, rejected before its buffer is allocated
     if (length > MAX_SNAPPY_RATIO * in.readableBytes()) {
-      throw new CompressionException("Snappy block of " + in.readableBytes()
-          + " bytes cannot decompress to " + length + " bytes (expected: at most "
-          + MAX_SNAPPY_RATIO + " times as many)");
+      throw new CompressionException(Fault.IMPOSSIBLE_RATIO, length,
+          "Snappy block of " + in.readableBytes() + " bytes cannot decompress to " + length
+              + " bytes (expected: at most " + MAX_SNAPPY_RATIO + " times as many)", null);
     }
     ByteBuf out = alloc.heapBuffer(length, length);
     boolean ok = false;
@@ -114,14 +118,15 @@ public final class Decompressors {
       ByteBuf src = in.duplicate();
       new Snappy().decode(src, out);
       if (out.readableBytes() != length) {
-        throw new CompressionException("Snappy block decompressed to " + out.readableBytes()
-            + " bytes (expected: " + length + " as declared)");
+        throw new CompressionException(Fault.LENGTH_MISMATCH, length, "Snappy block decompressed to "
+            + out.readableBytes() + " bytes (expected: " + length + " as declared)", null);
       }
       // Netty's decoder stops at a declared length of 0 and waits for more input after an
       // incomplete element: either way bytes are left over
       if (src.isReadable()) {
-        throw new CompressionException("Snappy block has " + src.readableBytes()
-            + " bytes left over after its declared " + length + " bytes");
+        throw new CompressionException(Fault.LENGTH_MISMATCH, length, "Snappy block has "
+            + src.readableBytes() + " bytes left over after its declared " + length + " bytes",
+            null);
       }
       ok = true;
       return out;
@@ -129,7 +134,8 @@ public final class Decompressors {
       throw e;
     } catch (RuntimeException e) {
       // Netty's Snappy throws DecompressionException, and index errors on some corrupt input
-      throw new CompressionException("corrupt Snappy block: " + e.getMessage(), e);
+      throw new CompressionException(Fault.CORRUPT, length,
+          "corrupt Snappy block: " + e.getMessage(), e);
     } finally {
       if (!ok) {
         out.release();
@@ -143,7 +149,8 @@ public final class Decompressors {
     int i = in.readerIndex();
     for (int shift = 0, n = 0; n < MAX_SNAPPY_PREAMBLE_BYTES; n++, shift += 7) {
       if (i + n >= in.writerIndex()) {
-        throw new CompressionException("Snappy body ends inside its length preamble");
+        throw new CompressionException(Fault.NO_LENGTH, -1,
+            "Snappy body ends inside its length preamble", null);
       }
       int b = in.getUnsignedByte(i + n);
       result |= (b & 0x7F) << shift;
@@ -151,6 +158,7 @@ public final class Decompressors {
         return result;
       }
     }
-    throw new CompressionException("Snappy length preamble longer than 5 bytes");
+    throw new CompressionException(Fault.NO_LENGTH, -1,
+        "Snappy length preamble longer than 5 bytes", null);
   }
 }

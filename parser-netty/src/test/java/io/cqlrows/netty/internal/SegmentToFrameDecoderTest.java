@@ -13,6 +13,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.cqlrows.core.ParseLimits;
 import io.cqlrows.netty.frame.CqlFrameException;
+import io.cqlrows.netty.frame.CqlFrameException.Reason;
 import io.cqlrows.netty.frame.Frame;
 import io.cqlrows.netty.frame.Opcode;
 import io.netty.buffer.ByteBuf;
@@ -108,7 +109,7 @@ class SegmentToFrameDecoderTest {
     assertFalse(e.connectionLevel());
     assertEquals(7, e.streamId());
     assertInstanceOf(TooLongFrameException.class, e.getCause());
-    assertTrue(e.getMessage().contains("3000"), e.getMessage());
+    assertEquals(Reason.FRAME_TOO_LARGE, e.reason());
     assertFalse(decoder(channel).isBroken());
     assertAllInputsReleased();
 
@@ -132,7 +133,7 @@ class SegmentToFrameDecoderTest {
     assertFalse(e.connectionLevel());
     assertEquals(2, e.streamId());
     assertInstanceOf(TooLongFrameException.class, e.getCause());
-    assertTrue(e.getMessage().contains("1001"), e.getMessage());
+    assertEquals(Reason.FRAME_TOO_LARGE, e.reason());
     assertFrame(channel.readInbound(), 1, Opcode.RESULT, VOID_BODY);
     assertFrame(channel.readInbound(), 3, Opcode.RESULT, VOID_BODY);
     assertNull(channel.readInbound());
@@ -151,7 +152,7 @@ class SegmentToFrameDecoderTest {
     CqlFrameException e =
         assertThrows(CqlFrameException.class, () -> channel.writeInbound(overshoot));
     assertTrue(e.connectionLevel());
-    assertTrue(e.getMessage().contains("run past"), e.getMessage());
+    assertEquals(Reason.SEGMENT_MISMATCH, e.reason());
     assertBroken(channel);
   }
 
@@ -178,7 +179,7 @@ class SegmentToFrameDecoderTest {
     CqlFrameException e = assertThrows(CqlFrameException.class,
         () -> channel.writeInbound(segment(true, envelope(6, RESULT, VOID_BODY))));
     assertTrue(e.connectionLevel());
-    assertTrue(e.getMessage().contains("self-contained"), e.getMessage());
+    assertEquals(Reason.SEGMENT_MISMATCH, e.reason());
     assertEquals(0, pending.refCnt(), "the pending slice is released");
     assertEquals(0, decoder(channel).bufferedBytes());
     assertBroken(channel);
@@ -217,7 +218,7 @@ class SegmentToFrameDecoderTest {
     CqlFrameException e = assertThrows(CqlFrameException.class,
         () -> channel.writeInbound(segment(true, bad)));
     assertTrue(e.connectionLevel());
-    assertTrue(e.getMessage().contains(String.format("0x%02x", versionByte)), e.getMessage());
+    assertEquals(Reason.BAD_VERSION, e.reason());
     assertBroken(channel);
 
     EmbeddedChannel sliced = channel(ParseLimits.defaults());
@@ -248,7 +249,7 @@ class SegmentToFrameDecoderTest {
     CqlFrameException e = assertThrows(CqlFrameException.class, () -> channel.writeInbound(
         segment(false, ByteBufUtil.decodeHexDump("850000010880000000"))));
     assertTrue(e.connectionLevel());
-    assertTrue(e.getMessage().contains("-2147483648"), e.getMessage());
+    assertEquals(Reason.BAD_LENGTH, e.reason());
     assertBroken(channel);
   }
 
@@ -290,7 +291,7 @@ class SegmentToFrameDecoderTest {
     channel.writeInbound(segment(false, Arrays.copyOfRange(envelope, 30, 60)));
     CqlFrameException e = assertThrows(CqlFrameException.class, channel::finish);
     assertTrue(e.connectionLevel());
-    assertTrue(e.getMessage().contains("after 60 bytes"), e.getMessage());
+    assertEquals(Reason.TRUNCATED, e.reason());
     assertAllInputsReleased();
     assertFalse(channel.finishAndReleaseAll());
   }

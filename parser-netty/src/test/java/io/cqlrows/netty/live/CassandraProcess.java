@@ -68,8 +68,8 @@ final class CassandraProcess {
 
   /**
    * Waits until {@code logs/system.log} contains {@link #READY_LINE} and the port accepts a TCP
-   * connection. If the process exits first or {@code timeout} passes, kills it and throws an
-   * {@link IllegalStateException} whose message holds the tails of the log and of stdout/stderr.
+   * connection. If the process exits first or {@code timeout} passes, kills it and throws
+   * {@link NotReady}, which holds the tails of the log and of stdout/stderr.
    */
   void awaitReady(Duration timeout) throws InterruptedException {
     long deadline = System.nanoTime() + timeout.toNanos();
@@ -77,14 +77,15 @@ final class CassandraProcess {
     try {
       while (true) {
         if (!process.isAlive()) {
-          throw failure("exited with status " + process.exitValue() + " before it was ready");
+          throw failure(true,
+              "exited with status " + process.exitValue() + " before it was ready");
         }
         logged = logged || logContains(READY_LINE);
         if (logged && acceptsConnections()) {
           return;
         }
         if (System.nanoTime() - deadline > 0) {
-          throw failure("was not ready after " + timeout.toSeconds() + " s (log line "
+          throw failure(false, "was not ready after " + timeout.toSeconds() + " s (log line "
               + (logged ? "seen" : "not seen") + ", port " + port + " "
               + (logged ? "closed" : "not tried") + "); killed it");
         }
@@ -131,13 +132,36 @@ final class CassandraProcess {
     }
   }
 
-  private IllegalStateException failure(String what) {
+  private NotReady failure(boolean exited, String what) {
     kill();
-    return new IllegalStateException("The server (pid " + process.pid() + ", data in " + dir
-        + ") " + what + ".\n"
-        + LogTail.of(dir.resolve("logs").resolve("system.log"), LOG_LINES)
+    String logs = LogTail.of(dir.resolve("logs").resolve("system.log"), LOG_LINES)
         + LogTail.of(dir.resolve("stdout.log"), 20)
-        + LogTail.of(dir.resolve("stderr.log"), 20));
+        + LogTail.of(dir.resolve("stderr.log"), 20);
+    return new NotReady(exited,
+        "The server (pid " + process.pid() + ", data in " + dir + ") " + what + ".\n", logs);
+  }
+
+  /** The server did not become ready: it exited, or the wait timed out and it was killed. */
+  static final class NotReady extends IllegalStateException {
+    private static final long serialVersionUID = 1L;
+    private final boolean exited;
+    private final String logs;
+
+    NotReady(boolean exited, String what, String logs) {
+      super(what + logs);
+      this.exited = exited;
+      this.logs = logs;
+    }
+
+    /** True if the process exited by itself; false if it timed out and was killed. */
+    boolean exited() {
+      return exited;
+    }
+
+    /** The tails of {@code logs/system.log}, {@code stdout.log} and {@code stderr.log}. */
+    String logs() {
+      return logs;
+    }
   }
 
   private boolean logContains(String line) {

@@ -2,6 +2,7 @@ package io.cqlrows.netty.live;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -39,12 +40,12 @@ class CassandraProcessTest {
     CassandraProcess process = CassandraProcess.start(
         List.of(java(), "-cp", dir.toString(), "no.such.Main"), dir, "127.0.0.1", 1);
 
-    IllegalStateException e = assertThrows(IllegalStateException.class,
+    CassandraProcess.NotReady e = assertThrows(CassandraProcess.NotReady.class,
         () -> process.awaitReady(Duration.ofSeconds(60)));
 
-    assertTrue(e.getMessage().contains("exited with status 1"), e.getMessage());
-    assertTrue(e.getMessage().contains("ERROR the reason it died"), e.getMessage());
-    assertTrue(e.getMessage().contains("no.such.Main"), e.getMessage()); // from stderr.log
+    assertTrue(e.exited());
+    assertTrue(e.logs().contains("ERROR the reason it died"), e.logs());
+    assertTrue(e.logs().contains("no.such.Main"), e.logs()); // from stderr.log
     assertEquals(1, process.exitStatus());
   }
 
@@ -54,11 +55,11 @@ class CassandraProcessTest {
         List.of(java(), "-cp", testClasses(), Sleeper.class.getName()),
         dir, "127.0.0.1", 1);
 
-    IllegalStateException e = assertThrows(IllegalStateException.class,
+    CassandraProcess.NotReady e = assertThrows(CassandraProcess.NotReady.class,
         () -> process.awaitReady(Duration.ofSeconds(1)));
 
-    assertTrue(e.getMessage().contains("was not ready after 1 s"), e.getMessage());
-    assertTrue(e.getMessage().contains("logs/system.log: no such file"), e.getMessage());
+    assertFalse(e.exited(), "timed out, then killed");
+    assertTrue(e.logs().contains("logs/system.log: no such file"), e.logs());
     assertTrue(process.exitStatus() != -1, "still running: pid " + process.pid());
     assertEquals(Duration.ZERO, process.stop());
   }
