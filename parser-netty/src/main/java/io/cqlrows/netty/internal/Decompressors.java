@@ -118,8 +118,9 @@ public final class Decompressors {
       ByteBuf src = in.duplicate();
       new Snappy().decode(src, out);
       if (out.readableBytes() != length) {
-        throw new CompressionException(Fault.LENGTH_MISMATCH, length, "Snappy block decompressed to "
-            + out.readableBytes() + " bytes (expected: " + length + " as declared)", null);
+        throw new CompressionException(Fault.LENGTH_MISMATCH, length,
+            "Snappy block decompressed to " + out.readableBytes() + " bytes (expected: " + length
+                + " as declared)", null);
       }
       // Netty's decoder stops at a declared length of 0 and waits for more input after an
       // incomplete element: either way bytes are left over
