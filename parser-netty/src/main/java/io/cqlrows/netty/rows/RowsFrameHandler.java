@@ -6,20 +6,18 @@ import io.cqlrows.core.ProtocolFeatures;
 import io.cqlrows.core.ResultColumns;
 import io.cqlrows.core.ResultReader;
 import io.cqlrows.core.ResultStream;
-import io.cqlrows.core.TabletRouting;
 import io.cqlrows.core.RowSink;
+import io.cqlrows.core.TabletRouting;
 import io.cqlrows.netty.frame.CqlFrameException;
 import io.cqlrows.netty.frame.CqlFrameException.Reason;
 import io.cqlrows.netty.frame.Frame;
+import io.cqlrows.netty.frame.Opcode;
 import io.cqlrows.netty.internal.FrameChunk;
 import io.cqlrows.netty.internal.FrameHead;
-import io.cqlrows.netty.frame.FramePrelude;
-import io.cqlrows.netty.frame.Opcode;
-import io.netty.buffer.CompositeByteBuf;
+import io.cqlrows.netty.rows.Expectations.Expectation;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
-import io.netty.util.collection.IntObjectHashMap;
-import io.netty.util.collection.IntObjectMap;
+import java.util.Map;
 import java.util.Objects;
 import java.util.function.Function;
 
@@ -64,25 +62,15 @@ import java.util.function.Function;
  * {@link #expect} from the channel's event loop.
  */
 public final class RowsFrameHandler extends ChannelInboundHandlerAdapter {
-  /** What to do with the next response on one stream. */
-  private record Expectation(RowSink sink, ResultColumns preparedColumns, boolean streaming) {}
 
   /** Parses bodies; holds this connection's compiled column sets. */
   private ResultReader reader;
   /** Sink for a RESULT nobody registered for; may return null. Null for none. */
   private final Function<Frame, RowSink> defaultSinks;
   /** Registrations by stream id. */
-  private final IntObjectMap<Expectation> expectations = new IntObjectHashMap<>();
-  /** The frame whose body arrives in chunks, or null. */
-  private FrameHead head;
-  /** Its rows being parsed, when its stream was registered with {@link #expectStreaming}. */
-  private ResultStream stream;
-  /** Its chunks gathered into a whole body, otherwise. */
-  private CompositeByteBuf gathered;
-  /** Its parse failed: the rest of its chunks are dropped. */
-  private boolean dropping;
-  /** The tablet routing of its custom payload, or null. */
-  private TabletRouting headTablets;
+  private final Expectations expectations = new Expectations();
+  /** The body arriving in chunks, if any. */
+  private final ChunkedBody body = new ChunkedBody();
 
   /**
    * A handler for one connection.
@@ -121,7 +109,7 @@ public final class RowsFrameHandler extends ChannelInboundHandlerAdapter {
    * @throws IllegalStateException if the stream already has a registration
    */
   public void expect(int streamId, RowSink sink, ResultColumns preparedColumns) {
-    register(streamId, new Expectation(sink, preparedColumns, false));
+    expectations.register(streamId, new Expectation(sink, preparedColumns, false));
   }
 
   /**
@@ -133,18 +121,7 @@ public final class RowsFrameHandler extends ChannelInboundHandlerAdapter {
    * @throws IllegalStateException if the stream already has a registration
    */
   public void expectStreaming(int streamId, RowSink sink, ResultColumns preparedColumns) {
-    register(streamId, new Expectation(sink, preparedColumns, true));
-  }
-
-  private void register(int streamId, Expectation expectation) {
-    if (streamId < 0 || streamId > Short.MAX_VALUE) {
-      throw new IllegalArgumentException("streamId: " + streamId + " (expected: 0-32767)");
-    }
-    Objects.requireNonNull(expectation.sink(), "sink");
-    if (expectations.containsKey(streamId)) {
-      throw new IllegalStateException("stream " + streamId + " already has a registered sink");
-    }
-    expectations.put(streamId, expectation);
+    expectations.register(streamId, new Expectation(sink, preparedColumns, true));
   }
 
   /**
@@ -161,10 +138,7 @@ public final class RowsFrameHandler extends ChannelInboundHandlerAdapter {
    * progress of a streamed one (see {@link #expectStreaming}); 0 between frames.
    */
   public int bufferedBytes() {
-    if (gathered != null) {
-      return gathered.readableBytes();
-    }
-    return stream == null ? 0 : stream.bytesHeld();
+    return body.bufferedBytes();
   }
 
   /** The number of streams with a registration. */
@@ -214,100 +188,37 @@ public final class RowsFrameHandler extends ChannelInboundHandlerAdapter {
   }
 
   private void onHead(ChannelHandlerContext ctx, FrameHead h) {
-    if (head != null) {
-      throw outOfOrder("frame head on stream " + h.streamId() + " while the body of stream "
-          + head.streamId() + " is incomplete");
-    }
-    head = h;
+    body.begin(h);
     Expectation e = expectations.get(h.streamId());
-    if (e != null && e.streaming()) {
-      expectations.remove(h.streamId());
-      stream = reader.stream(e.sink(), e.preparedColumns(), h.bodyLength());
-      try {
-        headTablets = tablets(h.prelude().customPayload());
-      } catch (CqlParseException x) {
-        dropping = true; // no row reaches the sink
-        ctx.fireChannelRead(new RowsFailure(h.streamId(), tabletsError(h.streamId(), x)));
-      }
-    } else {
-      gathered = ctx.alloc().compositeBuffer(Integer.MAX_VALUE);
+    if (e == null || !e.streaming()) {
+      body.gather(ctx.alloc());
+      return;
+    }
+    expectations.remove(h.streamId());
+    ResultStream s = reader.stream(e.sink(), e.preparedColumns(), h.bodyLength());
+    try {
+      body.stream(s, tablets(h.prelude().customPayload()));
+    } catch (CqlParseException x) {
+      body.stream(s, null);
+      body.drop(); // no row reaches the sink
+      ctx.fireChannelRead(new RowsFailure(h.streamId(), tabletsError(h.streamId(), x)));
     }
   }
 
   private void onChunk(ChannelHandlerContext ctx, FrameChunk c) {
-    try {
-      if (head == null || c.streamId() != head.streamId()) {
-        throw outOfOrder("body chunk on stream " + c.streamId() + " without its frame head");
-      }
-      if (gathered != null) {
-        gathered.addComponent(true, c.content().retain());
-      } else if (!dropping) {
-        feed(ctx, c);
-      }
-    } finally {
-      c.release();
-    }
-    if (c.isLast()) {
-      endOfBody(ctx);
+    Object out = body.chunk(c);
+    if (out instanceof Frame whole) {
+      channelRead(ctx, whole);
+    } else if (out != null) {
+      ctx.fireChannelRead(out);
     }
   }
 
-  private void feed(ChannelHandlerContext ctx, FrameChunk c) {
-    try {
-      stream.feed(c.content());
-    } catch (CqlParseException e) {
-      dropping = true;
-      ctx.fireChannelRead(new RowsFailure(head.streamId(),
-          CqlFrameException.badResult(head.streamId(), head.bodyOffset(), e)));
-    }
-  }
-
-  private void endOfBody(ChannelHandlerContext ctx) {
-    FrameHead h = head;
-    head = null;
-    if (gathered != null) {
-      CompositeByteBuf body = gathered;
-      gathered = null;
-      channelRead(ctx, new Frame(h.version(), h.response(), h.flags(), h.streamId(), h.opcode(),
-          h.prelude(), body, h.bodyOffset()));
-      return;
-    }
-    TabletRouting tablets = headTablets;
-    ResultStream s = endStream();
-    if (s != null) {
-      FramePrelude p = h.prelude();
-      ctx.fireChannelRead(new RowsResponse(h.streamId(), s.result(), h.flags(), p.warnings(),
-          p.tracingId(), p.customPayload(), tablets));
-    }
-  }
-
-  /** Closes the streamed parse; returns it, or null if its failure was already reported. */
-  private ResultStream endStream() {
-    ResultStream s = stream;
-    stream = null;
-    headTablets = null;
-    boolean failed = dropping;
-    dropping = false;
-    s.close();
-    return failed ? null : s;
-  }
-
-  /** Ends a body cut off by the connection: its stream fails, naming the last complete row. */
+  /** Ends a body cut off by the connection: a streamed one's stream fails. */
   private void abandonBody(ChannelHandlerContext ctx, String why) {
-    if (head == null) {
-      return;
-    }
-    FrameHead h = head;
-    head = null;
-    if (gathered != null) {
-      gathered.release();
-      gathered = null;
-      return; // its registration, if any, is failed with the others
-    }
-    ResultStream s = endStream();
-    if (s != null) {
-      ctx.fireChannelRead(new RowsFailure(h.streamId(),
-          CqlFrameException.truncatedStream(h.streamId(), why, s.truncatedError())));
+    RowsFailure failure = body.abandon(why);
+    if (failure != null) {
+      ctx.fireChannelRead(failure);
     }
   }
 
@@ -324,16 +235,12 @@ public final class RowsFrameHandler extends ChannelInboundHandlerAdapter {
   }
 
   /** The tablet routing of a custom payload, if the connection uses it; else null. */
-  private TabletRouting tablets(java.util.Map<String, byte[]> customPayload) {
+  private TabletRouting tablets(Map<String, byte[]> customPayload) {
     return reader.features().tabletsRoutingV1() ? TabletRouting.fromPayload(customPayload) : null;
   }
 
   private static CqlFrameException tabletsError(int streamId, CqlParseException e) {
     return CqlFrameException.badPayload(streamId, TabletRouting.PAYLOAD_KEY, e);
-  }
-
-  private static CqlFrameException outOfOrder(String detail) {
-    return CqlFrameException.connectionError(Reason.OUT_OF_ORDER, -1, null, detail, null);
   }
 
   /** Parses and releases the frame; returns the message to fire. */
@@ -383,29 +290,11 @@ public final class RowsFrameHandler extends ChannelInboundHandlerAdapter {
 
   @Override
   public void handlerRemoved(ChannelHandlerContext ctx) {
-    if (gathered != null) {
-      gathered.release();
-      gathered = null;
-    }
-    if (stream != null) {
-      stream.close();
-      stream = null;
-    }
-    head = null;
+    body.release();
   }
 
   private void failPending(ChannelHandlerContext ctx, CqlFrameException cause) {
-    if (expectations.isEmpty()) {
-      return;
-    }
-    int[] streams = new int[expectations.size()];
-    int i = 0;
-    for (int stream : expectations.keySet()) {
-      streams[i++] = stream;
-    }
-    expectations.clear();
-    java.util.Arrays.sort(streams);
-    for (int stream : streams) {
+    for (int stream : expectations.removeAll()) {
       ctx.fireChannelRead(new RowsFailure(stream, cause));
     }
   }
