@@ -2,9 +2,9 @@ package io.cqlrows.cli;
 
 import io.cqlrows.core.ColumnSpec;
 import io.cqlrows.core.ResultColumns;
+import io.cqlrows.core.RowSink;
 import io.cqlrows.core.RowsMetadata;
 import io.cqlrows.core.sink.CanonicalJson;
-import io.cqlrows.core.RowSink;
 import io.cqlrows.core.type.CqlType;
 import java.util.ArrayList;
 import java.util.List;

@@ -1,10 +1,10 @@
 package io.cqlrows.cli;
 
 import io.cqlrows.core.CqlResult;
+import io.cqlrows.core.RowSink;
 import io.cqlrows.core.RowsResult;
 import io.cqlrows.core.sink.CanonicalJson;
 import io.cqlrows.core.sink.JsonLinesSink;
-import io.cqlrows.core.RowSink;
 import io.cqlrows.netty.frame.CqlFrameException;
 import io.cqlrows.netty.replay.ConnectionReplay;
 import io.cqlrows.netty.replay.PreparedStatements;

@@ -1,8 +1,8 @@
 package io.cqlrows.cli;
 
 import io.cqlrows.core.CqlResult;
-import io.cqlrows.core.sink.CountingSink;
 import io.cqlrows.core.RowSink;
+import io.cqlrows.core.sink.CountingSink;
 import io.cqlrows.netty.frame.CqlFrameException;
 import io.cqlrows.netty.frame.Frame;
 import io.cqlrows.netty.frame.Opcode;

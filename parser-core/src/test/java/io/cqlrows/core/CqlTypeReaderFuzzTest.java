@@ -1,8 +1,8 @@
 package io.cqlrows.core;
 
 import com.code_intelligence.jazzer.junit.FuzzTest;
-import io.cqlrows.core.type.CqlType;
 import io.cqlrows.core.CustomTypeNameParser;
+import io.cqlrows.core.type.CqlType;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import java.nio.charset.StandardCharsets;

@@ -25,8 +25,8 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
-import io.cqlrows.core.CqlParseException.Reason;
 import io.cqlrows.core.CqlParseException;
+import io.cqlrows.core.CqlParseException.Reason;
 import io.cqlrows.core.ParseLimits;
 import io.cqlrows.core.type.CqlType;
 import io.cqlrows.core.type.CustomType;

@@ -4,8 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.cqlrows.core.sink.Row;
 import io.cqlrows.core.RowSink;
+import io.cqlrows.core.sink.Row;
 import io.cqlrows.core.sink.RowsCollector;
 import io.cqlrows.testing.RecordingSink;
 import io.netty.buffer.ByteBuf;

@@ -17,12 +17,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.cqlrows.core.CqlParseException.Reason;
+import io.cqlrows.core.CustomTypeNameParser;
+import io.cqlrows.core.RowSink;
 import io.cqlrows.core.sink.ColumnarSink;
 import io.cqlrows.core.sink.CountingSink;
 import io.cqlrows.core.sink.JsonLinesSink;
-import io.cqlrows.core.RowSink;
 import io.cqlrows.core.sink.RowsCollector;
-import io.cqlrows.core.CustomTypeNameParser;
 import io.cqlrows.core.type.NativeType;
 import io.cqlrows.core.type.UdtType;
 import io.cqlrows.testing.Allocations;

@@ -16,10 +16,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.cqlrows.core.CqlParseException.Reason;
 import io.cqlrows.core.InlineCellsTest.Form;
+import io.cqlrows.core.RowSink;
 import io.cqlrows.core.sink.ColumnarSink;
 import io.cqlrows.core.sink.CountingSink;
 import io.cqlrows.core.sink.JsonLinesSink;
-import io.cqlrows.core.RowSink;
 import io.cqlrows.core.sink.RowsCollector;
 import io.cqlrows.core.type.NativeType;
 import io.cqlrows.core.value.TupleValue;

@@ -2,10 +2,10 @@ package io.cqlrows.core;
 
 import com.code_intelligence.jazzer.junit.FuzzTest;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.cqlrows.core.RowSink;
 import io.cqlrows.core.sink.ColumnarSink;
 import io.cqlrows.core.sink.CountingSink;
 import io.cqlrows.core.sink.JsonLinesSink;
-import io.cqlrows.core.RowSink;
 import io.cqlrows.core.sink.RowsCollector;
 import io.cqlrows.testing.Allocations;
 import io.cqlrows.testing.CheckingSink;

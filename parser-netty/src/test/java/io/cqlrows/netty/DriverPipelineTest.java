@@ -14,7 +14,6 @@ import io.cqlrows.netty.compression.Compression;
 import io.cqlrows.netty.frame.Frame;
 import io.cqlrows.netty.frame.Opcode;
 import io.cqlrows.netty.internal.SegmentBuilder;
-import io.cqlrows.netty.internal.SegmentBuilder;
 import io.cqlrows.netty.internal.SegmentFormat;
 import io.cqlrows.netty.rows.RowsFailure;
 import io.cqlrows.netty.rows.RowsFrameHandler;

@@ -16,7 +16,6 @@ import io.cqlrows.core.sink.JsonLinesSink;
 import io.cqlrows.netty.compression.Compression;
 import io.cqlrows.netty.frame.CqlFrameException;
 import io.cqlrows.netty.frame.Frame;
-import io.cqlrows.netty.internal.SegmentBuilder;
 import io.cqlrows.netty.internal.BytesToFrameDecoder;
 import io.cqlrows.netty.internal.SegmentBuilder;
 import io.cqlrows.netty.internal.SegmentFormat;

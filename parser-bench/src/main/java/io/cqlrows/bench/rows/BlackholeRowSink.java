@@ -1,11 +1,11 @@
 package io.cqlrows.bench.rows;
 
-import io.cqlrows.core.RowsMetadata;
 import io.cqlrows.core.DoubleVector;
 import io.cqlrows.core.FloatVector;
 import io.cqlrows.core.IntVector;
 import io.cqlrows.core.LongVector;
 import io.cqlrows.core.RowSink;
+import io.cqlrows.core.RowsMetadata;
 import io.netty.buffer.ByteBuf;
 import org.openjdk.jmh.infra.Blackhole;
 

@@ -2,12 +2,12 @@ package io.cqlrows.bench.rows;
 
 import io.cqlrows.core.ResultColumns;
 import io.cqlrows.core.ResultReader;
-import io.cqlrows.core.type.CqlType;
-import io.cqlrows.core.type.NativeType;
-import io.cqlrows.core.type.VectorType;
 import io.cqlrows.core.sink.ColumnarSink;
 import io.cqlrows.core.sink.Row;
 import io.cqlrows.core.sink.RowsCollector;
+import io.cqlrows.core.type.CqlType;
+import io.cqlrows.core.type.NativeType;
+import io.cqlrows.core.type.VectorType;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import java.util.ArrayList;

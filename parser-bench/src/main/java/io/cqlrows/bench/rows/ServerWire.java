@@ -1,10 +1,10 @@
 package io.cqlrows.bench.rows;
 
-import io.cqlrows.netty.internal.Compressors;
 import io.cqlrows.netty.frame.Frame;
 import io.cqlrows.netty.frame.Opcode;
-import io.cqlrows.netty.internal.SegmentFormat;
+import io.cqlrows.netty.internal.Compressors;
 import io.cqlrows.netty.internal.SegmentEncoder;
+import io.cqlrows.netty.internal.SegmentFormat;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.ByteBufUtil;

@@ -1,11 +1,11 @@
 package io.cqlrows.bench.rows;
 
+import io.cqlrows.core.FloatVector;
 import io.cqlrows.core.ParseLimits;
+import io.cqlrows.core.RowSink;
 import io.cqlrows.core.RowsMetadata;
 import io.cqlrows.core.RowsResult;
 import io.cqlrows.core.sink.ColumnarSink;
-import io.cqlrows.core.FloatVector;
-import io.cqlrows.core.RowSink;
 import io.cqlrows.netty.CqlPipeline;
 import io.cqlrows.netty.compression.Compression;
 import io.cqlrows.netty.internal.BytesToFrameDecoder;

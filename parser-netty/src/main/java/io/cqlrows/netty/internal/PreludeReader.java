@@ -1,7 +1,7 @@
 package io.cqlrows.netty.internal;
 
-import io.cqlrows.core.CqlParseException.Reason;
 import io.cqlrows.core.CqlParseException;
+import io.cqlrows.core.CqlParseException.Reason;
 import io.cqlrows.netty.frame.Frame;
 import io.cqlrows.netty.frame.FramePrelude;
 import io.netty.buffer.ByteBuf;
@@ -20,6 +20,11 @@ import java.util.UUID;
  * <p>Every read is bounds-checked against the frame body before anything is allocated; a problem
  * throws a {@link CqlParseException} whose offset is relative to the first byte after the header.
  * Reads are absolute: the buffer's indices never move. Borrowed buffer; one instance per frame.
+ *
+ * <p>parser-core reads the same notations ({@code [bytes]}, {@code [string]}) inside a RESULT body
+ * with its own package-private cursor, whose errors carry the row and column being parsed. The
+ * prelude comes before any of that and is reported per frame, so it has this small reader rather
+ * than a public cursor in core.
  */
 final class PreludeReader {
   private static final int UUID_LENGTH = 16;

@@ -1,10 +1,10 @@
 package io.cqlrows.netty.replay;
 
 import io.cqlrows.core.CqlResult;
-import io.cqlrows.core.TabletRouting;
 import io.cqlrows.core.RowSink;
-import io.cqlrows.netty.frame.CqlFrameException;
+import io.cqlrows.core.TabletRouting;
 import io.cqlrows.netty.client.CqlServerError;
+import io.cqlrows.netty.frame.CqlFrameException;
 
 /**
  * Receives the RESULT responses of a replayed connection, in capture order. Called on the

@@ -2,9 +2,9 @@ package io.cqlrows.netty.request;
 
 import io.cqlrows.core.ProtocolFeatures;
 import io.cqlrows.netty.compression.Compression;
-import io.cqlrows.netty.internal.Compressors;
 import io.cqlrows.netty.frame.Frame;
 import io.cqlrows.netty.frame.Opcode;
+import io.cqlrows.netty.internal.Compressors;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import java.util.LinkedHashMap;

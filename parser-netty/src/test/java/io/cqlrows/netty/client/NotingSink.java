@@ -1,7 +1,7 @@
 package io.cqlrows.netty.client;
 
-import io.cqlrows.core.RowsMetadata;
 import io.cqlrows.core.RowSink;
+import io.cqlrows.core.RowsMetadata;
 import io.cqlrows.core.sink.RowsCollector;
 import java.util.List;
 

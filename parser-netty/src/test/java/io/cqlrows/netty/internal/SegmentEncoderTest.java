@@ -10,8 +10,8 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.cqlrows.core.ParseLimits;
-import io.cqlrows.netty.internal.BytesToSegmentDecoder;
 import io.cqlrows.netty.frame.Frame;
+import io.cqlrows.netty.internal.BytesToSegmentDecoder;
 import io.cqlrows.netty.internal.Segment;
 import io.cqlrows.netty.internal.SegmentFormat;
 import io.cqlrows.netty.internal.SegmentToFrameDecoder;

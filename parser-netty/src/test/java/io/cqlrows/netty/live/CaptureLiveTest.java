@@ -9,14 +9,14 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.cqlrows.core.CqlResult;
 import io.cqlrows.core.ParseLimits;
 import io.cqlrows.core.PreparedResult;
 import io.cqlrows.core.ProtocolFeatures;
-import io.cqlrows.core.CqlResult;
-import io.cqlrows.core.sink.JsonLinesSink;
 import io.cqlrows.core.RowSink;
-import io.cqlrows.netty.frame.CqlFrameException;
+import io.cqlrows.core.sink.JsonLinesSink;
 import io.cqlrows.netty.client.QueryResult;
+import io.cqlrows.netty.frame.CqlFrameException;
 import io.cqlrows.netty.frame.Frame;
 import io.cqlrows.netty.frame.Opcode;
 import io.cqlrows.netty.pcap.PcapRecordingHandler;

@@ -2,7 +2,6 @@ package io.cqlrows.netty.pcap;
 
 import io.cqlrows.netty.compression.Compression;
 import io.cqlrows.netty.internal.SegmentBuilder;
-import io.cqlrows.netty.internal.SegmentBuilder;
 import io.cqlrows.netty.replay.ScyllaSession;
 import io.cqlrows.testing.Corpus;
 import io.netty.buffer.ByteBuf;

@@ -2,10 +2,10 @@ package io.cqlrows.netty.request;
 
 import io.cqlrows.core.ParseLimits;
 import io.cqlrows.netty.compression.Compression;
-import io.cqlrows.netty.internal.BytesToFrameDecoder;
-import io.cqlrows.netty.internal.BytesToSegmentDecoder;
 import io.cqlrows.netty.frame.Frame;
 import io.cqlrows.netty.frame.Opcode;
+import io.cqlrows.netty.internal.BytesToFrameDecoder;
+import io.cqlrows.netty.internal.BytesToSegmentDecoder;
 import io.cqlrows.netty.internal.SegmentFormat;
 import io.cqlrows.netty.internal.SegmentToFrameDecoder;
 import io.netty.buffer.ByteBuf;
