@@ -6,7 +6,10 @@ import io.cqlrows.core.ResultColumns;
 import io.cqlrows.core.ResultReader;
 import io.cqlrows.core.RowSink;
 import io.cqlrows.netty.compression.Compression;
+import io.cqlrows.netty.frame.CqlFrameException;
+import io.cqlrows.netty.frame.CqlServerError;
 import io.cqlrows.netty.frame.Frame;
+import io.cqlrows.netty.request.Requests;
 import io.cqlrows.netty.internal.BytesToFrameDecoder;
 import io.cqlrows.netty.internal.BytesToSegmentDecoder;
 import io.cqlrows.netty.internal.SegmentEncoder;
@@ -16,9 +19,12 @@ import io.cqlrows.netty.internal.SegmentToFrameDecoder;
 import io.cqlrows.netty.rows.RowsFrameHandler;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandler;
+import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelPipeline;
 import io.netty.util.AttributeKey;
+import java.util.Map;
 import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
 import java.util.function.Function;
 
 /**
@@ -34,11 +40,12 @@ import java.util.function.Function;
  * </pre>
  *
  * <pre>{@code
- * // channel initializer: the compression STARTUP will negotiate, stated once
+ * // channel initializer: the compression STARTUP will negotiate, stated once; on v5 the
+ * // connection moves to segments by itself when READY arrives
  * CqlPipeline cql = CqlPipeline.install(ch.pipeline(), 5, Compression.LZ4);
  * ch.pipeline().addLast("driver", driverHandler);
- * // in driverHandler, on the READY response to STARTUP (v5):
- * CqlPipeline.get(ctx.channel()).switchToSegments();
+ * // in driverHandler: requests encoded for this connection
+ * ctx.writeAndFlush(cql.requests().startup());
  * // per request, before writing it:
  * cql.expect(streamId, sink);                              // QUERY
  * cql.expect(streamId, sink, prepared.resultColumns());    // EXECUTE with Skip_metadata
@@ -62,6 +69,8 @@ public final class CqlPipeline {
   public static final String SEGMENT_TO_FRAME_DECODER = "cqlrows.segmentToFrameDecoder";
   /** Name of the {@link RowsFrameHandler}. */
   public static final String ROWS_FRAME_HANDLER = "cqlrows.rowsFrameHandler";
+  /** Name of the handler that awaits the answer to {@link #startup()}, while it does. */
+  public static final String STARTUP_HANDLER = "cqlrows.startup";
   /** Name of the outbound {@link SegmentEncoder} of a v5 connection, after the switch. */
   public static final String SEGMENT_ENCODER = SegmentEncoder.NAME;
 
@@ -69,15 +78,18 @@ public final class CqlPipeline {
       AttributeKey.valueOf(CqlPipeline.class, "cqlPipeline");
 
   private final ChannelPipeline pipeline;
+  /** The version given to {@link #install}; -1 when it is detected. */
+  private final int protocolVersion;
   private final Compression compression;
   private final ParseLimits limits;
   /** Null when only decoders were installed (replay). */
   private final RowsFrameHandler rows;
   private int streamResultsFrom;
 
-  private CqlPipeline(ChannelPipeline pipeline, Compression compression, ParseLimits limits,
-      RowsFrameHandler rows) {
+  private CqlPipeline(ChannelPipeline pipeline, int protocolVersion, Compression compression,
+      ParseLimits limits, RowsFrameHandler rows) {
     this.pipeline = pipeline;
+    this.protocolVersion = protocolVersion;
     this.compression = compression;
     this.limits = limits;
     this.rows = rows;
@@ -96,8 +108,11 @@ public final class CqlPipeline {
   }
 
   /**
-   * Adds a frame decoder and a {@link RowsFrameHandler} at the end of {@code pipeline}. For v5,
-   * call {@link #switchToSegments} when READY (or AUTHENTICATE) arrives.
+   * Adds a frame decoder and a {@link RowsFrameHandler} at the end of a client connection's
+   * {@code pipeline}. On v5 the connection moves to segments by itself, both ways, in the format
+   * of {@code compression}, when the READY or AUTHENTICATE response to STARTUP arrives: the
+   * response is handed on first, and requests written from then on (from the handler that sees
+   * READY, too) go out in segments.
    *
    * @param pipeline a new channel's pipeline
    * @param protocolVersion the protocol version the driver speaks (3, 4 or 5)
@@ -114,12 +129,15 @@ public final class CqlPipeline {
     if (protocolVersion >= 5 && compression == Compression.SNAPPY) {
       throw new IllegalArgumentException("compression: SNAPPY (expected: NONE or LZ4 on v5)");
     }
-    Compression bodies = protocolVersion >= 5 ? Compression.NONE : compression;
     RowsFrameHandler rows =
         new RowsFrameHandler(new ResultReader(protocolVersion, limits), defaultSinks);
-    pipeline.addLast(BYTES_TO_FRAME_DECODER, new BytesToFrameDecoder(limits, bodies));
+    CqlPipeline cql = new CqlPipeline(pipeline, protocolVersion, compression, limits, rows);
+    BytesToFrameDecoder frames = protocolVersion >= 5
+        ? new BytesToFrameDecoder(limits, Compression.NONE, cql::segmentsStart)
+        : new BytesToFrameDecoder(limits, compression);
+    pipeline.addLast(BYTES_TO_FRAME_DECODER, frames);
     pipeline.addLast(ROWS_FRAME_HANDLER, rows);
-    return new CqlPipeline(pipeline, compression, limits, rows);
+    return cql;
   }
 
   /**
@@ -137,7 +155,7 @@ public final class CqlPipeline {
     pipeline.addLast(BYTES_TO_FRAME_DECODER, BytesToFrameDecoder.detecting(reader.limits(),
         detectedSegments(reader.limits())));
     pipeline.addLast(ROWS_FRAME_HANDLER, rows);
-    return new CqlPipeline(pipeline, null, reader.limits(), rows);
+    return new CqlPipeline(pipeline, -1, null, reader.limits(), rows);
   }
 
   /**
@@ -158,7 +176,7 @@ public final class CqlPipeline {
           new BytesToSegmentDecoder(SegmentFormat.DETECT, segmentsFrom));
       pipeline.addLast(SEGMENT_TO_FRAME_DECODER, new SegmentToFrameDecoder(limits));
     }
-    return new CqlPipeline(pipeline, null, limits, null);
+    return new CqlPipeline(pipeline, -1, null, limits, null);
   }
 
   /** The handlers {@link #install}ed on a channel, or {@code null}. */
@@ -174,6 +192,66 @@ public final class CqlPipeline {
   /** The compression given to {@link #install}; {@code null} when it is detected. */
   public Compression compression() {
     return compression;
+  }
+
+  /**
+   * The request encoders of this connection: the protocol version and compression given to
+   * {@link #install}, and the extensions {@link #negotiated} so far. Encoders are immutable: ask
+   * again after a negotiation.
+   *
+   * @throws IllegalStateException if the handlers detect their protocol (replay), or on v3 (the
+   *     encoders write v4 and v5)
+   */
+  public Requests requests() {
+    return new Requests(installedVersion(), compression, rowsHandler().features());
+  }
+
+  /**
+   * The STARTUP options of this connection: {@code CQL_VERSION}, {@code COMPRESSION} for the
+   * compression given to {@link #install}, and the options of the extensions {@link #negotiated}.
+   */
+  public Map<String, String> startupOptions() {
+    installedVersion();
+    return Requests.startupOptions(compression, rowsHandler().features());
+  }
+
+  /**
+   * Starts the connection: writes STARTUP with {@link #startupOptions()} on stream 0 and returns
+   * a future completed when READY arrives, on the channel's event loop; on v5 the connection has
+   * moved to segments by then, so what the future's callbacks write goes out in segments. The
+   * answer is taken out of the pipeline (handlers after these never see it). The future fails
+   * with a {@link CqlServerError} when the server answers ERROR, an {@link
+   * IllegalStateException} when it asks for authentication, and a {@link CqlFrameException} when
+   * the connection breaks or closes first.
+   *
+   * <p>Call it once the channel is active (from {@code channelActive}, say), before any other
+   * request. A driver that sends OPTIONS first, or authenticates, writes STARTUP itself with
+   * {@link #requests()} and {@link #startupOptions()}.
+   *
+   * @throws IllegalStateException as {@link #requests()}
+   */
+  public CompletableFuture<Void> startup() {
+    Requests requests = requests();
+    CompletableFuture<Void> ready = new CompletableFuture<>();
+    Channel channel = pipeline.channel();
+    channel.eventLoop().execute(() -> {
+      pipeline.addAfter(ROWS_FRAME_HANDLER, STARTUP_HANDLER,
+          new StartupHandler(0, requests.features(), ready));
+      channel.writeAndFlush(requests.startup(channel.alloc(), 0, startupOptions()))
+          .addListener(f -> {
+            if (!f.isSuccess()) {
+              ready.completeExceptionally(f.cause());
+            }
+          });
+    });
+    return ready;
+  }
+
+  private int installedVersion() {
+    if (protocolVersion < 0) {
+      throw new IllegalStateException("the handlers detect their protocol: no requests");
+    }
+    return protocolVersion;
   }
 
   /** See {@link RowsFrameHandler#expect(int, RowSink)}. */
@@ -230,14 +308,17 @@ public final class CqlPipeline {
   }
 
   /**
-   * Switches a v5 connection to segments (native_protocol_v5.spec section 2.3.1), both ways, in
-   * the format of the compression given to {@link #install}: call it from the event loop when the
-   * READY or AUTHENTICATE response to STARTUP arrives, before any later bytes are read or
-   * requests written. Outbound envelopes are packed into segments by a {@link SegmentEncoder}
-   * put where the cqlrows handlers begin (so handlers before them, TLS or a recorder, see
-   * segments as the socket does). Bytes the frame decoder already holds go to the segment decoder
-   * <em>during this call</em>: responses that arrived in the same read as READY reach the pipeline
-   * before it returns, so a handler records READY (and whatever it needs for them) first.
+   * Switches a v5 connection to segments now (native_protocol_v5.spec section 2.3.1), both ways,
+   * in the format of the compression given to {@link #install}. A client's pipeline does not need
+   * it: it switches by itself when READY or AUTHENTICATE arrives. Call it where the frame that
+   * starts segments is not decoded here: on a server's pipeline once READY is written, or on a
+   * connection taken over after its handshake. Call it from the event loop, before any later bytes
+   * are read or envelopes written.
+   *
+   * <p>Outbound envelopes are packed into segments by a {@link SegmentEncoder} put where the
+   * cqlrows handlers begin (so handlers before them, TLS or a recorder, see segments as the socket
+   * does). Bytes the frame decoder already holds go to the segment decoder <em>during this
+   * call</em>.
    *
    * @throws IllegalStateException if there is no frame decoder (already switched) or the
    *     handlers detect their protocol (replay)
@@ -250,10 +331,22 @@ public final class CqlPipeline {
     if (!(handler instanceof BytesToFrameDecoder decoder)) {
       throw new IllegalStateException("no " + BYTES_TO_FRAME_DECODER + " in the pipeline");
     }
+    segments(decoder.consumedBytes(), streamResultsFrom);
+  }
+
+  /** The frame decoder of a client's v5 pipeline saw READY or AUTHENTICATE. */
+  private void segmentsStart(ChannelHandlerContext ctx, boolean afterResponse, long offset,
+      int streamFrom) {
+    if (afterResponse) {
+      segments(offset, streamFrom);
+    }
+  }
+
+  private void segments(long offset, int streamFrom) {
     SegmentFormat format =
         compression == Compression.LZ4 ? SegmentFormat.LZ4 : SegmentFormat.UNCOMPRESSED;
     pipeline.addBefore(BYTES_TO_FRAME_DECODER, SEGMENT_ENCODER, new SegmentEncoder(format));
-    replaceFrameDecoder(pipeline, format, decoder.consumedBytes(), limits, streamResultsFrom);
+    replaceFrameDecoder(pipeline, format, offset, limits, streamFrom);
   }
 
   private RowsFrameHandler rowsHandler() {
@@ -265,7 +358,7 @@ public final class CqlPipeline {
 
   /** What a detecting frame decoder calls after a v5 READY (or STARTUP). */
   private static SegmentSwitch detectedSegments(ParseLimits limits) {
-    return (ctx, offset, streamFrom) ->
+    return (ctx, afterResponse, offset, streamFrom) ->
         replaceFrameDecoder(ctx.pipeline(), SegmentFormat.DETECT, offset, limits, streamFrom);
   }
 

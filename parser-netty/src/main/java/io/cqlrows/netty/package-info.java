@@ -1,10 +1,12 @@
 /**
- * Netty integration of cqlrows: {@link io.cqlrows.netty.CqlPipeline} installs the handlers under
- * public names, {@link io.cqlrows.netty.frame.CqlFrameException} reports unusable frames as
- * connection-level or frame-local.
+ * cqlrows in a Netty pipeline: {@link io.cqlrows.netty.CqlPipeline} installs the handlers of a
+ * connection, owns every later change to them (the v5 switch to segments, streaming of large
+ * results), writes STARTUP with the one compression it was given, and routes each response to the
+ * sink registered for its stream. Responses come out as {@link io.cqlrows.netty.rows.RowsResponse}
+ * and {@link io.cqlrows.netty.rows.RowsFailure}; the supported types of every package are listed
+ * in {@code docs/api.md}.
  *
- * <p>Ownership: every handler releases what it consumes in {@code finally} and passes on what it
- * does not, ownership transferred. Threading: handlers are stateful, one instance per channel,
- * called from the channel's event loop only.
+ * <p>Ownership: buffers handed to the pipeline belong to it; frames handed on belong to the next
+ * handler. Threading: one {@code CqlPipeline} per channel, called from its event loop.
  */
 package io.cqlrows.netty;

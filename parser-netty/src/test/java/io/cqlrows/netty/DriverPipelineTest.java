@@ -36,7 +36,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  */
 class DriverPipelineTest {
 
-  /** Stands in for a driver: switches on READY, records everything else. */
+  /** Stands in for a driver: records READY (the pipeline switched to segments) and the rest. */
   private static final class Driver extends ChannelInboundHandlerAdapter {
     final List<Object> received = new ArrayList<>();
     Throwable error;
@@ -45,8 +45,7 @@ class DriverPipelineTest {
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
       if (msg instanceof Frame f && f.opcode() == Opcode.READY) {
         f.release();
-        received.add("READY"); // before the switch: it delivers what follows READY at once
-        CqlPipeline.get(ctx.channel()).switchToSegments();
+        received.add("READY"); // handed on before what follows it, already in segments
         return;
       }
       received.add(msg);

@@ -7,7 +7,9 @@ import io.cqlrows.netty.CqlPipeline;
 import io.cqlrows.netty.compression.Compression;
 import io.cqlrows.netty.frame.CqlFrameException;
 import io.cqlrows.netty.frame.CqlFrameException.Reason;
+import io.cqlrows.netty.frame.CqlServerError;
 import io.cqlrows.netty.frame.Frame;
+import io.cqlrows.netty.frame.SupportedOptions;
 import io.cqlrows.netty.request.Requests;
 import io.cqlrows.netty.rows.RowsFailure;
 import io.cqlrows.netty.rows.RowsResponse;
@@ -278,13 +280,10 @@ final class CqlClientHandler extends ChannelInboundHandlerAdapter {
   }
 
   /**
-   * READY: on v5 both directions switch to segments now (native_protocol_v5.spec section 2.3.1),
-   * before any request can be written, since the connect future completes only afterwards.
+   * READY: on v5 the pipeline has moved both directions to segments before handing it on
+   * (native_protocol_v5.spec section 2.3.1), so requests written from now on are in segments.
    */
   private void onReady(ChannelHandlerContext ctx) {
-    if (protocolVersion >= 5) {
-      cql.switchToSegments();
-    }
     ready.complete(null);
   }
 

@@ -27,10 +27,11 @@ import java.util.Objects;
  * STREAM}: a large RESULT body goes on as {@link FrameChunk}s ({@link #streamResultsFrom}).
  * {@code SKIP}: a frame over {@link ParseLimits#maxFrameBodyLength()} is dropped as it arrives.
  *
- * <p><b>v5.</b> After the server's READY or AUTHENTICATE a v5 connection switches to segments;
- * whoever owns the pipeline replaces this decoder then ({@code CqlPipeline}). A decoder made by
- * {@link #detecting} asks for it by itself through its {@link SegmentSwitch} (replay), and tells
- * LZ4 from Snappy on the first compressed v3/v4 body.
+ * <p><b>v5.</b> After the server's READY or AUTHENTICATE a v5 connection switches to segments:
+ * the decoder hands the frame on, then asks its {@link SegmentSwitch}, if it has one, to put
+ * segment decoders in its place ({@code CqlPipeline} does). A decoder made by {@link #detecting}
+ * (replay) also asks after a v5 STARTUP request, and tells LZ4 from Snappy on the first
+ * compressed v3/v4 body.
  *
  * <p><b>Errors.</b> A version byte outside 3-6, a negative length, the compression flag 0x01 on
  * v3/v4 when no compression was negotiated, or a body that does not decompress is a
@@ -61,7 +62,7 @@ public final class BytesToFrameDecoder extends ConnectionDecoder {
   private final int maxBodyLength;
   /** How v3/v4 bodies with flag 0x01 are compressed; null while detecting. */
   private Compression compression;
-  /** Switches a detected v5 connection to segments; null unless detecting. */
+  /** Moves a v5 connection to segments after READY, AUTHENTICATE or STARTUP; null for never. */
   private final SegmentSwitch segmentSwitch;
   private final BodyStreaming streaming = new BodyStreaming();
   private State state = State.HEADER;
@@ -88,7 +89,16 @@ public final class BytesToFrameDecoder extends ConnectionDecoder {
     this(limits, Objects.requireNonNull(compression, "compression"), null);
   }
 
-  private BytesToFrameDecoder(ParseLimits limits, Compression compression,
+  /**
+   * A decoder for one connection that asks {@code segmentSwitch} to move it to segments after
+   * the frame that starts them on v5.
+   *
+   * @param compression what the STARTUP negotiated; applies to v3/v4 bodies with flag 0x01;
+   *     {@code null} to tell LZ4 from Snappy on the first compressed body
+   * @param segmentSwitch called after a v5 READY or AUTHENTICATE response or STARTUP request,
+   *     or {@code null} for never
+   */
+  public BytesToFrameDecoder(ParseLimits limits, Compression compression,
       SegmentSwitch segmentSwitch) {
     super(0);
     this.maxBodyLength = limits.maxFrameBodyLength();
@@ -227,7 +237,8 @@ public final class BytesToFrameDecoder extends ConnectionDecoder {
     }
     out.add(frame);
     if (segmentSwitch != null && startsSegments(frame)) {
-      segmentSwitch.switchToSegments(ctx, offsetOf(in.readerIndex()), streaming.threshold());
+      segmentSwitch.switchToSegments(ctx, frame.isResponse(), offsetOf(in.readerIndex()),
+          streaming.threshold());
     }
   }
 

@@ -3,7 +3,7 @@ package io.cqlrows.netty.replay;
 import io.cqlrows.core.CqlResult;
 import io.cqlrows.core.RowSink;
 import io.cqlrows.core.TabletRouting;
-import io.cqlrows.netty.client.CqlServerError;
+import io.cqlrows.netty.frame.CqlServerError;
 import io.cqlrows.netty.frame.CqlFrameException;
 
 /**

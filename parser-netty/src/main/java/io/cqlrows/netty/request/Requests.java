@@ -30,7 +30,8 @@ import java.util.function.Consumer;
  * (flag 0x01: a big-endian uncompressed length and a raw LZ4 block), as the Java driver does even
  * when that makes it longer. OPTIONS and STARTUP are never compressed: they may precede the
  * negotiation. On v5 bodies are never compressed here; the connection's segments carry the
- * compression (see {@link SegmentEncoder}), and v5 envelopes go out unframed only until READY.
+ * compression ({@code CqlPipeline} packs envelopes into segments after READY), and v5 envelopes go
+ * out unframed only until then.
  *
  * <p><b>Ownership.</b> Every method returns a new envelope: Ownership transferred (the caller
  * releases it, or writes it to a channel). Arguments are borrowed and read during the call.
@@ -141,6 +142,16 @@ public final class Requests {
       WireWriter.longString(body, query);
       parameters.writeTo(body, protocolVersion);
     });
+  }
+
+  /**
+   * QUERY (§4.1.4) without values, at {@link Consistency#LOCAL_ONE}, with the server's default
+   * page size.
+   *
+   * @param query the CQL text
+   */
+  public ByteBuf query(ByteBufAllocator alloc, int streamId, String query) {
+    return query(alloc, streamId, query, QueryParameters.of(Consistency.LOCAL_ONE));
   }
 
   /** PREPARE (§4.1.5): the query, and on v5 its flags ({@code [int]} 0: no keyspace). */

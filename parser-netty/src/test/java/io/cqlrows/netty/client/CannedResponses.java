@@ -2,6 +2,7 @@ package io.cqlrows.netty.client;
 
 import static java.nio.charset.StandardCharsets.UTF_8;
 
+import io.cqlrows.netty.frame.CqlServerError;
 import io.cqlrows.netty.frame.Opcode;
 import io.cqlrows.netty.request.DecodedRequest;
 import io.cqlrows.testing.CqlBytes;

@@ -18,6 +18,7 @@ import io.cqlrows.core.sink.RowsCollector;
 import io.cqlrows.netty.EventLoops;
 import io.cqlrows.netty.compression.Compression;
 import io.cqlrows.netty.frame.CqlFrameException;
+import io.cqlrows.netty.frame.CqlServerError;
 import io.cqlrows.netty.frame.Opcode;
 import io.cqlrows.netty.pcap.PcapRecordingHandler;
 import io.cqlrows.netty.pcap.TcpConnection;

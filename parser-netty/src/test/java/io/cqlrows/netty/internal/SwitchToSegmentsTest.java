@@ -41,8 +41,9 @@ import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * The switch from unframed envelopes to v5 segments after READY (native_protocol_v5.spec section
- * 2.3.1), by a detecting decoder and by a driver's call to {@link CqlPipeline#switchToSegments};
- * and v4 compressed bodies, where no switch happens.
+ * 2.3.1): by a detecting decoder, by a client's pipeline when READY arrives, and by a call to
+ * {@link CqlPipeline#switchToSegments} where READY is not decoded (a server's side); and v4
+ * compressed bodies, where no switch happens.
  */
 class SwitchToSegmentsTest {
   private static final byte[] READY = frameBytes(0x85, 0, 0, 0x02, new byte[0]);
@@ -101,7 +102,7 @@ class SwitchToSegmentsTest {
 
   @ParameterizedTest
   @CsvSource({"UNCOMPRESSED, true", "LZ4, true", "UNCOMPRESSED, false", "LZ4, false"})
-  void driverSwitchesOnReady(SegmentFormat format, boolean sameBuffer) {
+  void aClientPipelineSwitchesOnReadyByItself(SegmentFormat format, boolean sameBuffer) {
     EmbeddedChannel channel = new EmbeddedChannel();
     CqlPipeline cql = CqlPipeline.install(channel.pipeline(), 5, compression(format));
     Driver driver = new Driver();
@@ -123,7 +124,7 @@ class SwitchToSegmentsTest {
   }
 
   @Test
-  void driverSwitchesWhileTheRestOfTheSegmentIsStillToCome() {
+  void aClientPipelineSwitchesWhileTheRestOfTheSegmentIsStillToCome() {
     byte[] segments = resultSegments(SegmentFormat.LZ4);
     EmbeddedChannel channel = new EmbeddedChannel();
     CqlPipeline.install(channel.pipeline(), 5, Compression.LZ4);
@@ -133,6 +134,64 @@ class SwitchToSegmentsTest {
     assertEquals(List.of("0/READY"), driver.frames);
     channel.writeInbound(tracked(Arrays.copyOfRange(segments, 3, segments.length)));
     assertEquals(List.of("0/READY", "1/RESULT", "2/RESULT", "3/RESULT"), driver.frames);
+    assertFalse(channel.finishAndReleaseAll());
+  }
+
+  /** The handler that sees READY writes its first request: it goes out in a segment. */
+  @ParameterizedTest
+  @EnumSource(value = SegmentFormat.class, names = {"UNCOMPRESSED", "LZ4"})
+  void requestsWrittenOnReadyGoOutInSegments(SegmentFormat format) {
+    byte[] query = frameBytes(0x05, 0, 1, 0x07, VOID_BODY);
+    EmbeddedChannel channel = new EmbeddedChannel();
+    CqlPipeline.install(channel.pipeline(), 5, compression(format));
+    channel.pipeline().addLast(new ChannelInboundHandlerAdapter() {
+      @Override
+      public void channelRead(ChannelHandlerContext ctx, Object msg) {
+        ((Frame) msg).release();
+        ctx.writeAndFlush(Unpooled.wrappedBuffer(query));
+      }
+    });
+    channel.writeInbound(tracked(READY));
+    assertNotNull(channel.pipeline().get(CqlPipeline.SEGMENT_ENCODER));
+    ByteBuf written = channel.readOutbound();
+    EmbeddedChannel server = new EmbeddedChannel(new BytesToSegmentDecoder(format, 0));
+    server.writeInbound(written);
+    Segment segment = server.readInbound();
+    assertTrue(segment.selfContained());
+    assertEquals(ByteBufUtil.hexDump(query), ByteBufUtil.hexDump(segment.content()));
+    segment.release();
+    assertFalse(server.finishAndReleaseAll());
+    assertFalse(channel.finishAndReleaseAll());
+  }
+
+  @Test
+  void aClientPipelineSwitchesOnAuthenticate() {
+    byte[] authenticate = frameBytes(0x85, 0, 0, 0x03, new byte[] {0, 3, 'A', 'u', 't'});
+    EmbeddedChannel channel = new EmbeddedChannel();
+    CqlPipeline.install(channel.pipeline(), 5, Compression.NONE);
+    Driver driver = new Driver();
+    channel.pipeline().addLast(driver);
+    channel.writeInbound(tracked(authenticate, resultSegments(SegmentFormat.UNCOMPRESSED)));
+    assertEquals(List.of("0/AUTHENTICATE", "1/RESULT", "2/RESULT", "3/RESULT"), driver.frames);
+    assertSwitched(channel.pipeline());
+    assertFalse(channel.finishAndReleaseAll());
+  }
+
+  /** A server reads STARTUP and must answer READY unframed: its owner switches after writing. */
+  @Test
+  void aPipelineThatReadsAStartupRequestDoesNotSwitchByItself() {
+    byte[] startup = frameBytes(0x05, 0, 0, 0x01, new byte[] {0, 0});
+    EmbeddedChannel channel = new EmbeddedChannel();
+    CqlPipeline cql = CqlPipeline.install(channel.pipeline(), 5, Compression.LZ4);
+    Driver driver = new Driver();
+    channel.pipeline().addLast(driver);
+    channel.writeInbound(tracked(startup));
+    assertEquals(List.of("0/STARTUP"), driver.frames);
+    assertNotNull(channel.pipeline().get(CqlPipeline.BYTES_TO_FRAME_DECODER));
+    assertNull(channel.pipeline().get(CqlPipeline.SEGMENT_ENCODER));
+    cql.switchToSegments();
+    assertSwitched(channel.pipeline());
+    assertNotNull(channel.pipeline().get(CqlPipeline.SEGMENT_ENCODER));
     assertFalse(channel.finishAndReleaseAll());
   }
 
@@ -268,7 +327,7 @@ class SwitchToSegmentsTest {
     assertFalse(channel.finishAndReleaseAll());
   }
 
-  /** Records each frame as "stream/OPCODE", releases it, and switches on READY. */
+  /** Records each frame as "stream/OPCODE" and releases it; the pipeline switches on READY. */
   private static final class Driver extends ChannelInboundHandlerAdapter {
     final List<String> frames = new ArrayList<>();
 
@@ -277,9 +336,6 @@ class SwitchToSegmentsTest {
       Frame frame = (Frame) msg;
       try {
         frames.add(frame.streamId() + "/" + frame.opcode());
-        if (frame.opcode() == Opcode.READY) {
-          CqlPipeline.get(ctx.channel()).switchToSegments();
-        }
       } finally {
         frame.release();
       }

@@ -16,7 +16,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.cqlrows.core.PreparedResult;
 import io.cqlrows.core.RowsMetadata;
 import io.cqlrows.core.sink.RowsCollector;
-import io.cqlrows.netty.client.CqlServerError;
+import io.cqlrows.netty.frame.CqlServerError;
 import io.cqlrows.netty.client.PreparedStatement;
 import io.cqlrows.netty.client.QueryResult;
 import io.cqlrows.testing.Corpus;

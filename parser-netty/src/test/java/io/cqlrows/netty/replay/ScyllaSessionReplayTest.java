@@ -14,7 +14,7 @@ import io.cqlrows.core.RowsResult;
 import io.cqlrows.core.TabletRouting;
 import io.cqlrows.core.sink.Row;
 import io.cqlrows.core.sink.RowsCollector;
-import io.cqlrows.netty.client.CqlServerError;
+import io.cqlrows.netty.frame.CqlServerError;
 import io.cqlrows.netty.compression.Compression;
 import io.cqlrows.netty.frame.CqlFrameException;
 import java.util.ArrayList;

@@ -1,4 +1,4 @@
-package io.cqlrows.netty.client;
+package io.cqlrows.netty.frame;
 
 import io.cqlrows.core.ProtocolFeatures;
 import io.netty.buffer.ByteBuf;

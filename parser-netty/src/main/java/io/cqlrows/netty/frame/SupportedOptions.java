@@ -1,4 +1,4 @@
-package io.cqlrows.netty.client;
+package io.cqlrows.netty.frame;
 
 import io.netty.buffer.ByteBuf;
 import java.nio.charset.StandardCharsets;

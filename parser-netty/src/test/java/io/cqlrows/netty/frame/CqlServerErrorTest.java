@@ -1,4 +1,4 @@
-package io.cqlrows.netty.client;
+package io.cqlrows.netty.frame;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;

@@ -1,0 +1,101 @@
+package io.cqlrows.netty;
+
+import io.cqlrows.core.ProtocolFeatures;
+import io.cqlrows.netty.frame.CqlFrameException;
+import io.cqlrows.netty.frame.CqlFrameException.Reason;
+import io.cqlrows.netty.frame.CqlServerError;
+import io.cqlrows.netty.frame.Frame;
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import java.nio.charset.StandardCharsets;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * Waits for the answer to the STARTUP that {@link CqlPipeline#startup()} wrote, takes it out of
+ * the pipeline (releasing it), completes the future, then removes itself: READY completes it, an
+ * ERROR fails it with a {@link CqlServerError}, AUTHENTICATE fails it with an {@link
+ * IllegalStateException} naming the authenticator, a closed or broken connection with the
+ * connection's {@link CqlFrameException}. Everything else passes through. One per handshake;
+ * runs on the event loop.
+ */
+final class StartupHandler extends ChannelInboundHandlerAdapter {
+  private final int streamId;
+  private final ProtocolFeatures features;
+  private final CompletableFuture<Void> ready;
+
+  StartupHandler(int streamId, ProtocolFeatures features, CompletableFuture<Void> ready) {
+    this.streamId = streamId;
+    this.features = features;
+    this.ready = ready;
+  }
+
+  @Override
+  public void channelRead(ChannelHandlerContext ctx, Object msg) {
+    if (!(msg instanceof Frame frame) || !isAnswer(frame)) {
+      ctx.fireChannelRead(msg);
+      return;
+    }
+    try {
+      switch (frame.opcode()) {
+        case READY -> done(ctx, null);
+        case ERROR -> done(ctx, serverError(frame));
+        default -> done(ctx, new IllegalStateException("the server requires authentication ("
+            + authenticator(frame.body()) + "); startup() sends none"));
+      }
+    } finally {
+      frame.release();
+    }
+  }
+
+  /** READY, ERROR or AUTHENTICATE on the STARTUP's stream. */
+  private boolean isAnswer(Frame frame) {
+    return frame.isResponse() && frame.streamId() == streamId
+        && switch (frame.opcode()) {
+          case READY, ERROR, AUTHENTICATE -> true;
+          default -> false;
+        };
+  }
+
+  private Throwable serverError(Frame frame) {
+    try {
+      return CqlServerError.decode(frame.body(), features);
+    } catch (IllegalArgumentException e) {
+      return CqlFrameException.frameError(Reason.BAD_RESPONSE, frame.streamId(),
+          frame.bodyOffset(), "ERROR body: " + e.getMessage(), e);
+    }
+  }
+
+  /** The {@code [string]} class name of an AUTHENTICATE body, or "?" if it has none. */
+  private static String authenticator(ByteBuf body) {
+    int i = body.readerIndex();
+    if (body.readableBytes() < 2 || body.readableBytes() - 2 < body.getUnsignedShort(i)) {
+      return "?";
+    }
+    return body.toString(i + 2, body.getUnsignedShort(i), StandardCharsets.UTF_8);
+  }
+
+  private void done(ChannelHandlerContext ctx, Throwable failure) {
+    ctx.pipeline().remove(this);
+    if (failure == null) {
+      ready.complete(null);
+    } else {
+      ready.completeExceptionally(failure);
+    }
+  }
+
+  @Override
+  public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+    if (cause instanceof CqlFrameException e && e.connectionLevel()) {
+      ready.completeExceptionally(e);
+    }
+    ctx.fireExceptionCaught(cause);
+  }
+
+  @Override
+  public void channelInactive(ChannelHandlerContext ctx) throws Exception {
+    ready.completeExceptionally(CqlFrameException.connectionError(Reason.CONNECTION_CLOSED, -1,
+        null, "connection closed before the answer to STARTUP arrived", null));
+    super.channelInactive(ctx);
+  }
+}
