@@ -9,17 +9,15 @@ import io.cqlrows.netty.compression.Compression;
 import io.cqlrows.netty.frame.CqlFrameException;
 import io.cqlrows.netty.frame.CqlServerError;
 import io.cqlrows.netty.frame.Frame;
-import io.cqlrows.netty.request.Requests;
 import io.cqlrows.netty.internal.BytesToFrameDecoder;
 import io.cqlrows.netty.internal.BytesToSegmentDecoder;
 import io.cqlrows.netty.internal.SegmentEncoder;
 import io.cqlrows.netty.internal.SegmentFormat;
-import io.cqlrows.netty.internal.SegmentSwitch;
 import io.cqlrows.netty.internal.SegmentToFrameDecoder;
+import io.cqlrows.netty.request.Requests;
 import io.cqlrows.netty.rows.RowsFrameHandler;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandler;
-import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelPipeline;
 import io.netty.util.AttributeKey;
 import java.util.Map;
@@ -133,7 +131,8 @@ public final class CqlPipeline {
         new RowsFrameHandler(new ResultReader(protocolVersion, limits), defaultSinks);
     CqlPipeline cql = new CqlPipeline(pipeline, protocolVersion, compression, limits, rows);
     BytesToFrameDecoder frames = protocolVersion >= 5
-        ? new BytesToFrameDecoder(limits, Compression.NONE, cql::segmentsStart)
+        ? new BytesToFrameDecoder(limits, Compression.NONE,
+            Rewiring.onResponse(pipeline, compression, limits))
         : new BytesToFrameDecoder(limits, compression);
     pipeline.addLast(BYTES_TO_FRAME_DECODER, frames);
     pipeline.addLast(ROWS_FRAME_HANDLER, rows);
@@ -153,7 +152,7 @@ public final class CqlPipeline {
       Function<Frame, RowSink> defaultSinks) {
     RowsFrameHandler rows = new RowsFrameHandler(reader, defaultSinks);
     pipeline.addLast(BYTES_TO_FRAME_DECODER, BytesToFrameDecoder.detecting(reader.limits(),
-        detectedSegments(reader.limits())));
+        Rewiring.detected(reader.limits())));
     pipeline.addLast(ROWS_FRAME_HANDLER, rows);
     return new CqlPipeline(pipeline, -1, null, reader.limits(), rows);
   }
@@ -170,7 +169,7 @@ public final class CqlPipeline {
       long segmentsFrom) {
     if (segmentsFrom < 0) {
       pipeline.addLast(BYTES_TO_FRAME_DECODER,
-          BytesToFrameDecoder.detecting(limits, detectedSegments(limits)));
+          BytesToFrameDecoder.detecting(limits, Rewiring.detected(limits)));
     } else {
       pipeline.addLast(BYTES_TO_SEGMENT_DECODER,
           new BytesToSegmentDecoder(SegmentFormat.DETECT, segmentsFrom));
@@ -231,20 +230,7 @@ public final class CqlPipeline {
    * @throws IllegalStateException as {@link #requests()}
    */
   public CompletableFuture<Void> startup() {
-    Requests requests = requests();
-    CompletableFuture<Void> ready = new CompletableFuture<>();
-    Channel channel = pipeline.channel();
-    channel.eventLoop().execute(() -> {
-      pipeline.addAfter(ROWS_FRAME_HANDLER, STARTUP_HANDLER,
-          new StartupHandler(0, requests.features(), ready));
-      channel.writeAndFlush(requests.startup(channel.alloc(), 0, startupOptions()))
-          .addListener(f -> {
-            if (!f.isSuccess()) {
-              ready.completeExceptionally(f.cause());
-            }
-          });
-    });
-    return ready;
+    return StartupHandler.start(pipeline, requests(), startupOptions());
   }
 
   private int installedVersion() {
@@ -331,22 +317,7 @@ public final class CqlPipeline {
     if (!(handler instanceof BytesToFrameDecoder decoder)) {
       throw new IllegalStateException("no " + BYTES_TO_FRAME_DECODER + " in the pipeline");
     }
-    segments(decoder.consumedBytes(), streamResultsFrom);
-  }
-
-  /** The frame decoder of a client's v5 pipeline saw READY or AUTHENTICATE. */
-  private void segmentsStart(ChannelHandlerContext ctx, boolean afterResponse, long offset,
-      int streamFrom) {
-    if (afterResponse) {
-      segments(offset, streamFrom);
-    }
-  }
-
-  private void segments(long offset, int streamFrom) {
-    SegmentFormat format =
-        compression == Compression.LZ4 ? SegmentFormat.LZ4 : SegmentFormat.UNCOMPRESSED;
-    pipeline.addBefore(BYTES_TO_FRAME_DECODER, SEGMENT_ENCODER, new SegmentEncoder(format));
-    replaceFrameDecoder(pipeline, format, offset, limits, streamFrom);
+    Rewiring.segments(pipeline, compression, limits, decoder.consumedBytes(), streamResultsFrom);
   }
 
   private RowsFrameHandler rowsHandler() {
@@ -354,24 +325,5 @@ public final class CqlPipeline {
       throw new IllegalStateException("only decoders were installed: no rows handler");
     }
     return rows;
-  }
-
-  /** What a detecting frame decoder calls after a v5 READY (or STARTUP). */
-  private static SegmentSwitch detectedSegments(ParseLimits limits) {
-    return (ctx, afterResponse, offset, streamFrom) ->
-        replaceFrameDecoder(ctx.pipeline(), SegmentFormat.DETECT, offset, limits, streamFrom);
-  }
-
-  /**
-   * Puts the segment decoders after the frame decoder, then removes it: the bytes it holds go to
-   * them on removal.
-   */
-  private static void replaceFrameDecoder(ChannelPipeline p, SegmentFormat format, long offset,
-      ParseLimits limits, int streamFrom) {
-    p.addAfter(BYTES_TO_FRAME_DECODER, BYTES_TO_SEGMENT_DECODER,
-        new BytesToSegmentDecoder(format, offset));
-    p.addAfter(BYTES_TO_SEGMENT_DECODER, SEGMENT_TO_FRAME_DECODER,
-        new SegmentToFrameDecoder(limits).streamResultsFrom(streamFrom));
-    p.remove(BYTES_TO_FRAME_DECODER);
   }
 }

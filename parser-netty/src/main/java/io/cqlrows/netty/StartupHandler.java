@@ -5,10 +5,14 @@ import io.cqlrows.netty.frame.CqlFrameException;
 import io.cqlrows.netty.frame.CqlFrameException.Reason;
 import io.cqlrows.netty.frame.CqlServerError;
 import io.cqlrows.netty.frame.Frame;
+import io.cqlrows.netty.request.Requests;
 import io.netty.buffer.ByteBuf;
+import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelPipeline;
 import java.nio.charset.StandardCharsets;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -23,6 +27,27 @@ final class StartupHandler extends ChannelInboundHandlerAdapter {
   private final int streamId;
   private final ProtocolFeatures features;
   private final CompletableFuture<Void> ready;
+
+  /**
+   * Puts a handler after the rows handler and writes STARTUP on stream 0, on the event loop.
+   *
+   * @return completed by the answer, as {@link CqlPipeline#startup()} says
+   */
+  static CompletableFuture<Void> start(ChannelPipeline pipeline, Requests requests,
+      Map<String, String> options) {
+    CompletableFuture<Void> ready = new CompletableFuture<>();
+    Channel channel = pipeline.channel();
+    channel.eventLoop().execute(() -> {
+      pipeline.addAfter(CqlPipeline.ROWS_FRAME_HANDLER, CqlPipeline.STARTUP_HANDLER,
+          new StartupHandler(0, requests.features(), ready));
+      channel.writeAndFlush(requests.startup(channel.alloc(), 0, options)).addListener(f -> {
+        if (!f.isSuccess()) {
+          ready.completeExceptionally(f.cause());
+        }
+      });
+    });
+    return ready;
+  }
 
   StartupHandler(int streamId, ProtocolFeatures features, CompletableFuture<Void> ready) {
     this.streamId = streamId;
