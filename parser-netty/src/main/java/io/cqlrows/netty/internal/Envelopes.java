@@ -93,7 +93,7 @@ final class Envelopes {
     } catch (PreludeReader.Malformed e) {
       throw CqlFrameException.frameError(Reason.BAD_PRELUDE, streamId,
           bodyOffset < 0 ? -1 : bodyOffset + e.offset,
-          "malformed frame prelude: " + e.getMessage(), null);
+          "malformed frame prelude: " + e.getMessage(), e);
     }
     int from = reader.position();
     int skipped = from - body.readerIndex();

@@ -36,9 +36,9 @@ final class PreludeReader {
     /** Offset from the first byte after the header. */
     final int offset;
 
-    Malformed(String field, int offset, long need, int have) {
+    Malformed(String field, int offset, long need, int have, String bytes) {
       super("truncated " + field + " at offset " + offset + ": need " + need + " bytes, have "
-          + have, null, false, false);
+          + have + (bytes.isEmpty() ? "" : " [" + bytes + "]"), null, false, false);
       this.offset = offset;
     }
   }
@@ -144,7 +144,27 @@ final class PreludeReader {
 
   private void require(long n, String field) {
     if (n > end - position) {
-      throw new Malformed(field, position - start, n, end - position);
+      throw new Malformed(field, position - start, n, end - position, hexAround(position));
     }
+  }
+
+  /**
+   * The body's bytes around {@code index} in hex, {@code >} before the one at {@code index}: up to
+   * 8 before it and 24 from it, as the parser's errors show them.
+   */
+  private String hexAround(int index) {
+    int from = Math.max(start, index - 8);
+    int to = Math.min(end, index + 24);
+    StringBuilder sb = new StringBuilder(Math.max(0, to - from) * 3);
+    for (int i = from; i < to; i++) {
+      if (i == index) {
+        sb.append('>');
+      } else if (i > from) {
+        sb.append(' ');
+      }
+      int b = buf.getUnsignedByte(i);
+      sb.append(Character.forDigit(b >> 4, 16)).append(Character.forDigit(b & 0xF, 16));
+    }
+    return sb.toString();
   }
 }

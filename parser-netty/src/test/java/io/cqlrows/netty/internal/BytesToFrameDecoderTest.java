@@ -153,6 +153,8 @@ class BytesToFrameDecoderTest {
     // the second of the five warnings would start after the first: 2 + 2 + 16 bytes into the body
     assertEquals(9 + 20, e.offset());
     assertNull(e.parseError(), "not a RESULT body the parser rejected");
+    assertInstanceOf(PreludeReader.Malformed.class, e.getCause(), "the prelude reader's error");
+    assertEquals(20, ((PreludeReader.Malformed) e.getCause()).offset, "within the body");
     Frame next = channel.readInbound();
     assertEquals(10, next.streamId());
     assertTrue(next.release());
