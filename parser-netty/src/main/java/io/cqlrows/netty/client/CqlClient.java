@@ -9,6 +9,7 @@ import io.cqlrows.core.RowsResult;
 import io.cqlrows.core.sink.CountingSink;
 import io.cqlrows.netty.CqlPipeline;
 import io.cqlrows.netty.compression.Compression;
+import io.cqlrows.netty.frame.CqlServerError;
 import io.cqlrows.netty.request.Consistency;
 import io.cqlrows.netty.request.QueryParameters;
 import io.cqlrows.netty.request.Requests;

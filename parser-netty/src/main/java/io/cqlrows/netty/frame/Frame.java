@@ -97,7 +97,7 @@ public final class Frame extends AbstractReferenceCounted {
     this.bodyOffset = bodyOffset;
   }
 
-  /** The protocol version (3, 4, 5 or 6 for frames from {@link BytesToFrameDecoder}). */
+  /** The protocol version: 3, 4, 5 or 6 for frames from the cqlrows decoders. */
   public int version() {
     return version;
   }

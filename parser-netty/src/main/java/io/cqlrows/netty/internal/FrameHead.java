@@ -1,5 +1,6 @@
 package io.cqlrows.netty.internal;
 
+import io.cqlrows.netty.frame.Frame;
 import io.cqlrows.netty.frame.FramePrelude;
 import io.cqlrows.netty.frame.Opcode;
 import java.util.Objects;
