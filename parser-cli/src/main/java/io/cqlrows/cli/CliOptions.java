@@ -10,7 +10,7 @@ import java.util.List;
  * The parsed command line of {@code replay} and {@code stats}.
  *
  * @param command {@code replay} or {@code stats}
- * @param format {@code jsonl}, {@code table} or {@code csv}
+ * @param format {@code jsonl}, {@code table}, {@code csv} or {@code arrow}
  * @param columns column names to print, or null for all
  * @param limit how many results (and error lines) to print at most
  * @param stream the only stream id to print, or null for all
@@ -20,11 +20,18 @@ import java.util.List;
  *     ({@code --scylla-metadata-id}, {@code --extension NAME})
  * @param limits the parser's limits: the defaults, with malformed text replaced under {@code
  *     --lenient-text}
+ * @param output with {@code arrow}: the directory for one file per result, or one {@code .arrow}
+ *     file for the results of {@code stream}
  * @param file the capture
  */
 record CliOptions(String command, String format, List<String> columns, long limit,
     Integer stream, Integer port, Path clientToServer, ProtocolFeatures features,
-    ParseLimits limits, Path file) {
+    ParseLimits limits, Path output, Path file) {
+
+  /** Whether the Arrow output is one file (not a directory). */
+  boolean oneArrowFile() {
+    return output != null && output.getFileName().toString().endsWith(".arrow");
+  }
 
   /** Thrown for {@code --help}: carries the usage text to print on stdout. */
   static final class Help extends Exception {
@@ -62,6 +69,7 @@ record CliOptions(String command, String format, List<String> columns, long limi
     Path c2s = null;
     ProtocolFeatures features = ProtocolFeatures.NONE;
     ParseLimits limits = ParseLimits.defaults();
+    Path output = null;
     Path file = null;
     for (int i = 1; i < args.length; i++) {
       String a = args[i];
@@ -91,6 +99,7 @@ record CliOptions(String command, String format, List<String> columns, long limi
         case "--stream" -> stream = (int) number(a, v, -32768, 32767);
         case "--port" -> port = (int) number(a, v, 1, 65535);
         case "--c2s" -> c2s = Path.of(v);
+        case "--output" -> output = Path.of(v);
         case "--extension" -> features = extension(features, v);
         default -> throw new IllegalArgumentException("unknown option: " + a);
       }
@@ -98,8 +107,18 @@ record CliOptions(String command, String format, List<String> columns, long limi
     if (file == null) {
       throw new IllegalArgumentException("missing FILE");
     }
-    return new CliOptions(command, format, columns, limit, stream, port, c2s, features, limits,
-        file);
+    if (format.equals("arrow") != (output != null) || (output != null
+        && !command.equals("replay"))) {
+      throw new IllegalArgumentException(output == null ? "--format arrow needs --output"
+          : "--output is for replay --format arrow");
+    }
+    CliOptions options = new CliOptions(command, format, columns, limit, stream, port, c2s,
+        features, limits, output, file);
+    if (options.oneArrowFile() && stream == null) {
+      throw new IllegalArgumentException("--output " + output
+          + " (one .arrow file) needs --stream N: one file holds one query's pages");
+    }
+    return options;
   }
 
   private static ProtocolFeatures extension(ProtocolFeatures features, String name) {
@@ -113,9 +132,9 @@ record CliOptions(String command, String format, List<String> columns, long limi
 
   private static String format(String value) {
     return switch (value) {
-      case "jsonl", "table", "csv" -> value;
+      case "jsonl", "table", "csv", "arrow" -> value;
       default -> throw new IllegalArgumentException(
-          "--format: " + value + " (expected: jsonl, table or csv)");
+          "--format: " + value + " (expected: jsonl, table, csv or arrow)");
     };
   }
 

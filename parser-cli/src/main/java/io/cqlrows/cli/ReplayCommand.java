@@ -11,6 +11,7 @@ import io.cqlrows.netty.replay.PreparedStatements;
 import io.cqlrows.netty.replay.ReplayListener;
 import java.io.IOException;
 import java.io.PrintStream;
+import java.io.UncheckedIOException;
 
 /**
  * {@code cqlrows replay}: prints the ROWS results of every connection of a capture, in the
@@ -26,13 +27,14 @@ final class ReplayCommand implements ReplayListener {
   private final PrintStream err;
   private final JsonLinesSink json;
   private final RenderedRowsSink text;
+  private final ArrowOutput arrow;
   /** Results and error lines printed so far. */
   private long printed;
   private String file;
   private long total;
   private long nextProgress;
 
-  ReplayCommand(CliOptions options, PrintStream out, PrintStream err) {
+  ReplayCommand(CliOptions options, PrintStream out, PrintStream err) throws IOException {
     this.options = options;
     this.out = out;
     this.err = err;
@@ -42,9 +44,21 @@ final class ReplayCommand implements ReplayListener {
       case "csv" -> new CsvSink(out, options.columns());
       default -> null;
     };
+    this.arrow = options.format().equals("arrow")
+        ? new ArrowOutput(options.output(), options.oneArrowFile(), options.columns(), out)
+        : null;
   }
 
   int run() throws IOException {
+    if (arrow == null) {
+      return replay();
+    }
+    try (arrow) {
+      return replay();
+    }
+  }
+
+  private int replay() throws IOException {
     int status = 0;
     PreparedStatements prepared = new PreparedStatements();
     file = options.file().toString();
@@ -74,6 +88,9 @@ final class ReplayCommand implements ReplayListener {
     if (printed >= options.limit()
         || (options.stream() != null && options.stream() != response.streamId())) {
       return null;
+    }
+    if (arrow != null) {
+      return arrow.sinkFor(response.connection(), response.streamId(), response.query());
     }
     if (json != null) {
       json.setLeadingMembers(members(response));
@@ -106,6 +123,17 @@ final class ReplayCommand implements ReplayListener {
     if (result instanceof RowsResult) {
       printed++;
     }
+    if (arrow != null) {
+      endResult();
+    }
+  }
+
+  private void endResult() {
+    try {
+      arrow.endResult();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
   }
 
   @Override
@@ -115,8 +143,11 @@ final class ReplayCommand implements ReplayListener {
       return;
     }
     printed++;
+    if (arrow != null) {
+      endResult();
+    }
     if (json == null) {
-      PrintStream to = options.format().equals("csv") ? err : out;
+      PrintStream to = options.format().equals("csv") || arrow != null ? err : out;
       to.println(response.connection() + ", stream " + response.streamId() + ": error: "
           + CqlRowsCli.oneLine(error));
       return;

@@ -353,7 +353,10 @@ class CqlRowsCliTest {
   @Test
   void rejectsBadUsageWithStatusTwo() {
     for (String[] args : new String[][] {{}, {"play", "x"}, {"replay"}, {"replay", "--format",
-        "xml", "f"}, {"replay", "--limit", "-1", "f"}, {"replay", "--bogus", "f"}}) {
+        "xml", "f"}, {"replay", "--limit", "-1", "f"}, {"replay", "--bogus", "f"},
+        {"replay", "--format", "arrow", "f"}, {"replay", "--output", "d", "f"},
+        {"replay", "--format", "arrow", "--output", "one.arrow", "f"},
+        {"stats", "--format", "arrow", "--output", "d", "f"}}) {
       CliRun r = CliRun.of(args);
       assertEquals(2, r.status(), Arrays.toString(args));
       assertTrue(r.err().contains("usage: cqlrows COMMAND"), r.err());
