@@ -173,6 +173,38 @@ class ArrowSinkTest {
     }
   }
 
+  /**
+   * Real bodies of every CQL type with bytes flipped: each parse ends normally or with the
+   * parser's or the mapping's exception, and closing the sink and the allocator finds nothing.
+   */
+  @Test
+  void damagedBodiesEndInTypedErrorsAndLeaveNoBuffer() {
+    java.util.Random random = new java.util.Random(42);
+    List<byte[]> bodies = new ArrayList<>();
+    for (io.cqlrows.testing.Corpus.Envelope e : io.cqlrows.testing.Corpus.envelopes(
+        io.cqlrows.testing.Corpus.bytes("a-v4", "conn-01.s2c.bin"))) {
+      if (e.opcode() == 0x08 && e.body().length > 8 && e.body()[3] == 2
+          && (e.body()[7] & 0x04) == 0) {
+        bodies.add(e.body());
+      }
+    }
+    int failures = 0;
+    try (ArrowSink sink = new ArrowSink(allocator).reuseVectors(true)) {
+      for (int round = 0; round < 3000; round++) {
+        byte[] b = bodies.get(random.nextInt(bodies.size())).clone();
+        for (int flips = 1 + random.nextInt(3); flips > 0; flips--) {
+          b[8 + random.nextInt(b.length - 8)] ^= (byte) (1 << random.nextInt(8));
+        }
+        try {
+          read(io.netty.buffer.Unpooled.wrappedBuffer(b), sink);
+        } catch (CqlParseException | ArrowMappingException expected) {
+          failures++;
+        }
+      }
+    }
+    assertTrue(failures > 0, "some damage was detected");
+  }
+
   @Test
   void batchesOfAtMostNRowsGoToTheListener() {
     List<float[]> firsts = new ArrayList<>();
