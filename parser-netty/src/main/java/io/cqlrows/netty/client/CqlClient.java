@@ -35,8 +35,9 @@ import java.util.function.Function;
 
 /**
  * A <b>small example client</b>: one connection, showing how a driver puts cqlrows to work. It is
- * not a driver: no pool, no retries, no re-preparing on {@code Unprepared}, no authentication,
- * no timeouts, no events, no load balancing.
+ * not a driver: no pool, no retries, no re-preparing on {@code Unprepared}, no timeouts, no
+ * events, no load balancing. It authenticates with {@code PasswordAuthenticator} (SASL PLAIN)
+ * when given {@link Credentials}.
  *
  * <pre>{@code
  * EventLoopGroup group = new NioEventLoopGroup(); // Netty 4.1 and 4.2 (see connect)
@@ -134,23 +135,42 @@ public final class CqlClient {
    */
   public static CompletableFuture<CqlClient> connect(String host, int port, int protocolVersion,
       Compression compression, EventLoopGroup group, Consumer<ChannelPipeline> customizer) {
+    return connect(host, port, protocolVersion, compression, null, group, customizer);
+  }
+
+  /**
+   * Connects, sends STARTUP and, when the server asks for it, authenticates; completes on READY
+   * or AUTH_SUCCESS.
+   *
+   * @param compression {@link Compression#NONE}, {@link Compression#LZ4}, or on v4 {@link
+   *     Compression#SNAPPY} (responses compressed, requests sent uncompressed)
+   * @param credentials for a server that answers STARTUP with AUTHENTICATE ({@code
+   *     PasswordAuthenticator}); null for none, and such a server then fails the connection
+   *     with an {@link IllegalStateException}. Wrong credentials fail it with the server's
+   *     {@link CqlServerError} (bad credentials, code 0x0100)
+   * @see #connect(String, int, int, Compression, EventLoopGroup, Consumer)
+   */
+  public static CompletableFuture<CqlClient> connect(String host, int port, int protocolVersion,
+      Compression compression, Credentials credentials, EventLoopGroup group,
+      Consumer<ChannelPipeline> customizer) {
     Objects.requireNonNull(customizer, "customizer");
     new Requests(protocolVersion, compression); // checks both before connecting
     CompletableFuture<CqlClient> result = new CompletableFuture<>();
-    attempt(host, port, protocolVersion, compression, group, customizer)
+    attempt(host, port, protocolVersion, compression, credentials, group, customizer)
         .whenComplete((client, error) -> {
           if (error == null) {
             result.complete(client);
           } else if (error instanceof CqlClientHandler.VersionRefused refused) {
             if (protocolVersion >= 5) {
-              attempt(host, port, 4, compression, group, customizer).whenComplete((c, e) -> {
-                if (e == null) {
-                  result.complete(c);
-                } else {
-                  result.completeExceptionally(
-                      e instanceof CqlClientHandler.VersionRefused r ? r.getCause() : e);
-                }
-              });
+              attempt(host, port, 4, compression, credentials, group, customizer)
+                  .whenComplete((c, e) -> {
+                    if (e == null) {
+                      result.complete(c);
+                    } else {
+                      result.completeExceptionally(
+                          e instanceof CqlClientHandler.VersionRefused r ? r.getCause() : e);
+                    }
+                  });
             } else {
               result.completeExceptionally(refused.getCause());
             }
@@ -163,8 +183,8 @@ public final class CqlClient {
 
   /** One connection on one protocol version; completes on READY. */
   private static CompletableFuture<CqlClient> attempt(String host, int port,
-      int protocolVersion, Compression compression, EventLoopGroup group,
-      Consumer<ChannelPipeline> customizer) {
+      int protocolVersion, Compression compression, Credentials credentials,
+      EventLoopGroup group, Consumer<ChannelPipeline> customizer) {
     CompletableFuture<CqlClient> result = new CompletableFuture<>();
     Bootstrap bootstrap = new Bootstrap()
         .group(group)
@@ -175,7 +195,8 @@ public final class CqlClient {
           protected void initChannel(Channel ch) {
             CqlPipeline cql = CqlPipeline.install(ch.pipeline(), protocolVersion, compression,
                 ParseLimits.defaults(), null);
-            CqlClientHandler handler = new CqlClientHandler(protocolVersion, compression, cql);
+            CqlClientHandler handler =
+                new CqlClientHandler(protocolVersion, compression, credentials, cql);
             ch.pipeline().addLast(HANDLER_NAME, handler);
             CqlClient client = new CqlClient(ch, handler);
             handler.ready().whenComplete((ok, error) -> {
@@ -212,6 +233,23 @@ public final class CqlClient {
    */
   public ProtocolFeatures features() {
     return handler.requests().features();
+  }
+
+  /**
+   * Streams large results: a RESULT body of at least {@code minBodyBytes} bytes reaches the sink
+   * of a request sent from now on row by row while it arrives, so the connection holds one read
+   * and one row of it, not the page (see {@link CqlPipeline#streamResultsFrom}). 0 turns it off.
+   *
+   * @return this client
+   */
+  public CqlClient streamResultsFrom(int minBodyBytes) {
+    if (minBodyBytes < 0) {
+      throw new IllegalArgumentException("minBodyBytes: " + minBodyBytes + " (expected: >= 0)");
+    }
+    CqlPipeline cql = CqlPipeline.get(channel);
+    channel.eventLoop().execute(() -> cql.streamResultsFrom(minBodyBytes));
+    handler.streaming(minBodyBytes > 0);
+    return this;
   }
 
   /** The connection's channel (for inspection; do not write to it). */

@@ -19,7 +19,9 @@ import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.util.ReferenceCountUtil;
 import io.netty.util.collection.IntObjectHashMap;
 import io.netty.util.collection.IntObjectMap;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
@@ -27,8 +29,9 @@ import java.util.function.Consumer;
 /**
  * The last inbound handler of a {@link CqlClient} connection: negotiates when the channel becomes
  * active (OPTIONS; on SUPPORTED, STARTUP with the protocol extensions the server offers and
- * cqlrows supports), switches a v5 connection to segments on READY (both directions), and matches
- * responses to the requests in flight by stream id.
+ * cqlrows supports; on AUTHENTICATE, AUTH_RESPONSE with the credentials), and matches responses
+ * to the requests in flight by stream id. A v5 connection's pipeline moves to segments by itself
+ * when READY or AUTHENTICATE arrives.
  *
  * <p>A request is registered with {@link CqlPipeline#expect} <em>before</em> it is written,
  * so its RESULT is parsed into the caller's sink and arrives here as a {@link RowsResponse} (or a
@@ -64,6 +67,10 @@ final class CqlClientHandler extends ChannelInboundHandlerAdapter {
 
   private final int protocolVersion;
   private final Compression compression;
+  /** Sent when the server asks for authentication; null: none to give. */
+  private final Credentials credentials;
+  /** Whether requests register for streamed results (see {@link CqlClient#streamResultsFrom}). */
+  private volatile boolean streaming;
   /** The connection's cqlrows handlers: streams are registered with them. */
   private final CqlPipeline cql;
   /** Completed on READY; failed by an ERROR, AUTHENTICATE or a closed channel. */
@@ -74,9 +81,11 @@ final class CqlClientHandler extends ChannelInboundHandlerAdapter {
   /** The encoders with the negotiated extensions: set on SUPPORTED, read by any thread. */
   private volatile Requests requests;
 
-  CqlClientHandler(int protocolVersion, Compression compression, CqlPipeline cql) {
+  CqlClientHandler(int protocolVersion, Compression compression, Credentials credentials,
+      CqlPipeline cql) {
     this.protocolVersion = protocolVersion;
     this.compression = compression;
+    this.credentials = credentials;
     this.cql = cql;
     this.requests = new Requests(protocolVersion, compression);
   }
@@ -84,6 +93,11 @@ final class CqlClientHandler extends ChannelInboundHandlerAdapter {
   /** Completes when the server answered STARTUP with READY (and, on v5, segments are on). */
   CompletableFuture<Void> ready() {
     return ready;
+  }
+
+  /** Requests sent from now on register for streamed results, or stop to. */
+  void streaming(boolean on) {
+    streaming = on;
   }
 
   /** The connection's encoders, with the negotiated extensions once SUPPORTED arrived. */
@@ -137,7 +151,11 @@ final class CqlClientHandler extends ChannelInboundHandlerAdapter {
       return;
     }
     Requests.setStreamId(envelope, stream);
-    cql.expect(stream, sink, preparedColumns);
+    if (streaming) {
+      cql.expectStreaming(stream, sink, preparedColumns);
+    } else {
+      cql.expect(stream, sink, preparedColumns);
+    }
     pending.put(stream, new Pending(future, onResult));
     ctx.channel().writeAndFlush(envelope).addListener(f -> {
       if (!f.isSuccess()) {
@@ -213,10 +231,17 @@ final class CqlClientHandler extends ChannelInboundHandlerAdapter {
         closeIfStartup(ctx, p);
         return;
       case AUTHENTICATE:
-        p.future().completeExceptionally(new UnsupportedOperationException(
-            "the server requires authentication, which this example client does not implement"));
-        closeIfStartup(ctx, p);
-        return;
+        if (p.future() == ready) {
+          onAuthenticate(ctx, frame);
+          return;
+        }
+        break;
+      case AUTH_SUCCESS:
+        if (p.future() == ready) {
+          onReady(ctx);
+          return;
+        }
+        break;
       default:
         break;
     }
@@ -243,6 +268,37 @@ final class CqlClientHandler extends ChannelInboundHandlerAdapter {
     cql.negotiated(features);
     writeHandshake(ctx, requests.startup(ctx.alloc(), HANDSHAKE_STREAM,
         Requests.startupOptions(compression, features)));
+  }
+
+  /**
+   * AUTHENTICATE: SASL PLAIN with the credentials (what {@code PasswordAuthenticator} takes, in
+   * one round); AUTH_SUCCESS completes the handshake, an ERROR (bad credentials) fails it.
+   * Without credentials the handshake fails here.
+   */
+  private void onAuthenticate(ChannelHandlerContext ctx, Frame frame) {
+    if (credentials == null) {
+      ready.completeExceptionally(new IllegalStateException("the server requires authentication ("
+          + authenticator(frame.body()) + "): connect with Credentials"));
+      ctx.close();
+      return;
+    }
+    char[] password = credentials.password();
+    byte[] token = Requests.plainToken(credentials.username(), password);
+    Arrays.fill(password, '\0');
+    try {
+      writeHandshake(ctx, requests.authResponse(ctx.alloc(), HANDSHAKE_STREAM, token));
+    } finally {
+      Arrays.fill(token, (byte) 0);
+    }
+  }
+
+  /** The {@code [string]} authenticator class of an AUTHENTICATE body, or "?". */
+  private static String authenticator(ByteBuf body) {
+    int i = body.readerIndex();
+    if (body.readableBytes() < 2 || body.readableBytes() - 2 < body.getUnsignedShort(i)) {
+      return "?";
+    }
+    return body.toString(i + 2, body.getUnsignedShort(i), StandardCharsets.UTF_8);
   }
 
   /**

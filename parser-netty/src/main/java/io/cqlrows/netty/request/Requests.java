@@ -7,6 +7,10 @@ import io.cqlrows.netty.frame.Opcode;
 import io.cqlrows.netty.internal.Compressors;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
+import java.nio.ByteBuffer;
+import java.nio.CharBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
@@ -61,8 +65,10 @@ public final class Requests {
    * Encoders for one connection.
    *
    * @param protocolVersion 4 or 5
-   * @param compression what STARTUP negotiates: {@link Compression#NONE} or {@link
-   *     Compression#LZ4} (Snappy is not supported for sending)
+   * @param compression what STARTUP negotiates: {@link Compression#NONE}, {@link
+   *     Compression#LZ4}, or on v4 {@link Compression#SNAPPY}, whose requests are sent
+   *     uncompressed (the compression flag is per frame: the server's responses are compressed,
+   *     and this library has no Snappy compressor)
    * @param features the extensions STARTUP names ({@link ProtocolFeatures#NONE} for none): with
    *     {@link ProtocolFeatures#SCYLLA_USE_METADATA_ID} a v4 EXECUTE carries the {@code
    *     result_metadata_id}
@@ -72,9 +78,8 @@ public final class Requests {
       throw new IllegalArgumentException(
           "protocolVersion: " + protocolVersion + " (expected: 4 or 5)");
     }
-    if (compression != Compression.NONE && compression != Compression.LZ4) {
-      throw new IllegalArgumentException("compression: " + compression
-          + " (expected: NONE or LZ4)");
+    if (compression == Compression.SNAPPY && protocolVersion >= 5) {
+      throw new IllegalArgumentException("compression: SNAPPY (v5 compresses with LZ4 only)");
     }
     this.protocolVersion = protocolVersion;
     this.lz4Bodies = protocolVersion < 5 && compression == Compression.LZ4;
@@ -97,7 +102,8 @@ public final class Requests {
   }
 
   /**
-   * The STARTUP options: {@code CQL_VERSION}, for LZ4 {@code COMPRESSION=lz4}, then the
+   * The STARTUP options: {@code CQL_VERSION}, for LZ4 {@code COMPRESSION=lz4} (for Snappy
+   * {@code snappy}), then the
    * extensions' own ({@link ProtocolFeatures#startupOptions()}; none for {@link
    * ProtocolFeatures#NONE}, so a Cassandra connection sends exactly the first two).
    */
@@ -107,6 +113,8 @@ public final class Requests {
     options.put("CQL_VERSION", CQL_VERSION);
     if (compression == Compression.LZ4) {
       options.put("COMPRESSION", "lz4");
+    } else if (compression == Compression.SNAPPY) {
+      options.put("COMPRESSION", "snappy");
     }
     options.putAll(features.startupOptions());
     return options;
@@ -191,6 +199,37 @@ public final class Requests {
       }
       parameters.writeTo(body, protocolVersion);
     });
+  }
+
+  /**
+   * AUTH_RESPONSE (native_protocol_v5.spec section 4.1.2): the token for the authenticator that
+   * AUTHENTICATE named, never compressed.
+   *
+   * @param token the SASL response; for {@code PasswordAuthenticator}, {@link #plainToken}.
+   *     Borrowed: copied into the envelope
+   */
+  public ByteBuf authResponse(ByteBufAllocator alloc, int streamId, byte[] token) {
+    Objects.requireNonNull(token, "token");
+    return envelope(alloc, streamId, Opcode.AUTH_RESPONSE, false, body -> {
+      body.writeInt(token.length);
+      body.writeBytes(token);
+    });
+  }
+
+  /**
+   * The SASL PLAIN token of {@code PasswordAuthenticator}: {@code NUL username NUL password},
+   * in UTF-8. The caller should overwrite it once it is sent.
+   */
+  public static byte[] plainToken(String username, char[] password) {
+    byte[] user = username.getBytes(StandardCharsets.UTF_8);
+    ByteBuffer pass = StandardCharsets.UTF_8.encode(CharBuffer.wrap(password));
+    byte[] token = new byte[2 + user.length + pass.remaining()];
+    System.arraycopy(user, 0, token, 1, user.length);
+    pass.get(token, 2 + user.length, pass.remaining());
+    if (pass.hasArray()) {
+      Arrays.fill(pass.array(), (byte) 0);
+    }
+    return token;
   }
 
   /**

@@ -326,7 +326,18 @@ class CqlClientTest {
     assertThrows(IllegalArgumentException.class,
         () -> CqlClient.connect("127.0.0.1", 9042, 3, Compression.NONE, group));
     assertThrows(IllegalArgumentException.class,
-        () -> CqlClient.connect("127.0.0.1", 9042, 4, Compression.SNAPPY, group));
+        () -> CqlClient.connect("127.0.0.1", 9042, 5, Compression.SNAPPY, group));
+  }
+
+  /** v4 Snappy: STARTUP asks for it, requests go uncompressed, responses are read either way. */
+  @Test
+  void snappyOnV4SendsRequestsUncompressed() throws Exception {
+    connect(4, Compression.SNAPPY);
+    RowsCollector rows = new RowsCollector();
+    get(client.query("SELECT stream, query FROM ks.t", rows, 0, null));
+    assertEquals(1, rows.rows().size());
+    assertEquals("snappy", server.requests.get(1).options().get("COMPRESSION"));
+    assertEquals(0, server.requests.get(2).headerFlags());
   }
 
   private void connect(int version, Compression compression) throws Exception {

@@ -23,7 +23,9 @@ import io.netty.channel.group.DefaultChannelGroup;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.util.concurrent.GlobalEventExecutor;
 import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -59,6 +61,14 @@ final class FakeCqlServer {
   volatile boolean refuseStartup;
   /** When set, STARTUP is answered with a protocol error with this message. */
   volatile String refuseStartupWith;
+  /**
+   * When set, STARTUP is answered with AUTHENTICATE ({@code PasswordAuthenticator}), and an
+   * AUTH_RESPONSE with the SASL PLAIN token of {@code cassandra} and this password with
+   * AUTH_SUCCESS; any other token with a bad-credentials ERROR.
+   */
+  volatile String password;
+  /** The tokens of the AUTH_RESPONSEs received. */
+  final List<byte[]> authTokens = new CopyOnWriteArrayList<>();
   /** Connections accepted so far. */
   final AtomicInteger connections = new AtomicInteger();
 
@@ -165,6 +175,10 @@ final class FakeCqlServer {
               "Invalid or unsupported protocol version: " + frame.version())));
           return;
         }
+        if (frame.opcode() == Opcode.AUTH_RESPONSE) {
+          authenticate(ctx, frame);
+          return;
+        }
         request = DecodedRequest.decode(frame, canned.metadataIds());
       } finally {
         frame.release();
@@ -194,6 +208,17 @@ final class FakeCqlServer {
             refuseStartupWith != null ? refuseStartupWith : "refused by the test")));
         return;
       }
+      if (password != null) {
+        // AUTHENTICATE ends the unframed handshake as READY does (native_protocol_v5.spec 2.3.1)
+        compressing = true;
+        ctx.writeAndFlush(envelope(ctx, new CannedResponses.Response(request.streamId(),
+            Opcode.AUTHENTICATE, 0, CqlBytes.create()
+                .string("org.apache.cassandra.auth.PasswordAuthenticator").toArray())));
+        if (version >= 5) {
+          CqlPipeline.get(ctx.channel()).switchToSegments();
+        }
+        return;
+      }
       // READY goes out unframed; on v5 everything after it is in segments. ScyllaDB compresses
       // READY itself (server.cc), Cassandra only what follows it.
       compressing = scylla;
@@ -203,6 +228,21 @@ final class FakeCqlServer {
       if (version >= 5) {
         CqlPipeline.get(ctx.channel()).switchToSegments();
       }
+    }
+
+    /** AUTH_RESPONSE: AUTH_SUCCESS for the right SASL PLAIN token, else bad credentials. */
+    private void authenticate(ChannelHandlerContext ctx, Frame frame) {
+      ByteBuf body = frame.body();
+      int length = body.getInt(body.readerIndex());
+      byte[] token = new byte[Math.max(length, 0)];
+      body.getBytes(body.readerIndex() + 4, token);
+      authTokens.add(token);
+      byte[] expected = ("\0cassandra\0" + password).getBytes(StandardCharsets.UTF_8);
+      ctx.writeAndFlush(envelope(ctx, Arrays.equals(token, expected)
+          ? new CannedResponses.Response(frame.streamId(), Opcode.AUTH_SUCCESS, 0,
+              CqlBytes.create().int32(-1).toArray())
+          : CannedResponses.error(frame.streamId(), 0x0100,
+              "Provided username cassandra and/or password are incorrect")));
     }
 
     /** A response envelope; v4 LZ4 bodies compressed. Ownership transferred. */

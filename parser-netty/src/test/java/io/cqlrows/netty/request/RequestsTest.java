@@ -220,7 +220,16 @@ class RequestsTest {
   void rejectsWhatTheProtocolCannotCarry() {
     assertThrows(IllegalArgumentException.class, () -> new Requests(3, Compression.NONE));
     assertThrows(IllegalArgumentException.class, () -> new Requests(6, Compression.NONE));
-    assertThrows(IllegalArgumentException.class, () -> new Requests(4, Compression.SNAPPY));
+    assertThrows(IllegalArgumentException.class, () -> new Requests(5, Compression.SNAPPY));
+    // v4 Snappy: STARTUP names it, requests go uncompressed (the flag is per frame)
+    Requests snappy = new Requests(4, Compression.SNAPPY);
+    assertEquals("snappy", Requests.startupOptions(Compression.SNAPPY).get("COMPRESSION"));
+    io.netty.buffer.ByteBuf q = snappy.query(ALLOC, 1, "Q");
+    try {
+      assertEquals(0, q.getByte(1));
+    } finally {
+      q.release();
+    }
     Requests v5 = new Requests(5, Compression.NONE);
     QueryParameters p = QueryParameters.of(Consistency.ONE);
     assertThrows(IllegalArgumentException.class, () -> v5.query(ALLOC, 32768, "Q", p));
