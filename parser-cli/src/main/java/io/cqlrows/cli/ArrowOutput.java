@@ -40,6 +40,14 @@ final class ArrowOutput implements AutoCloseable {
 
   ArrowOutput(Path output, boolean oneFile, List<String> columns, PrintStream out)
       throws IOException {
+    this(output, oneFile, columns, out, 0);
+  }
+
+  /**
+   * @param maxBatchRows the most rows per record batch, or 0 for one batch per result
+   */
+  ArrowOutput(Path output, boolean oneFile, List<String> columns, PrintStream out,
+      int maxBatchRows) throws IOException {
     this.output = output;
     this.oneFile = oneFile;
     this.out = out;
@@ -49,6 +57,9 @@ final class ArrowOutput implements AutoCloseable {
       Files.createDirectories(output);
     }
     this.sink = new ArrowSink(allocator).reuseVectors(true).onBatch(this::write);
+    if (maxBatchRows > 0) {
+      sink.maxBatchRows(maxBatchRows);
+    }
     if (columns != null) {
       sink.selectColumnsByName(columns.toArray(new String[0]));
     }

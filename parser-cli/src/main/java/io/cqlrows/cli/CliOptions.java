@@ -10,7 +10,7 @@ import java.util.List;
  * The parsed command line of {@code replay} and {@code stats}.
  *
  * @param command {@code replay} or {@code stats}
- * @param format {@code jsonl}, {@code table}, {@code csv} or {@code arrow}
+ * @param format {@code jsonl}, {@code table}, {@code vertical}, {@code csv} or {@code arrow}
  * @param columns column names to print, or null for all
  * @param limit how many results (and error lines) to print at most
  * @param stream the only stream id to print, or null for all
@@ -132,9 +132,9 @@ record CliOptions(String command, String format, List<String> columns, long limi
 
   private static String format(String value) {
     return switch (value) {
-      case "jsonl", "table", "csv", "arrow" -> value;
+      case "jsonl", "table", "vertical", "csv", "arrow" -> value;
       default -> throw new IllegalArgumentException(
-          "--format: " + value + " (expected: jsonl, table, csv or arrow)");
+          "--format: " + value + " (expected: jsonl, table, vertical, csv or arrow)");
     };
   }
 

@@ -10,7 +10,8 @@ import java.nio.file.AccessDeniedException;
 import java.nio.file.NoSuchFileException;
 
 /**
- * The {@code cqlrows} command line: {@code replay} and {@code stats}; see {@link Usage}.
+ * The {@code cqlrows} command line: {@code query}, {@code replay} and {@code stats}; see {@link
+ * Usage}.
  *
  * <p>Exit status: 0 when the capture was replayed (frame-local errors are printed as output and
  * do not change it), 1 when the input cannot be read or a byte stream is broken (one line on
@@ -44,6 +45,18 @@ public final class CqlRowsCli {
    * @return the exit status
    */
   static int run(String[] args, PrintStream out, PrintStream err) {
+    if (args.length > 0 && args[0].equals("query")) {
+      QueryOptions query;
+      try {
+        query = QueryOptions.parse(args);
+      } catch (CliOptions.Help help) {
+        out.print(help.getMessage());
+        return 0;
+      } catch (IllegalArgumentException e) {
+        return usageError(e, err);
+      }
+      return new QueryCommand(query, out, err).run();
+    }
     CliOptions options;
     try {
       options = CliOptions.parse(args);
@@ -51,9 +64,7 @@ public final class CqlRowsCli {
       out.print(help.getMessage());
       return 0;
     } catch (IllegalArgumentException e) {
-      err.println("cqlrows: " + e.getMessage());
-      err.print(Usage.MAIN);
-      return 2;
+      return usageError(e, err);
     }
     try {
       return options.command().equals("stats")
@@ -68,6 +79,12 @@ public final class CqlRowsCli {
     } finally {
       out.flush();
     }
+  }
+
+  private static int usageError(IllegalArgumentException e, PrintStream err) {
+    err.println("cqlrows: " + e.getMessage());
+    err.print(e instanceof Usage.Error u ? u.help : Usage.MAIN);
+    return 2;
   }
 
   private static String describe(IOException e) {

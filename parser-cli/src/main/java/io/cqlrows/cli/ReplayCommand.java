@@ -40,7 +40,10 @@ final class ReplayCommand implements ReplayListener {
     this.err = err;
     this.json = options.format().equals("jsonl") ? new JsonLinesSink(out) : null;
     this.text = switch (options.format()) {
-      case "table" -> new TableSink(out, options.columns());
+      case "table" -> new TableSink(out, options.columns(), TableSink.Layout.AUTO,
+          TableSink.terminalWidth(System.getenv("COLUMNS")));
+      case "vertical" -> new TableSink(out, options.columns(), TableSink.Layout.VERTICAL,
+          TableSink.DEFAULT_WIDTH);
       case "csv" -> new CsvSink(out, options.columns());
       default -> null;
     };

@@ -11,21 +11,58 @@ import java.util.List;
  * Prints each ROWS result as a title line ({@code stream N: M rows}, with the connection and query
  * when known) and an aligned text table: column names, a rule, one line per row. Cells are the
  * canonical JSON rendering with the quotes of a JSON string dropped (escapes stay, so control
- * characters remain visible), cut to {@value #MAX_CELL} characters. Vectors show their first
+ * characters remain visible), cut to {@value #MAX_CELL} characters ({@value #MAX_VERTICAL_CELL}
+ * in {@link Layout#VERTICAL}). A result whose table would be wider than the terminal prints as
+ * vertical blocks under {@link Layout#AUTO}. Vectors show their first
  * {@value #VECTOR_PREVIEW} elements, each cut to {@value #MAX_ELEMENT} characters, then {@code …
  * (N)}. Not thread-safe; one instance per output.
  */
 final class TableSink extends RenderedRowsSink {
+  /** How results print. */
+  enum Layout {
+    /** An aligned table. */
+    TABLE,
+    /** One {@code column | value} block per row, as {@code psql \x} prints. */
+    VERTICAL,
+    /** A table, or vertical blocks when the table would be wider than the terminal. */
+    AUTO
+  }
+
+  /** The terminal width when {@code $COLUMNS} does not say. */
+  static final int DEFAULT_WIDTH = 120;
   static final int MAX_CELL = 40;
+  /** Vertical blocks have room for longer cells. */
+  static final int MAX_VERTICAL_CELL = 100;
   static final int VECTOR_PREVIEW = 3;
   static final int MAX_ELEMENT = 12;
   private static final String GAP = "  ";
 
   private final PrintStream out;
+  private final Layout layout;
+  /** The widest table {@link Layout#AUTO} prints as a table. */
+  private final int width;
+  private final int maxCell;
 
   TableSink(PrintStream out, List<String> selection) {
+    this(out, selection, Layout.TABLE, DEFAULT_WIDTH);
+  }
+
+  TableSink(PrintStream out, List<String> selection, Layout layout, int width) {
     super(selection);
     this.out = out;
+    this.layout = layout;
+    this.width = width;
+    this.maxCell = layout == Layout.VERTICAL ? MAX_VERTICAL_CELL : MAX_CELL;
+  }
+
+  /** The terminal's width: {@code $COLUMNS} when it is a number, else {@value #DEFAULT_WIDTH}. */
+  static int terminalWidth(String columns) {
+    try {
+      int n = Integer.parseInt(columns == null ? "" : columns.trim());
+      return n > 0 ? n : DEFAULT_WIDTH;
+    } catch (NumberFormatException e) {
+      return DEFAULT_WIDTH;
+    }
   }
 
   @Override
@@ -42,19 +79,48 @@ final class TableSink extends RenderedRowsSink {
     String[] rule = new String[columns.size()];
     int[] widths = new int[columns.size()];
     for (int c = 0; c < header.length; c++) {
-      header[c] = cut(columns.get(c).name(), MAX_CELL);
+      header[c] = cut(columns.get(c).name(), maxCell);
       widths[c] = width(header[c]);
       for (String[] r : rows) {
         widths[c] = Math.max(widths[c], width(r[c]));
       }
       rule[c] = "-".repeat(widths[c]);
     }
-    appendLine(text, header, widths);
-    appendLine(text, rule, widths);
-    for (String[] r : rows) {
-      appendLine(text, r, widths);
+    int total = GAP.length() * Math.max(0, widths.length - 1);
+    for (int w : widths) {
+      total += w;
+    }
+    if (layout == Layout.VERTICAL || (layout == Layout.AUTO && total > width)) {
+      appendVertical(text, header, rows);
+    } else {
+      appendLine(text, header, widths);
+      appendLine(text, rule, widths);
+      for (String[] r : rows) {
+        appendLine(text, r, widths);
+      }
     }
     out.append(text);
+  }
+
+  /** {@code -[ RECORD n ]---} and one {@code name | value} line per column, for every row. */
+  private static void appendVertical(StringBuilder text, String[] header, List<String[]> rows) {
+    int nameWidth = 0;
+    for (String h : header) {
+      nameWidth = Math.max(nameWidth, width(h));
+    }
+    for (int r = 0; r < rows.size(); r++) {
+      String record = "-[ RECORD " + (r + 1) + " ]";
+      text.append(record).append("-".repeat(Math.max(1, nameWidth + 3 - record.length())))
+          .append('\n');
+      for (int c = 0; c < header.length; c++) {
+        String cell = rows.get(r)[c];
+        text.append(header[c]).append(" ".repeat(nameWidth - width(header[c]))).append(" |");
+        if (cell != null && !cell.isEmpty()) {
+          text.append(' ').append(cell);
+        }
+        text.append('\n');
+      }
+    }
   }
 
   private static void appendLine(StringBuilder text, String[] cells, int[] widths) {
@@ -80,7 +146,7 @@ final class TableSink extends RenderedRowsSink {
     if (type instanceof VectorType && value != null) {
       return renderVector(value);
     }
-    return cut(unquoted(value), MAX_CELL);
+    return cut(unquoted(value), maxCell);
   }
 
   /** {@code [e0,e1,e2,… (N)]} for a primitive array or a list. */

@@ -4,6 +4,17 @@ package io.cqlrows.cli;
 final class Usage {
   private Usage() {}
 
+  /** A usage error, with the help text to print after it. */
+  static final class Error extends IllegalArgumentException {
+    private static final long serialVersionUID = 1L;
+    final String help;
+
+    Error(String message, String help) {
+      super(message);
+      this.help = help;
+    }
+  }
+
   /** The option that accepts malformed text. */
   private static final String LENIENT_TEXT = String.join("\n",
       "  --lenient-text   decode text cells that are not valid UTF-8 (and ascii cells with",
@@ -24,8 +35,10 @@ final class Usage {
 
   static final String MAIN = String.join("\n",
       "usage: cqlrows COMMAND [OPTIONS] FILE",
+      "       cqlrows query [OPTIONS] \"SELECT ...\"",
       "",
       "Commands:",
+      "  query    run statements against a live server and print or export every page",
       "  replay   print the ROWS results of a capture",
       "  stats    count connections, frames, results, rows, cells and bytes of a capture",
       "",
@@ -39,7 +52,7 @@ final class Usage {
       "");
 
   static final String REPLAY = String.join("\n",
-      "usage: cqlrows replay [--format jsonl|table|csv] [--columns A,B] [--limit N]",
+      "usage: cqlrows replay [--format jsonl|table|vertical|csv] [--columns A,B] [--limit N]",
       "                      [--stream N] [--port P] [--c2s FILE] [--lenient-text]",
       "                      [--format arrow --output DIR|FILE.arrow]",
       "                      [--scylla-metadata-id] [--extension NAME] FILE",
@@ -53,7 +66,10 @@ final class Usage {
       "  --format jsonl   one JSON object per result (the default): {\"connection\":...,",
       "                   \"stream\":N,\"query\":...,\"columns\":[...],\"row_count\":N,\"rows\":[...]}",
       "  --format table   a title line and an aligned table per result; long cells are cut",
-      "                   and vectors abbreviated",
+      "                   and vectors abbreviated; a table wider than the terminal ($COLUMNS,",
+      "                   else 120) prints as --format vertical",
+      "  --format vertical",
+      "                   a title line and one 'column | value' block per row",
       "  --format csv     a header line and one line per row per result; results are",
       "                   separated by an empty line",
       "  --format arrow --output DIR",
@@ -76,6 +92,52 @@ final class Usage {
       "A response that cannot be decoded prints {\"connection\":...,\"stream\":N,\"error\":\"...\"}",
       "(or an error line) and the replay goes on. A broken byte stream (bad header, CRC",
       "mismatch, corrupt compression, truncation) ends with one line on stderr and exit 1.",
+      "");
+
+  static final String QUERY = String.join("\n",
+      "usage: cqlrows query [--host H] [--port P] [--protocol auto|4|5]",
+      "                     [--compression none|lz4|snappy] [--user U] [--password-env VAR]",
+      "                     [--keyspace K] [--consistency LEVEL] [--page-size N]",
+      "                     [--format table|vertical|jsonl|csv|arrow] [--output FILE]",
+      "                     [--max-rows N] [--streaming] [--quiet] [--timeout S] [--file F]",
+      "                     [STATEMENT...]",
+      "",
+      "Runs each statement on one connection and writes every page of its result as it",
+      "arrives, following the paging state; the total row count goes to stderr at the end.",
+      "Statements come from the command line, else from --file F, else from stdin, one per",
+      "line (empty lines and lines starting with -- or // are skipped).",
+      "",
+      "  --host H         the server (default 127.0.0.1)",
+      "  --port P         its CQL port (default 9042)",
+      "  --protocol V     auto (the default: v5, or v4 when the server refuses v5), 4 or 5",
+      "  --compression C  none, lz4 or snappy (v4); by default LZ4, or none when the server",
+      "                   refuses it",
+      "  --user U         authenticate as U (PasswordAuthenticator); the password comes from",
+      "  --password-env VAR",
+      "                   the environment variable VAR, else from a prompt on the terminal",
+      "                   (never from the command line, where ps would show it)",
+      "  --keyspace K     USE K before the statements",
+      "  --consistency L  ANY, ONE, TWO, THREE, QUORUM, ALL, LOCAL_QUORUM, EACH_QUORUM,",
+      "                   SERIAL, LOCAL_SERIAL or LOCAL_ONE (the default)",
+      "  --page-size N    rows per page (default 5000)",
+      "  --format table   an aligned table per page (the default); pages wider than the",
+      "                   terminal ($COLUMNS, else 120) print as --format vertical",
+      "  --format vertical",
+      "                   one 'column | value' block per row",
+      "  --format jsonl   one JSON object per row: {\"column\":value,...}",
+      "  --format csv     a header line, then one line per row (RFC 4180)",
+      "  --format arrow   an Arrow IPC file (needs --output), one record batch per page",
+      "  --output FILE    write to FILE instead of stdout",
+      "  --max-rows N     fetch at most N rows per statement",
+      "  --streaming      hand large pages to the output row by row as they arrive (memory:",
+      "                   one row, or one batch of 1024 rows for arrow), for huge vector pages",
+      "  --quiet          no progress line (shown on stderr when it is a terminal)",
+      "  --timeout S      wait at most S seconds for the connection and for each page",
+      "                   (default 120; 0: no limit)",
+      "",
+      "Exit status: 0 done, 1 a server error (one line: its name and message) or a lost",
+      "connection, 2 usage error, 130 interrupted (Ctrl-C stops after the current page; what",
+      "was written stays a valid file).",
       "");
 
   static final String STATS = String.join("\n",

@@ -43,7 +43,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * a request in a newer version answered with a protocol error in a v4 header on stream 0, the
  * protocol extensions advertised in SUPPORTED and applied when STARTUP names them.
  */
-final class FakeCqlServer {
+public final class FakeCqlServer {
   /** What ScyllaDB 2025 advertises for its extensions (cql_protocol_extension.cc). */
   static final Map<String, List<String>> SCYLLA_EXTENSIONS = scyllaExtensions();
 
@@ -66,14 +66,14 @@ final class FakeCqlServer {
    * AUTH_RESPONSE with the SASL PLAIN token of {@code cassandra} and this password with
    * AUTH_SUCCESS; any other token with a bad-credentials ERROR.
    */
-  volatile String password;
+  public volatile String password;
   /** The tokens of the AUTH_RESPONSEs received. */
   final List<byte[]> authTokens = new CopyOnWriteArrayList<>();
   /** Connections accepted so far. */
   final AtomicInteger connections = new AtomicInteger();
 
   /** A Cassandra-like server speaking {@code version}. */
-  FakeCqlServer(EventLoopGroup group, int version, Compression compression)
+  public FakeCqlServer(EventLoopGroup group, int version, Compression compression)
       throws InterruptedException {
     this(group, version, compression, cassandraSupported(), false);
   }
@@ -120,7 +120,7 @@ final class FakeCqlServer {
         .bind("127.0.0.1", 0).sync().channel();
   }
 
-  int port() {
+  public int port() {
     return ((InetSocketAddress) server.localAddress()).getPort();
   }
 
@@ -142,7 +142,7 @@ final class FakeCqlServer {
   }
 
   /** The QUERY texts received so far. */
-  List<String> queries() {
+  public List<String> queries() {
     List<String> out = new ArrayList<>();
     for (DecodedRequest r : requests) {
       if (r.opcode() == Opcode.QUERY) {
@@ -153,7 +153,7 @@ final class FakeCqlServer {
   }
 
   /** Closes every connection and the server socket. */
-  void close() throws InterruptedException {
+  public void close() throws InterruptedException {
     server.close().sync();
     children.close().sync();
   }

@@ -1,0 +1,432 @@
+package io.cqlrows.cli;
+
+import io.cqlrows.core.RowSink;
+import io.cqlrows.core.RowsResult;
+import io.cqlrows.core.sink.CountingSink;
+import io.cqlrows.netty.client.CqlClient;
+import io.cqlrows.netty.client.Credentials;
+import io.cqlrows.netty.client.QueryResult;
+import io.cqlrows.netty.compression.Compression;
+import io.cqlrows.netty.frame.CqlFrameException;
+import io.cqlrows.netty.frame.CqlServerError;
+import io.cqlrows.netty.request.QueryParameters;
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.nio.NioEventLoopGroup;
+import java.io.BufferedOutputStream;
+import java.io.BufferedReader;
+import java.io.Console;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.PrintStream;
+import java.net.ConnectException;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * {@code cqlrows query}: runs statements on one {@link CqlClient} connection and writes every page
+ * of their results as it arrives, following the paging state. Memory is bounded by one page (one
+ * row, or one Arrow batch, with {@code --streaming}). Ctrl-C lets the current page finish, ends
+ * the output (a valid file) and exits 130. One instance per run.
+ */
+final class QueryCommand {
+  /** RESULT bodies from this size on reach the output while they arrive (--streaming). */
+  private static final int STREAM_FROM = 1 << 20;
+  /** Arrow batches under --streaming. */
+  private static final int STREAMING_BATCH_ROWS = 1024;
+  private static final long INTERRUPT_WAIT_SECONDS = 60;
+
+  private final QueryOptions options;
+  private final PrintStream stdout;
+  private final PrintStream err;
+  private final Progress progress;
+  /** Bytes read from the socket. */
+  private final AtomicLong received = new AtomicLong();
+  private volatile boolean interrupted;
+  /** The thread running the statements. */
+  private volatile Thread main;
+  /** Counted down once the output is finished, so that a Ctrl-C exits after it. */
+  private final CountDownLatch finished = new CountDownLatch(1);
+
+  QueryCommand(QueryOptions options, PrintStream out, PrintStream err) {
+    this.options = options;
+    this.stdout = out;
+    this.err = err;
+    this.progress = new Progress(err, !options.quiet() && Progress.isTerminal(2));
+  }
+
+  // NioEventLoopGroup: the one group type both Netty 4.1 and 4.2 have (4.2 deprecates it)
+  @SuppressWarnings("deprecation")
+  int run() {
+    List<String> statements;
+    Credentials credentials;
+    try {
+      statements = statements();
+      credentials = credentials();
+    } catch (IOException | IllegalArgumentException e) {
+      err.println("cqlrows: " + CqlRowsCli.oneLine(e));
+      return e instanceof IOException ? 1 : 2;
+    }
+    main = Thread.currentThread();
+    Thread hook = new Thread(this::onInterrupt, "cqlrows-interrupt");
+    Runtime.getRuntime().addShutdownHook(hook);
+    EventLoopGroup group = new NioEventLoopGroup(1);
+    CqlClient client = null;
+    try (Output output = Output.open(options, stdout, err)) {
+      client = connect(group, credentials);
+      if (options.keyspace() != null) {
+        await(client.query("USE " + options.keyspace(), new CountingSink(), 0, null));
+      }
+      for (String cql : statements) {
+        if (interrupted) {
+          break;
+        }
+        run(client, cql, output);
+      }
+    } catch (ExecutionException e) {
+      err.println("cqlrows: " + describe(e.getCause()));
+      return 1;
+    } catch (IOException e) {
+      err.println("cqlrows: " + CqlRowsCli.oneLine(e));
+      return 1;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return 130;
+    } finally {
+      progress.end();
+      if (client != null) {
+        client.close();
+      }
+      group.shutdownGracefully(0, 1, TimeUnit.SECONDS);
+      if (credentials != null) {
+        credentials.clear();
+      }
+      stdout.flush();
+      finished.countDown();
+      try {
+        Runtime.getRuntime().removeShutdownHook(hook);
+      } catch (IllegalStateException e) {
+        // the JVM is shutting down: the hook waits for what was just finished
+      }
+    }
+    return interrupted ? 130 : 0;
+  }
+
+  /**
+   * Ctrl-C: the current page may finish (for as long as --timeout allows a page), the output is
+   * ended, then the JVM exits (status 130). A page still missing then is given up: the main
+   * thread is interrupted and ends the output without it.
+   */
+  private void onInterrupt() {
+    interrupted = true;
+    long wait = options.timeoutSeconds() == 0 ? INTERRUPT_WAIT_SECONDS
+        : options.timeoutSeconds() + 5;
+    try {
+      if (!finished.await(wait, TimeUnit.SECONDS) && main != null) {
+        main.interrupt();
+        finished.await(10, TimeUnit.SECONDS);
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  /** Every page of one statement into the output. */
+  private void run(CqlClient client, String cql, Output output)
+      throws ExecutionException, InterruptedException, IOException {
+    output.newStatement();
+    long rows = 0;
+    int pages = 0;
+    ByteBuffer pagingState = null;
+    long started = System.nanoTime();
+    do {
+      int pageSize = options.maxRows() > 0
+          ? (int) Math.min(options.pageSize(), options.maxRows() - rows) : options.pageSize();
+      QueryParameters parameters = QueryParameters.of(options.consistency())
+          .withPageSize(pageSize).withPagingState(pagingState);
+      QueryResult result = await(client.query(cql, output.sink(), parameters));
+      RowsResult page = result.rows();
+      if (page == null) {
+        return; // not a SELECT: nothing to write
+      }
+      rows += page.rowCount();
+      pages++;
+      output.endPage();
+      progress.page(pages, rows, received.get(), System.nanoTime() - started);
+      pagingState = result.pagingState();
+    } while (pagingState != null && !interrupted
+        && (options.maxRows() == 0 || rows < options.maxRows()));
+    progress.end();
+    err.println("cqlrows: " + rows + (rows == 1 ? " row" : " rows") + " in " + pages
+        + (pages == 1 ? " page" : " pages") + (interrupted ? " (interrupted)" : ""));
+  }
+
+  /** Connects as asked; for the default compression, LZ4 unless the server refuses it. */
+  private CqlClient connect(EventLoopGroup group, Credentials credentials)
+      throws ExecutionException, InterruptedException {
+    int version = options.protocol() == 0 ? 5 : options.protocol();
+    Compression compression = options.compression() == null ? Compression.LZ4
+        : options.compression();
+    CqlClient client;
+    try {
+      client = connect(group, version, compression, credentials);
+    } catch (ExecutionException e) {
+      if (options.compression() != null || !(e.getCause() instanceof CqlServerError s)
+          || !s.serverMessage().toLowerCase(Locale.ROOT).contains("compression")) {
+        throw e;
+      }
+      client = connect(group, version, Compression.NONE, credentials);
+    }
+    if (options.protocol() == 5 && client.protocolVersion() != 5) {
+      client.close();
+      throw new ExecutionException(new IllegalStateException(options.host() + ":"
+          + options.port() + " does not speak protocol v5 (it accepted v4)"));
+    }
+    if (options.streaming()) {
+      client.streamResultsFrom(STREAM_FROM);
+    }
+    return client;
+  }
+
+  private CqlClient connect(EventLoopGroup group, int version, Compression compression,
+      Credentials credentials) throws ExecutionException, InterruptedException {
+    return await(CqlClient.connect(options.host(), options.port(), version, compression,
+        credentials, group, p -> p.addFirst("cqlrows.cli.received", new ChannelInboundHandlerAdapter() {
+          @Override
+          public void channelRead(ChannelHandlerContext ctx, Object msg) {
+            if (msg instanceof ByteBuf b) {
+              received.addAndGet(b.readableBytes());
+            }
+            ctx.fireChannelRead(msg);
+          }
+        })));
+  }
+
+  /** The future's value, waiting at most --timeout; a timeout is an {@link ExecutionException}. */
+  private <T> T await(CompletableFuture<T> future)
+      throws ExecutionException, InterruptedException {
+    if (options.timeoutSeconds() == 0) {
+      return future.get();
+    }
+    try {
+      return future.get(options.timeoutSeconds(), TimeUnit.SECONDS);
+    } catch (TimeoutException e) {
+      throw new ExecutionException(new TimeoutException(
+          "no response in " + options.timeoutSeconds() + " s"));
+    }
+  }
+
+  /** One line for what ended the run. */
+  private String describe(Throwable e) {
+    String server = options.host() + ":" + options.port();
+    if (e instanceof CqlServerError s) {
+      return s.codeName() + ": " + s.serverMessage().replaceAll("\\s*[\\r\\n]+\\s*", " ");
+    }
+    if (e instanceof ConnectException) {
+      return "cannot connect to " + server + ": " + CqlRowsCli.oneLine(e);
+    }
+    if (e instanceof CqlFrameException f
+        && f.reason() == CqlFrameException.Reason.CONNECTION_CLOSED) {
+      return server + " closed the connection";
+    }
+    return server + ": " + CqlRowsCli.oneLine(e);
+  }
+
+  /** The statements: the command line's, else --file's or stdin's lines. */
+  private List<String> statements() throws IOException {
+    if (!options.statements().isEmpty()) {
+      return options.statements();
+    }
+    List<String> lines = options.file() != null
+        ? Files.readAllLines(options.file(), StandardCharsets.UTF_8)
+        : new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8))
+            .lines().toList();
+    List<String> statements = new ArrayList<>();
+    for (String line : lines) {
+      String s = line.strip();
+      if (!s.isEmpty() && !s.startsWith("--") && !s.startsWith("//")) {
+        statements.add(s);
+      }
+    }
+    if (statements.isEmpty()) {
+      throw new IllegalArgumentException("no statement to run");
+    }
+    return statements;
+  }
+
+  /** The credentials for --user: the password from --password-env, else a terminal prompt. */
+  private Credentials credentials() {
+    if (options.user() == null) {
+      return null;
+    }
+    char[] password;
+    if (options.passwordEnv() != null) {
+      String value = System.getenv(options.passwordEnv());
+      if (value == null) {
+        throw new IllegalArgumentException(
+            "--password-env: " + options.passwordEnv() + " is not set");
+      }
+      password = value.toCharArray();
+    } else {
+      Console console = System.console();
+      if (console == null) {
+        throw new IllegalArgumentException(
+            "no password for " + options.user() + ": give --password-env VAR, or run on a terminal");
+      }
+      password = console.readPassword("Password for %s: ", options.user());
+    }
+    try {
+      return new Credentials(options.user(), password);
+    } finally {
+      Arrays.fill(password, '\0');
+    }
+  }
+
+  /** Where the rows go: a text format on stdout or --output, or an Arrow file. */
+  private abstract static class Output implements AutoCloseable {
+    abstract RowSink sink();
+
+    void newStatement() {}
+
+    void endPage() throws IOException {}
+
+    @Override
+    public abstract void close() throws IOException;
+
+    static Output open(QueryOptions options, PrintStream stdout, PrintStream err)
+        throws IOException {
+      if (options.format().equals("arrow")) {
+        return new ArrowFile(options, err);
+      }
+      PrintStream out = options.output() == null ? stdout
+          : new PrintStream(new BufferedOutputStream(Files.newOutputStream(options.output()),
+              1 << 16), false, StandardCharsets.UTF_8);
+      return new Text(options, out, out != stdout);
+    }
+  }
+
+  private static final class Text extends Output {
+    private final PrintStream out;
+    private final boolean ownsOut;
+    private final RowSink sink;
+
+    Text(QueryOptions options, PrintStream out, boolean ownsOut) {
+      this.out = out;
+      this.ownsOut = ownsOut;
+      this.sink = switch (options.format()) {
+        case "jsonl" -> new RowLinesSink(out, false);
+        case "csv" -> new RowLinesSink(out, true);
+        case "vertical" -> new TableSink(out, null, TableSink.Layout.VERTICAL,
+            TableSink.DEFAULT_WIDTH);
+        default -> new TableSink(out, null, TableSink.Layout.AUTO,
+            TableSink.terminalWidth(System.getenv("COLUMNS")));
+      };
+    }
+
+    @Override
+    RowSink sink() {
+      return sink;
+    }
+
+    @Override
+    void newStatement() {
+      if (sink instanceof RowLinesSink lines) {
+        lines.newStatement();
+      }
+    }
+
+    @Override
+    void endPage() {
+      out.flush();
+    }
+
+    @Override
+    public void close() {
+      out.flush();
+      if (ownsOut) {
+        out.close();
+      }
+    }
+  }
+
+  /** {@code --format arrow}: one record batch per page; another schema opens FILE-2.arrow. */
+  private static final class ArrowFile extends Output {
+    private final ArrowOutput arrow;
+    private final RowSink sink;
+
+    ArrowFile(QueryOptions options, PrintStream err) throws IOException {
+      Path file = options.output();
+      String name = file.getFileName().toString();
+      if (!name.endsWith(".arrow")) {
+        file = file.resolveSibling(name + ".arrow");
+      }
+      this.arrow = new ArrowOutput(file, true, null, err,
+          options.streaming() ? STREAMING_BATCH_ROWS : 0);
+      this.sink = arrow.sinkFor("query", 0, null);
+    }
+
+    @Override
+    RowSink sink() {
+      return sink;
+    }
+
+    @Override
+    public void close() throws IOException {
+      arrow.close();
+    }
+  }
+
+  /** The progress line on stderr: pages, rows, MB received, rows/s. */
+  static final class Progress {
+    private final PrintStream err;
+    private final boolean on;
+    private boolean shown;
+
+    Progress(PrintStream err, boolean on) {
+      this.err = err;
+      this.on = on;
+    }
+
+    /** Whether file descriptor {@code fd} is a terminal (Linux: where /proc says it points). */
+    static boolean isTerminal(int fd) {
+      try {
+        String target = Files.readSymbolicLink(Path.of("/proc/self/fd/" + fd)).toString();
+        return target.startsWith("/dev/pts/") || target.startsWith("/dev/tty");
+      } catch (IOException | UnsupportedOperationException | SecurityException e) {
+        return System.console() != null;
+      }
+    }
+
+    void page(int pages, long rows, long bytes, long nanos) {
+      if (!on) {
+        return;
+      }
+      double seconds = Math.max(nanos, 1) / 1e9;
+      err.print(String.format(Locale.ROOT, "\r%d pages, %,d rows, %.1f MB, %,.0f rows/s   ",
+          pages, rows, bytes / 1e6, rows / seconds));
+      err.flush();
+      shown = true;
+    }
+
+    void end() {
+      if (shown) {
+        err.println();
+        shown = false;
+      }
+    }
+  }
+}

@@ -1,0 +1,160 @@
+package io.cqlrows.cli;
+
+import io.cqlrows.netty.compression.Compression;
+import io.cqlrows.netty.request.Consistency;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * The parsed command line of {@code query}.
+ *
+ * @param host the server's address
+ * @param port its CQL port
+ * @param protocol 4 or 5, or 0 for the highest the server accepts (5, falling back to 4)
+ * @param compression the compression to ask for, or null for LZ4 when the server accepts it
+ * @param user the role to authenticate as, or null
+ * @param passwordEnv the environment variable holding the password, or null (then a prompt)
+ * @param keyspace the keyspace to {@code USE} first, or null
+ * @param consistency the consistency of every statement
+ * @param pageSize rows per page
+ * @param format {@code table}, {@code vertical}, {@code jsonl}, {@code csv} or {@code arrow}
+ * @param output the file to write, or null for stdout (required for {@code arrow})
+ * @param maxRows the most rows to fetch per statement, or 0 for all
+ * @param streaming whether large pages reach the output row by row
+ * @param quiet whether progress is never shown
+ * @param timeoutSeconds how long to wait for the connection and for each page, or 0 for ever
+ * @param file the file of statements, one per line, or null
+ * @param statements the statements of the command line (none: from {@code file} or stdin)
+ */
+record QueryOptions(String host, int port, int protocol, Compression compression, String user,
+    String passwordEnv, String keyspace, Consistency consistency, int pageSize, String format,
+    Path output, long maxRows, boolean streaming, boolean quiet, long timeoutSeconds, Path file,
+    List<String> statements) {
+
+  static final int DEFAULT_PORT = 9042;
+  static final int DEFAULT_PAGE_SIZE = 5000;
+  static final long DEFAULT_TIMEOUT_SECONDS = 120;
+
+  /** Parses the arguments after {@code query}; {@link CliOptions.Help} for {@code --help}. */
+  static QueryOptions parse(String[] args) throws CliOptions.Help {
+    String host = "127.0.0.1";
+    int port = DEFAULT_PORT;
+    int protocol = 0;
+    Compression compression = null;
+    String user = null;
+    String passwordEnv = null;
+    String keyspace = null;
+    Consistency consistency = Consistency.LOCAL_ONE;
+    int pageSize = DEFAULT_PAGE_SIZE;
+    String format = "table";
+    Path output = null;
+    long maxRows = 0;
+    boolean streaming = false;
+    boolean quiet = false;
+    long timeout = DEFAULT_TIMEOUT_SECONDS;
+    Path file = null;
+    List<String> statements = new ArrayList<>();
+    for (int i = 1; i < args.length; i++) {
+      String a = args[i];
+      if (a.equals("--help") || a.equals("-h")) {
+        throw new CliOptions.Help(Usage.QUERY);
+      }
+      if (!a.startsWith("--") || a.length() == 2) {
+        statements.add(a);
+        continue;
+      }
+      if (a.equals("--streaming")) {
+        streaming = true;
+        continue;
+      }
+      if (a.equals("--quiet")) {
+        quiet = true;
+        continue;
+      }
+      if (++i == args.length) {
+        throw new Usage.Error(a + " needs a value", Usage.QUERY);
+      }
+      String v = args[i];
+      switch (a) {
+        case "--host" -> host = v;
+        case "--port" -> port = (int) number(a, v, 1, 65535);
+        case "--protocol" -> protocol = v.equals("auto") ? 0 : (int) number(a, v, 4, 5);
+        case "--compression" -> compression = compression(v);
+        case "--user" -> user = v;
+        case "--password-env" -> passwordEnv = v;
+        case "--keyspace" -> keyspace = v;
+        case "--consistency" -> consistency = consistency(v);
+        case "--page-size" -> pageSize = (int) number(a, v, 1, Integer.MAX_VALUE);
+        case "--format" -> format = format(v);
+        case "--output" -> output = Path.of(v);
+        case "--max-rows" -> maxRows = number(a, v, 1, Long.MAX_VALUE);
+        case "--file" -> file = Path.of(v);
+        case "--timeout" -> timeout = number(a, v, 0, Long.MAX_VALUE / 1_000_000_000L);
+        default -> throw new Usage.Error("unknown option: " + a, Usage.QUERY);
+      }
+    }
+    if (file != null && !statements.isEmpty()) {
+      throw new Usage.Error("give statements or --file, not both", Usage.QUERY);
+    }
+    if (format.equals("arrow") && output == null) {
+      throw new Usage.Error("--format arrow needs --output FILE", Usage.QUERY);
+    }
+    if (passwordEnv != null && user == null) {
+      throw new Usage.Error("--password-env needs --user", Usage.QUERY);
+    }
+    if (protocol == 5 && compression == Compression.SNAPPY) {
+      throw new Usage.Error("--compression snappy needs --protocol 4 (v5 has LZ4 only)",
+          Usage.QUERY);
+    }
+    return new QueryOptions(host, port, protocol, compression, user, passwordEnv, keyspace,
+        consistency, pageSize, format, output, maxRows, streaming, quiet, timeout, file,
+        List.copyOf(statements));
+  }
+
+  private static Compression compression(String v) {
+    return switch (v) {
+      case "none" -> Compression.NONE;
+      case "lz4" -> Compression.LZ4;
+      case "snappy" -> Compression.SNAPPY;
+      default -> throw new Usage.Error(
+          "--compression: " + v + " (expected: none, lz4 or snappy)", Usage.QUERY);
+    };
+  }
+
+  private static Consistency consistency(String v) {
+    try {
+      return Consistency.valueOf(v.toUpperCase(Locale.ROOT));
+    } catch (IllegalArgumentException e) {
+      StringBuilder names = new StringBuilder();
+      for (Consistency c : Consistency.values()) {
+        names.append(names.length() == 0 ? "" : ", ").append(c);
+      }
+      throw new Usage.Error("--consistency: " + v + " (expected one of " + names + ")",
+          Usage.QUERY);
+    }
+  }
+
+  private static String format(String v) {
+    return switch (v) {
+      case "table", "vertical", "jsonl", "csv", "arrow" -> v;
+      default -> throw new Usage.Error(
+          "--format: " + v + " (expected: table, vertical, jsonl, csv or arrow)", Usage.QUERY);
+    };
+  }
+
+  private static long number(String option, String value, long min, long max) {
+    try {
+      long n = Long.parseLong(value);
+      if (n >= min && n <= max) {
+        return n;
+      }
+    } catch (NumberFormatException e) {
+      // reported below
+    }
+    throw new Usage.Error(
+        option + ": " + value + " (expected: a number from " + min + " to " + max + ")",
+        Usage.QUERY);
+  }
+}

@@ -1,0 +1,243 @@
+package io.cqlrows.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.cqlrows.netty.EventLoops;
+import io.cqlrows.netty.client.FakeCqlServer;
+import io.cqlrows.netty.compression.Compression;
+import io.cqlrows.testing.Corpus;
+import io.netty.channel.EventLoopGroup;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.apache.arrow.memory.RootAllocator;
+import org.apache.arrow.vector.IntVector;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.ipc.ArrowFileReader;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/**
+ * {@code cqlrows query} against the netty module's fake CQL server (which answers {@code PAGE}
+ * with two pages, {@code FAIL} with an Invalid error, {@code CLOSE} by closing, and any other
+ * {@code SELECT} with one row of its stream id and text): every page in every format, the row
+ * limit, server errors and lost connections on one line, authentication, and usage errors.
+ * The live tests run the same command against Cassandra.
+ */
+class QueryCommandTest {
+  private static EventLoopGroup group;
+  private FakeCqlServer server;
+  @TempDir Path dir;
+
+  @BeforeAll
+  static void startGroup() {
+    group = EventLoops.nio(1);
+  }
+
+  @AfterAll
+  static void stopGroup() throws InterruptedException {
+    group.shutdownGracefully(0, 1, TimeUnit.SECONDS).sync();
+  }
+
+  @AfterEach
+  void stopServer() throws InterruptedException {
+    if (server != null) {
+      server.close();
+    }
+  }
+
+  private CliRun query(int version, Compression compression, String... args) throws Exception {
+    if (server == null) {
+      server = new FakeCqlServer(group, version, compression);
+    }
+    // the fake server speaks one version and one compression; Cassandra negotiates
+    String[] all = new String[args.length + 8];
+    all[0] = "query";
+    all[1] = "--port";
+    all[2] = Integer.toString(server.port());
+    all[3] = "--quiet";
+    all[4] = "--protocol";
+    all[5] = Integer.toString(version);
+    all[6] = "--compression";
+    all[7] = compression.name().toLowerCase(java.util.Locale.ROOT);
+    System.arraycopy(args, 0, all, 8, args.length);
+    return CliRun.of(all);
+  }
+
+  @ParameterizedTest
+  @CsvSource({"4, NONE", "4, LZ4", "5, NONE", "5, LZ4"})
+  void everyPageAsJsonLines(int version, Compression compression) throws Exception {
+    CliRun r = query(version, compression, "--format", "jsonl", "PAGE");
+    assertEquals(0, r.status(), r.err());
+    assertEquals(List.of("{\"page\":1}", "{\"page\":2}"), r.lines());
+    assertTrue(r.err().contains("2 rows in 2 pages"), r.err());
+  }
+
+  @Test
+  void csvWritesItsHeaderOncePerStatement() throws Exception {
+    CliRun r = query(5, Compression.LZ4, "--format", "csv", "PAGE", "PAGE");
+    assertEquals(0, r.status(), r.err());
+    assertEquals(List.of("page", "1", "2", "page", "1", "2"), r.lines());
+  }
+
+  @Test
+  void maxRowsStopsPagingAndAsksForNoMore() throws Exception {
+    CliRun r = query(4, Compression.NONE, "--format", "jsonl", "--max-rows", "1", "PAGE");
+    assertEquals(0, r.status(), r.err());
+    assertEquals(List.of("{\"page\":1}"), r.lines());
+    long pageRequests = server.queries().stream().filter("PAGE"::equals).count();
+    assertEquals(1, pageRequests);
+  }
+
+  @Test
+  void tableAndVerticalLayouts() throws Exception {
+    CliRun table = query(4, Compression.NONE, "--format", "table", "SELECT x");
+    assertEquals(0, table.status(), table.err());
+    assertEquals("stream  query", table.lines().get(1));
+    CliRun vertical = query(4, Compression.NONE, "--format", "vertical", "SELECT x");
+    assertEquals(0, vertical.status(), vertical.err());
+    List<String> lines = vertical.lines();
+    assertTrue(lines.get(1).startsWith("-[ RECORD 1 ]"), lines.toString());
+    assertTrue(lines.get(3).equals("query  | SELECT x"), lines.toString());
+  }
+
+  @Test
+  void arrowToAFile() throws Exception {
+    Path file = dir.resolve("pages.arrow");
+    CliRun r = query(5, Compression.LZ4, "--format", "arrow", "--output", file.toString(),
+        "PAGE");
+    assertEquals(0, r.status(), r.err());
+    try (RootAllocator allocator = new RootAllocator();
+         ArrowFileReader in = new ArrowFileReader(Files.newByteChannel(file), allocator)) {
+      assertEquals(2, in.getRecordBlocks().size(), "one record batch per page");
+      VectorSchemaRoot root = in.getVectorSchemaRoot();
+      assertTrue(in.loadNextBatch());
+      assertEquals(1, ((IntVector) root.getVector("page")).get(0));
+      assertTrue(in.loadNextBatch());
+      assertEquals(2, ((IntVector) root.getVector("page")).get(0));
+    }
+  }
+
+  /**
+   * SIGINT while a statement waits for its page: the JVM exits 130 after the output is ended,
+   * and the Arrow file holds the pages written before, readable. Runs the command as a process.
+   */
+  @Test
+  void ctrlCLeavesAValidFileAndExits130() throws Exception {
+    server = new FakeCqlServer(group, 4, Compression.NONE);
+    Path file = dir.resolve("pages.arrow");
+    Process p = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java")
+        .toString(), "--add-opens=java.base/java.nio=ALL-UNNAMED", "-cp",
+        System.getProperty("java.class.path"), CqlRowsCli.class.getName(), "query", "--port",
+        Integer.toString(server.port()), "--protocol", "4", "--compression", "none", "--quiet",
+        "--timeout", "3", "--format", "arrow", "--output", file.toString(), "PAGE", "NEVER")
+        .redirectErrorStream(true).redirectOutput(dir.resolve("out.txt").toFile()).start();
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+    while (!server.queries().contains("NEVER") && System.nanoTime() < deadline) {
+      Thread.sleep(50);
+    }
+    assertTrue(server.queries().contains("NEVER"), "the command reached the second statement");
+    Process kill = new ProcessBuilder("kill", "-INT", Long.toString(p.pid())).start();
+    assertEquals(0, kill.waitFor());
+    assertTrue(p.waitFor(60, TimeUnit.SECONDS), "exited");
+    assertEquals(130, p.exitValue(), Files.readString(dir.resolve("out.txt")));
+    try (RootAllocator allocator = new RootAllocator();
+         ArrowFileReader in = new ArrowFileReader(Files.newByteChannel(file), allocator)) {
+      assertEquals(2, in.getRecordBlocks().size(), "the two pages of PAGE");
+    }
+  }
+
+  @Test
+  void statementsFromAFileOnePerLine() throws Exception {
+    Path file = dir.resolve("statements.cql");
+    Files.writeString(file, "-- a comment\nSELECT one\n\nSELECT two\n", StandardCharsets.UTF_8);
+    CliRun r = query(4, Compression.NONE, "--format", "jsonl", "--file", file.toString());
+    assertEquals(0, r.status(), r.err());
+    JsonNode first = Corpus.json(r.lines().get(0));
+    JsonNode second = Corpus.json(r.lines().get(1));
+    assertEquals("SELECT one", first.get("query").asText());
+    assertEquals("SELECT two", second.get("query").asText());
+  }
+
+  @Test
+  void aServerErrorIsOneLineWithItsNameAndExitOne() throws Exception {
+    CliRun r = query(4, Compression.NONE, "FAIL now");
+    assertEquals(1, r.status());
+    assertEquals(1, r.err().lines().count(), r.err());
+    assertTrue(r.err().startsWith("cqlrows: Invalid: "), r.err());
+  }
+
+  @Test
+  void aClosedConnectionSaysSoWithTheServer() throws Exception {
+    CliRun r = query(4, Compression.NONE, "CLOSE");
+    assertEquals(1, r.status());
+    assertEquals("cqlrows: 127.0.0.1:" + server.port() + " closed the connection",
+        r.err().strip());
+  }
+
+  @Test
+  void aServerThatNeverAnswersTimesOut() throws Exception {
+    CliRun r = query(4, Compression.NONE, "--timeout", "1", "NEVER");
+    assertEquals(1, r.status());
+    assertEquals("cqlrows: 127.0.0.1:" + server.port() + ": no response in 1 s",
+        r.err().strip());
+  }
+
+  @Test
+  void aRefusedConnectionNamesHostAndPort() throws Exception {
+    server = new FakeCqlServer(group, 4, Compression.NONE);
+    int port = server.port();
+    server.close();
+    server = null;
+    CliRun r = CliRun.of("query", "--port", Integer.toString(port), "SELECT 1");
+    assertEquals(1, r.status());
+    assertTrue(r.err().startsWith("cqlrows: cannot connect to 127.0.0.1:" + port), r.err());
+    assertEquals(1, r.err().lines().count(), r.err());
+  }
+
+  @Test
+  void authenticatesWithThePasswordFromTheEnvironment() throws Exception {
+    server = new FakeCqlServer(group, 5, Compression.LZ4);
+    server.password = System.getenv("PATH"); // an environment variable every test JVM has
+    CliRun r = query(5, Compression.LZ4, "--user", "cassandra", "--password-env", "PATH",
+        "--format", "jsonl", "PAGE");
+    assertEquals(0, r.status(), r.err());
+    assertEquals(2, r.lines().size());
+    server.password = "something else";
+    CliRun wrong = query(5, Compression.LZ4, "--user", "cassandra", "--password-env", "PATH",
+        "PAGE");
+    assertEquals(1, wrong.status());
+    assertTrue(wrong.err().startsWith("cqlrows: Bad credentials: "), wrong.err());
+  }
+
+  @Test
+  void badOptionsAreUsageErrorsWithTheQueryHelp() {
+    for (String[] args : new String[][] {{"query", "--bogus"}, {"query", "--format", "xml", "Q"},
+        {"query", "--timeout", "-1", "Q"},
+        {"query", "--format", "arrow", "Q"}, {"query", "--password-env", "X", "Q"},
+        {"query", "--protocol", "3", "Q"}, {"query", "--consistency", "MOST", "Q"},
+        {"query", "--protocol", "5", "--compression", "snappy", "Q"}}) {
+      CliRun r = CliRun.of(args);
+      assertEquals(2, r.status(), String.join(" ", args));
+      assertTrue(r.err().contains("usage: cqlrows query"), r.err());
+    }
+    CliRun help = CliRun.of("query", "--help");
+    assertEquals(0, help.status());
+    for (String option : new String[] {"--host", "--port", "--protocol", "--compression",
+        "--user", "--password-env", "--keyspace", "--consistency", "--page-size", "--format",
+        "--output", "--max-rows", "--streaming", "--quiet", "--file", "--timeout"}) {
+      assertTrue(help.out().contains(option), option);
+    }
+    assertFalse(help.out().contains("--password "), "no option takes the password itself");
+  }
+}
