@@ -1,6 +1,10 @@
 package io.cqlrows.bench;
 
 import io.cqlrows.bench.rows.RowsShape;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.LinkedHashMap;
@@ -27,7 +31,14 @@ import org.openjdk.jmh.runner.options.TimeValue;
  * <pre>
  * mvn -q -DskipTests package
  * java -cp parser-bench/target/benchmarks.jar io.cqlrows.bench.Profile [warmup-s measure-s]
+ *     [--jvm JAVA_HOME] [--json FILE]
  * </pre>
+ *
+ * <p>{@code --jvm} runs the benchmark forks on another JDK (its home, or its {@code java}), so one
+ * jar built for Java 17 measures JDK 17 and, say, {@code --jvm $JAVA25_HOME} JDK 25; {@code
+ * parser-bench/profile-jdks.sh} runs both. {@code --json} also writes every figure and ratio, with
+ * the JDK, to a file that {@code parser-bench/chart.py} turns into the SVG of
+ * {@code docs/performance.md}.
  */
 public final class Profile {
   private static final String VECTOR = "VECTOR_1536F";
@@ -39,20 +50,37 @@ public final class Profile {
   /** What a run measured; CPU time per op from {@link CpuTimeProfiler} (steady under load). */
   private record Figure(double opsPerSecond, double error, double bytesPerOp, double cpuNanos) {}
 
+  /** One line of the verdicts, for {@code --json}. */
+  private record Ratio(String label, double ratio, double cpuRatio, double target) {}
+
   private final Map<Key, Figure> figures = new LinkedHashMap<>();
   private final int warmupSeconds;
   private final int measureSeconds;
+  /** The {@code java} of the forks, or null for this JVM's. */
+  private final String jvm;
   private final List<String> verdicts = new ArrayList<>();
+  private final List<Ratio> ratios = new ArrayList<>();
 
-  private Profile(int warmupSeconds, int measureSeconds) {
+  private Profile(int warmupSeconds, int measureSeconds, String jvm) {
     this.warmupSeconds = warmupSeconds;
     this.measureSeconds = measureSeconds;
+    this.jvm = jvm;
   }
 
-  public static void main(String[] args) throws RunnerException {
-    int warmup = args.length > 0 ? Integer.parseInt(args[0]) : 5;
-    int measure = args.length > 1 ? Integer.parseInt(args[1]) : 5;
-    Profile p = new Profile(warmup, measure);
+  public static void main(String[] args) throws RunnerException, IOException {
+    List<String> numbers = new ArrayList<>();
+    String jvm = null;
+    Path json = null;
+    for (int i = 0; i < args.length; i++) {
+      switch (args[i]) {
+        case "--jvm" -> jvm = javaOf(args[++i]);
+        case "--json" -> json = Path.of(args[++i]);
+        default -> numbers.add(args[i]);
+      }
+    }
+    int warmup = numbers.size() > 0 ? Integer.parseInt(numbers.get(0)) : 5;
+    int measure = numbers.size() > 1 ? Integer.parseInt(numbers.get(1)) : 5;
+    Profile p = new Profile(warmup, measure, jvm);
     p.run("FloorBenchmark\\.(byteSwap|copyBytes)$", VECTOR + "," + MIXED);
     p.run("DriverBaselineBenchmark\\.(decodeAll|decodeAllFloatArrays)$", VECTOR + "," + MIXED);
     p.run("RowsParserBenchmark\\.(parseColumnarReused|parseColumnar|parseRows|parseToBlackhole)$",
@@ -61,6 +89,58 @@ public final class Profile {
     p.run("SimdBenchmark\\.(parseColumnarReused|simdFloor)$", VECTOR);
     p.run("PipelineBenchmark\\.(pipeline|lz4DecompressOnly)$", VECTOR);
     p.report();
+    if (json != null) {
+      p.writeJson(json);
+    }
+  }
+
+  /** The {@code java} executable of a JDK home, or {@code path} itself if it is one. */
+  private static String javaOf(String path) {
+    Path p = Path.of(path);
+    Path java = p.resolve("bin").resolve("java");
+    return Files.isExecutable(java) ? java.toString() : p.toString();
+  }
+
+  /** The JDK the forks run on, as {@code java -version}'s first line says it. */
+  private String jdk() throws IOException {
+    if (jvm == null) {
+      return System.getProperty("java.vm.name") + " " + System.getProperty("java.version");
+    }
+    Process version = new ProcessBuilder(jvm, "-version").redirectErrorStream(true).start();
+    String first = new String(version.getInputStream().readAllBytes(), StandardCharsets.UTF_8)
+        .lines().findFirst().orElse(jvm);
+    return first.strip();
+  }
+
+  /** Every figure and ratio of the run, and the JDK, as JSON. */
+  private void writeJson(Path file) throws IOException {
+    StringBuilder sb = new StringBuilder("{\"jdk\":").append(quote(jdk()))
+        .append(",\"ratios\":[");
+    for (int i = 0; i < ratios.size(); i++) {
+      Ratio r = ratios.get(i);
+      sb.append(i > 0 ? "," : "").append(String.format(Locale.ROOT,
+          "{\"label\":%s,\"ratio\":%s,\"cpuRatio\":%s,\"target\":%s}", quote(r.label()),
+          number(r.ratio()), number(r.cpuRatio()), number(r.target())));
+    }
+    sb.append("],\"figures\":[");
+    int i = 0;
+    for (Map.Entry<Key, Figure> e : figures.entrySet()) {
+      Figure f = e.getValue();
+      sb.append(i++ > 0 ? "," : "").append(String.format(Locale.ROOT,
+          "{\"benchmark\":%s,\"shape\":%s,\"variant\":%s,\"opsPerSecond\":%s,"
+              + "\"error\":%s,\"bytesPerOp\":%s,\"cpuNanosPerOp\":%s}",
+          quote(e.getKey().benchmark), quote(e.getKey().shape), quote(e.getKey().variant),
+          number(f.opsPerSecond), number(f.error), number(f.bytesPerOp), number(f.cpuNanos)));
+    }
+    Files.writeString(file, sb.append("]}\n"), StandardCharsets.UTF_8);
+  }
+
+  private static String quote(String s) {
+    return "\"" + s.replace("\\", "\\\\").replace("\"", "\\\"") + "\"";
+  }
+
+  private static String number(double d) {
+    return Double.isFinite(d) ? Double.toString(d) : "null";
   }
 
   private void run(String include, String shapes) throws RunnerException {
@@ -77,6 +157,9 @@ public final class Profile {
         .timeUnit(TimeUnit.SECONDS)
         .addProfiler(GCProfiler.class)
         .addProfiler(CpuTimeProfiler.class);
+    if (jvm != null) {
+      options.jvm(jvm);
+    }
     Collection<RunResult> results = new Runner(options.build()).run();
     for (RunResult r : results) {
       String name = r.getParams().getBenchmark();
@@ -119,6 +202,7 @@ public final class Profile {
     }
     double r = a.opsPerSecond / b.opsPerSecond;
     double cpu = b.cpuNanos / a.cpuNanos;
+    ratios.add(new Ratio(label, r, cpu, target));
     verdicts.add(String.format(Locale.ROOT, "%-62s %6.2fx (cpu %5.2fx)  target >= %.1fx  %s",
         label, r, cpu, target, r >= target ? "met" : "NOT MET"));
   }
