@@ -95,12 +95,7 @@ class ArrowPyarrowTest {
   /** The a-v4 page of 200 x {@code vector<float, 1536>} is one NumPy matrix over the file. */
   @Test
   void theEmbeddingPageIsAZeroCopyMatrix() throws Exception {
-    Path s2c = dir.resolve("conn-01.s2c.bin");
-    Files.write(s2c, Corpus.bytes("a-v4", "conn-01.s2c.bin"));
-    Files.write(dir.resolve("conn-01.c2s.bin"), Corpus.bytes("a-v4", "conn-01.c2s.bin"));
-    Path out = dir.resolve("out");
-    assertEquals(0, CliRun.of("replay", "--format", "arrow", "--output", out.toString(),
-        s2c.toString()).status());
+    Path out = arrowFilesOfAV4Conn01();
     JsonNode summary = check("a-v4", "conn-01.s2c.bin", out);
     List<String> shapes = new ArrayList<>();
     for (JsonNode z : summary.get("zero_copy")) {
@@ -112,12 +107,7 @@ class ArrowPyarrowTest {
   /** The checker is not a rubber stamp: two files swapped are reported. */
   @Test
   void theCheckerFindsAResultInTheWrongPlace() throws Exception {
-    Path s2c = dir.resolve("conn-01.s2c.bin");
-    Files.write(s2c, Corpus.bytes("a-v4", "conn-01.s2c.bin"));
-    Files.write(dir.resolve("conn-01.c2s.bin"), Corpus.bytes("a-v4", "conn-01.c2s.bin"));
-    Path out = dir.resolve("out");
-    assertEquals(0, CliRun.of("replay", "--format", "arrow", "--output", out.toString(),
-        s2c.toString()).status());
+    Path out = arrowFilesOfAV4Conn01();
     List<Path> files;
     try (Stream<Path> s = Files.list(out)) {
       files = s.sorted().toList();
@@ -152,6 +142,17 @@ class ArrowPyarrowTest {
     String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip();
     assertTrue(p.waitFor(120, TimeUnit.SECONDS));
     assertEquals("51 5000", out, "50 pages of 100 rows and the final empty page");
+  }
+
+  /** {@code replay --format arrow} of a-v4's conn-01 (both sides) into a new directory. */
+  private Path arrowFilesOfAV4Conn01() throws IOException {
+    Path s2c = dir.resolve("conn-01.s2c.bin");
+    Files.write(s2c, Corpus.bytes("a-v4", "conn-01.s2c.bin"));
+    Files.write(dir.resolve("conn-01.c2s.bin"), Corpus.bytes("a-v4", "conn-01.c2s.bin"));
+    Path out = dir.resolve("out");
+    assertEquals(0, CliRun.of("replay", "--format", "arrow", "--output", out.toString(),
+        s2c.toString()).status());
+    return out;
   }
 
   private JsonNode check(String capture, String s2c, Path out) throws Exception {
