@@ -17,7 +17,7 @@ import java.util.List;
  *   <li>{@code SELECT ...}: ROWS {@code (stream int, query varchar)}, one row: the request's
  *       stream id and text.
  *   <li>{@code HOLD ...}: nothing until {@code RELEASE}, which is answered first, then every held
- *       request, in one flush.
+ *       request, in one flush; or until {@link #releaseHeld} (without a {@code RELEASE}).
  *   <li>{@code FAIL ...}: ERROR Invalid (0x2200). {@code NEVER}: no answer. {@code CLOSE}: the
  *       server closes the connection.
  *   <li>{@code ECHO}: ROWS {@code (v blob)}, a row per bound value. {@code BIG n}: one blob of n
@@ -141,9 +141,16 @@ final class CannedResponses {
     List<Response> out = new ArrayList<>();
     out.add(queryResult(r));
     if (q.equals("RELEASE")) {
-      held.forEach(h -> out.add(queryResult(h)));
-      held.clear();
+      out.addAll(releaseHeld());
     }
+    return out;
+  }
+
+  /** The answers of every held request, in the order they came; none is held afterwards. */
+  List<Response> releaseHeld() {
+    List<Response> out = new ArrayList<>();
+    held.forEach(h -> out.add(queryResult(h)));
+    held.clear();
     return out;
   }
 

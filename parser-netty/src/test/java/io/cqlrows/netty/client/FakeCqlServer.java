@@ -71,6 +71,8 @@ public final class FakeCqlServer {
   final List<byte[]> authTokens = new CopyOnWriteArrayList<>();
   /** Connections accepted so far. */
   final AtomicInteger connections = new AtomicInteger();
+  /** The handlers of the connections accepted so far, for {@link #answerHeld}. */
+  private final List<Connection> handlers = new CopyOnWriteArrayList<>();
 
   /** A Cassandra-like server speaking {@code version}. */
   public FakeCqlServer(EventLoopGroup group, int version, Compression compression)
@@ -114,7 +116,9 @@ public final class FakeCqlServer {
             connections.incrementAndGet();
             // the server's side of the same handlers: requests pass the rows handler untouched
             CqlPipeline.install(ch.pipeline(), version, compression);
-            ch.pipeline().addLast(new Connection());
+            Connection handler = new Connection();
+            handlers.add(handler);
+            ch.pipeline().addLast(handler);
           }
         })
         .bind("127.0.0.1", 0).sync().channel();
@@ -152,6 +156,17 @@ public final class FakeCqlServer {
     return out;
   }
 
+  /**
+   * Answers the {@code HOLD} requests every connection holds, as a {@code RELEASE} would but
+   * without one: for a client whose stream ids are all in use. Returns once the answers are
+   * written.
+   */
+  void answerHeld() throws InterruptedException {
+    for (Connection c : handlers) {
+      c.answerHeld();
+    }
+  }
+
   /** Closes every connection and the server socket. */
   public void close() throws InterruptedException {
     server.close().sync();
@@ -163,6 +178,27 @@ public final class FakeCqlServer {
     private final CannedResponses canned = new CannedResponses(version);
     /** v4 LZ4 bodies from READY on (ScyllaDB) or after it (Cassandra). */
     private boolean compressing;
+    /** Set when the handler is added, before any request. */
+    private volatile ChannelHandlerContext ctx;
+
+    @Override
+    public void handlerAdded(ChannelHandlerContext ctx) {
+      this.ctx = ctx;
+    }
+
+    /** Writes the answers of the held requests from the event loop; waits until written. */
+    void answerHeld() throws InterruptedException {
+      ChannelHandlerContext c = ctx;
+      if (c == null || !c.channel().isActive()) {
+        return;
+      }
+      c.executor().submit(() -> {
+        for (CannedResponses.Response r : canned.releaseHeld()) {
+          c.write(envelope(c, r));
+        }
+        c.flush();
+      }).sync();
+    }
 
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
