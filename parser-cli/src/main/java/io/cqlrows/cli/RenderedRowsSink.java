@@ -76,11 +76,15 @@ abstract class RenderedRowsSink implements RowSink {
     row[slot[column]] = "not set";
   }
 
+  /**
+   * An empty value renders as the Java driver decodes it; for the types whose empty value is not
+   * a value (int, bigint, uuid, ...) that is NULL, printed as {@link #nullCell()}.
+   */
   @Override
   public final void onEmpty(int column) {
     StringBuilder sb = new StringBuilder();
     CanonicalJson.appendEmpty(sb, columns.get(slot[column]).type());
-    row[slot[column]] = unquoted(sb);
+    row[slot[column]] = sb.toString().equals("null") ? nullCell() : unquoted(sb);
   }
 
   @Override

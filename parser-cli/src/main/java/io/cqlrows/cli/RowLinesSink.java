@@ -92,10 +92,18 @@ final class RowLinesSink implements RowSink {
     onObject(column, NotSet.INSTANCE);
   }
 
+  /**
+   * An empty value renders as the Java driver decodes it; for the types whose empty value is not
+   * a value (int, bigint, uuid, ...) that is NULL, written as a NULL cell.
+   */
   @Override
   public void onEmpty(int column) {
     value.setLength(0);
     CanonicalJson.appendEmpty(value, columns.get(column).type());
+    if ("null".contentEquals(value)) {
+      onNull(column);
+      return;
+    }
     append(column);
   }
 

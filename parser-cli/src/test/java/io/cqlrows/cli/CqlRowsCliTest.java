@@ -175,6 +175,21 @@ class CqlRowsCliTest {
     assertFalse(r.out().contains("peer"), "stream 1 (system.peers_v2) is not printed");
   }
 
+  /**
+   * {@code corpus.scalars} row 3 holds empty (zero-byte) values: a bigint and an int whose empty
+   * value is NULL (the driver decodes null) are empty fields like NULL cells, the empty text is
+   * {@code ""}.
+   */
+  @Test
+  void emptyValuesThatAreNullAreEmptyCsvFields() throws IOException {
+    CliRun r = CliRun.of("replay", "--format", "csv", "--columns", "id,c_bigint,c_int,c_text",
+        "--stream", "0", copy("conn-01.s2c.bin").toString());
+    assertEquals(0, r.status(), r.err());
+    assertTrue(r.out().contains("id,c_bigint,c_int,c_text\r\n"), r.out());
+    assertTrue(r.out().contains("\r\n3,,,\"\"\r\n"), r.out());
+    assertTrue(r.out().contains("\r\n2,,,\r\n"), "row 2: NULL cells");
+  }
+
   @Test
   void countsRowsAndResultsOfACapture() throws IOException {
     Path s2c = copy("conn-01.s2c.bin");

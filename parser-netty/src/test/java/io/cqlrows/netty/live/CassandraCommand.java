@@ -18,7 +18,9 @@ import java.util.stream.Collectors;
  * {@code cassandra.yaml} (from the template in {@code io/cqlrows/cassandra/}, with free ports)
  * and {@code logback.xml} into the folder, and builds the {@code java} command that runs
  * {@code CassandraDaemon} in a child JVM of the same JDK, with the JVM options of
- * {@code jvm17-server.options} and jamm as agent. Everything is on 127.0.0.1.
+ * {@code jvm17-server.options} and jamm as agent. Everything is on 127.0.0.1. The template's
+ * authenticator is {@value #ALLOW_ALL}; {@link #prepare(Path, Ports, List, String)} can set
+ * another, e.g. {@value #PASSWORD}.
  *
  * <p>Stateless apart from the folder it writes; starts nothing. Safe from any thread.
  */
@@ -26,6 +28,10 @@ final class CassandraCommand {
 
   static final String HOST = "127.0.0.1";
   static final String MAIN_CLASS = "org.apache.cassandra.service.CassandraDaemon";
+  /** The template's authenticator: every connection is accepted without credentials. */
+  static final String ALLOW_ALL = "AllowAllAuthenticator";
+  /** SASL PLAIN against {@code system_auth.roles}; the superuser {@code cassandra/cassandra}. */
+  static final String PASSWORD = "PasswordAuthenticator";
   private static final String RESOURCES = "/io/cqlrows/cassandra/";
 
   /** The ports the server listens on; picked free, so unknown to anyone else. */
@@ -55,8 +61,25 @@ final class CassandraCommand {
    * @param classpath the jars of {@code cassandra-all} and its dependencies, jamm among them
    */
   static List<String> prepare(Path dir, Ports ports, List<Path> classpath) throws IOException {
+    return prepare(dir, ports, classpath, ALLOW_ALL);
+  }
+
+  /**
+   * As {@link #prepare(Path, Ports, List)}, with {@code authenticator} in place of the
+   * template's {@value #ALLOW_ALL}.
+   *
+   * @param authenticator the {@code authenticator:} of cassandra.yaml, e.g. {@value #PASSWORD}
+   */
+  static List<String> prepare(Path dir, Ports ports, List<Path> classpath, String authenticator)
+      throws IOException {
     Files.createDirectories(dir.resolve("logs"));
-    String yaml = resource("cassandra.yaml.template")
+    String template = resource("cassandra.yaml.template");
+    String allowAll = "authenticator: " + ALLOW_ALL + "\n";
+    if (!template.contains(allowAll)) {
+      throw new IllegalStateException(
+          "No '" + allowAll.strip() + "' line in cassandra.yaml.template");
+    }
+    String yaml = template.replace(allowAll, "authenticator: " + authenticator + "\n")
         .replace("@BASE@", dir.toString())
         .replace("@NATIVE_PORT@", Integer.toString(ports.nativePort()))
         .replace("@STORAGE_PORT@", Integer.toString(ports.storagePort()))

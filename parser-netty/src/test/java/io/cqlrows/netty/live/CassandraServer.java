@@ -38,9 +38,14 @@ public final class CassandraServer {
   public static final String HOST_PROPERTY = "cqlrows.cassandra.host";
   /** Native-protocol port of the external server; 9042 if unset. */
   public static final String PORT_PROPERTY = "cqlrows.cassandra.port";
+  /**
+   * The standalone pom that names the server's jars, for a module other than parser-netty
+   * (whose {@code src/test/cassandra/pom.xml} is the default).
+   */
+  public static final String POM_PROPERTY = "cqlrows.cassandra.pom";
 
-  private static final Duration START_TIMEOUT = Duration.ofSeconds(120);
-  private static final DateTimeFormatter STAMP = DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss-SSS");
+  static final Duration START_TIMEOUT = Duration.ofSeconds(120);
+  static final DateTimeFormatter STAMP = DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss-SSS");
   private static final AtomicReference<CassandraProcess> RUNNING = new AtomicReference<>();
 
   private static volatile CassandraServer instance;
@@ -127,11 +132,7 @@ public final class CassandraServer {
     }
     long start = System.nanoTime();
     Path buildDir = buildDir();
-    Path pom = buildDir.getParent().resolve("src/test/cassandra/pom.xml");
-    if (!Files.isRegularFile(pom)) {
-      throw new IllegalStateException("No " + pom + " to resolve Cassandra with");
-    }
-    List<Path> classpath = CassandraClasspath.resolve(pom, buildDir);
+    List<Path> classpath = classpath();
     long resolved = System.nanoTime();
 
     Path dir = buildDir.resolve("cassandra-" + LocalDateTime.now().format(STAMP));
@@ -154,6 +155,23 @@ public final class CassandraServer {
         ports.nativePort(), (ready - start) / 1_000_000, (resolved - start) / 1_000_000,
         (ready - resolved) / 1_000_000, dir);
     return new CassandraServer(CassandraCommand.HOST, ports.nativePort());
+  }
+
+  /**
+   * The jars of a local server ({@link CassandraClasspath}), resolved with the pom of {@value
+   * #POM_PROPERTY}, else with this module's {@code src/test/cassandra/pom.xml}. Synchronized,
+   * so that no two resolutions run at once.
+   */
+  static synchronized List<Path> classpath() throws IOException, InterruptedException {
+    Path buildDir = buildDir();
+    String property = System.getProperty(POM_PROPERTY, "").strip();
+    Path pom = property.isEmpty() ? buildDir.getParent().resolve("src/test/cassandra/pom.xml")
+        : Path.of(property).toAbsolutePath();
+    if (!Files.isRegularFile(pom)) {
+      throw new IllegalStateException("No " + pom + " to resolve Cassandra with (set "
+          + POM_PROPERTY + " to parser-netty/src/test/cassandra/pom.xml)");
+    }
+    return CassandraClasspath.resolve(pom, buildDir);
   }
 
   private static synchronized void addShutdownHook() {

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
+import com.datastax.oss.driver.api.core.CqlSession;
 import com.datastax.oss.driver.api.core.cql.PreparedStatement;
 import com.datastax.oss.driver.api.core.cql.SimpleStatement;
 import io.cqlrows.core.sink.ColumnarSink;
@@ -41,14 +42,24 @@ class LargePageLiveTest extends LiveTestSupport {
 
   @BeforeAll
   static void writeTheRows() throws InterruptedException {
-    ddl("CREATE KEYSPACE IF NOT EXISTS " + KEYSPACE
+    write(session, TABLE, ROWS);
+  }
+
+  /**
+   * Creates {@code table} ({@code id int PRIMARY KEY, v vector<float, 1536>}) afresh, in the
+   * keyspace {@link LiveCorpus#KEYSPACE} (created if needed), and writes rows 0 to {@code rows -
+   * 1} of {@link #row}.
+   */
+  static void write(CqlSession session, String table, int rows) throws InterruptedException {
+    ddl(session, "CREATE KEYSPACE IF NOT EXISTS " + KEYSPACE
         + " WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}");
-    ddl("DROP TABLE IF EXISTS " + TABLE);
-    ddl("CREATE TABLE " + TABLE + " (id int PRIMARY KEY, v vector<float, " + DIMENSION + ">)");
+    ddl(session, "DROP TABLE IF EXISTS " + table);
+    ddl(session, "CREATE TABLE " + table + " (id int PRIMARY KEY, v vector<float, " + DIMENSION
+        + ">)");
     long start = System.nanoTime();
-    PreparedStatement insert = session.prepare("INSERT INTO " + TABLE + " (id, v) VALUES (?, ?)");
-    LiveDriver.executeAll(session, ROWS, id -> insert.bind(id, LiveCorpus.vector(row(id))));
-    System.err.printf("[cqlrows] %d rows of vector<float, %d> written in %d ms%n", ROWS,
+    PreparedStatement insert = session.prepare("INSERT INTO " + table + " (id, v) VALUES (?, ?)");
+    LiveDriver.executeAll(session, rows, id -> insert.bind(id, LiveCorpus.vector(row(id))));
+    System.err.printf("[cqlrows] %d rows of vector<float, %d> written in %d ms%n", rows,
         DIMENSION, (System.nanoTime() - start) / 1_000_000);
   }
 
@@ -118,7 +129,7 @@ class LargePageLiveTest extends LiveTestSupport {
     return v;
   }
 
-  private static void ddl(String cql) {
+  private static void ddl(CqlSession session, String cql) {
     session.execute(SimpleStatement.newInstance(cql).setTimeout(Duration.ofSeconds(60)));
   }
 }
