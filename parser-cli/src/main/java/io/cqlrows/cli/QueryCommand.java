@@ -236,6 +236,10 @@ final class QueryCommand {
     if (e instanceof CqlServerError s) {
       return s.codeName() + ": " + s.serverMessage().replaceAll("\\s*[\\r\\n]+\\s*", " ");
     }
+    if (e instanceof IllegalStateException && options.user() == null
+        && String.valueOf(e.getMessage()).startsWith("the server requires authentication")) {
+      return server + " requires authentication: give --user U (and --password-env VAR)";
+    }
     if (e instanceof ConnectException) {
       return "cannot connect to " + server + ": " + CqlRowsCli.oneLine(e);
     }

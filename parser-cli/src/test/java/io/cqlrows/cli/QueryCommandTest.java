@@ -213,6 +213,11 @@ class QueryCommandTest {
         "--format", "jsonl", "PAGE");
     assertEquals(0, r.status(), r.err());
     assertEquals(2, r.lines().size());
+    CliRun anonymous = query(5, Compression.LZ4, "PAGE");
+    assertEquals(1, anonymous.status());
+    assertEquals("cqlrows: 127.0.0.1:" + server.port()
+        + " requires authentication: give --user U (and --password-env VAR)",
+        anonymous.err().strip());
     server.password = "something else";
     CliRun wrong = query(5, Compression.LZ4, "--user", "cassandra", "--password-env", "PATH",
         "PAGE");
