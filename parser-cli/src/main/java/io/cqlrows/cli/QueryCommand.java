@@ -240,6 +240,10 @@ final class QueryCommand {
         && String.valueOf(e.getMessage()).startsWith("the server requires authentication")) {
       return server + " requires authentication: give --user U (and --password-env VAR)";
     }
+    if (e instanceof OutOfMemoryError) {
+      return server + ": out of memory reading a page (OutOfMemoryError: " + e.getMessage()
+          + "): try --streaming, a smaller --page-size or a larger -Xmx";
+    }
     if (e instanceof ConnectException) {
       return "cannot connect to " + server + ": " + CqlRowsCli.oneLine(e);
     }

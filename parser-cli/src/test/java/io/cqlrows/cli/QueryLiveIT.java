@@ -458,8 +458,9 @@ class QueryLiveIT {
     System.err.printf("[cqlrows] --streaming: one page of %d rows (%.1f MiB of Arrow) exported"
         + " with %s in %d ms%n", rows, size / 1048576.0, STREAMING_HEAP, took / 1_000_000);
 
-    // Without --streaming the page is held whole. An OutOfMemoryError on the event loop leaves
-    // the page unanswered, so the command ends at --timeout.
+    // Without --streaming the page is held whole. An OutOfMemoryError fails the page (one line
+    // naming it) or, where it hits the event loop elsewhere, leaves the page unanswered until
+    // --timeout (with the error's trace); which one depends on where the heap runs out.
     Path wholeFile = dir.resolve("big-whole.arrow");
     JarProcess.Result whole = query(List.of(STREAMING_HEAP),
         List.of("--timeout", "15", "--page-size", Integer.toString(rows + 1000), "--format",
