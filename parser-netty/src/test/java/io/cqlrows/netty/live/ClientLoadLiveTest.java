@@ -27,6 +27,7 @@ import io.cqlrows.netty.rows.RowsResponse;
 import io.cqlrows.testing.Corpus;
 import io.cqlrows.testing.LeakCheckExtension;
 import io.netty.buffer.ByteBuf;
+import io.netty.channel.Channel;
 import io.netty.channel.ChannelDuplexHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelPromise;
@@ -96,10 +97,11 @@ class ClientLoadLiveTest extends LiveTestSupport {
   /** Requests before the measured run: JIT, buffer pools and caches warm up. */
   static final int WARM_UP = 3_000;
   /**
-   * Requests of the heap probe; the heap is measured the first time the window is full after
-   * {@link #PROBE_AT} were sent.
+   * Requests of the heap probe. After {@link #PROBE_AT} were sent the connection stops reading,
+   * so the window fills however fast the server answers; the heap is measured when it is full,
+   * then reading resumes. {@link #PROBE_AT} plus twice the window: room to fill it from empty.
    */
-  static final int PROBE = 3_072;
+  static final int PROBE = 4_096;
   private static final int PROBE_AT = 2_048;
   /** Every 64th request is refused by the server. */
   private static final int FAILURE_EVERY = 64;
@@ -248,21 +250,24 @@ class ClientLoadLiveTest extends LiveTestSupport {
   void aThousandRequestsInFlightOnOneConnectionEachGetTheirOwnAnswer(Combo combo)
       throws InterruptedException {
     AtomicReference<StreamGuard> guards = new AtomicReference<>();
+    AtomicReference<Channel> channels = new AtomicReference<>();
     client = LiveClients.connect(combo, group, p -> {
       StreamGuard guard = new StreamGuard();
       guards.set(guard);
+      channels.set(p.channel());
       p.addBefore(CqlClient.HANDLER_NAME, "stream-guard", guard);
     });
     StreamGuard guard = guards.get();
+    Channel channel = channels.get();
     Map<String, PreparedResult> prepared = prepare(client);
     long testStart = System.nanoTime();
 
-    run(client, prepared, WARM_UP, -1).assertAllAnswered(combo + " warm-up");
+    run(client, prepared, WARM_UP, null).assertAllAnswered(combo + " warm-up");
     long baseline = usedHeapAfterGc();
-    Run measured = run(client, prepared, REQUESTS, -1);
+    Run measured = run(client, prepared, REQUESTS, null);
     measured.assertAllAnswered(combo + " measured");
     long after = usedHeapAfterGc();
-    Run probe = run(client, prepared, PROBE, PROBE_AT);
+    Run probe = run(client, prepared, PROBE, channel);
     probe.assertAllAnswered(combo + " heap probe");
     assertTrue(probe.heapAtProbe > 0, combo + ": the window was never full for the heap probe");
 
@@ -348,12 +353,13 @@ class ClientLoadLiveTest extends LiveTestSupport {
 
   /**
    * Sends {@code requests} of the mix (the same seeded sequence each run) with at most {@link
-   * #WINDOW} in flight and checks each answer as it completes; returns when all completed. The
-   * first time the window is full after {@code probeAt} requests were sent (if not negative),
-   * measures the heap after a full GC.
+   * #WINDOW} in flight and checks each answer as it completes; returns when all completed. With
+   * a {@code probe} channel (the connection's), the heap probe: after {@link #PROBE_AT} requests
+   * were sent the channel stops reading, the window fills, the heap is measured after a full GC,
+   * and the channel reads again.
    */
   private static Run run(CqlClient client, Map<String, PreparedResult> prepared, int requests,
-      int probeAt) throws InterruptedException {
+      Channel probe) throws InterruptedException {
     Run run = new Run(requests);
     Random random = new Random(SEED);
     int totalWeight = WEIGHTS.stream().mapToInt(Integer::intValue).sum();
@@ -362,11 +368,15 @@ class ClientLoadLiveTest extends LiveTestSupport {
     AtomicLong inFlightBytes = new AtomicLong();
     long start = System.nanoTime();
     for (int i = 0; i < requests; i++) {
-      if (probeAt >= 0 && i >= probeAt && run.heapAtProbe == 0
-          && window.availablePermits() == 0) {
-        run.inFlightAtProbe = inFlight.get();
-        run.inFlightBytesAtProbe = inFlightBytes.get();
-        run.heapAtProbe = usedHeapAfterOneGc();
+      if (probe != null && i >= PROBE_AT && run.heapAtProbe == 0) {
+        if (i == PROBE_AT) {
+          probe.config().setAutoRead(false);
+        } else if (window.availablePermits() == 0) {
+          run.inFlightAtProbe = inFlight.get();
+          run.inFlightBytesAtProbe = inFlightBytes.get();
+          run.heapAtProbe = usedHeapAfterOneGc();
+          probe.config().setAutoRead(true);
+        }
       }
       if (!window.tryAcquire(TIMEOUT_SECONDS, TimeUnit.SECONDS)) {
         fail("no request completed in " + TIMEOUT_SECONDS + " s with " + WINDOW + " in flight");
