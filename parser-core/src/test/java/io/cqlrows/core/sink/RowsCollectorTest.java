@@ -19,8 +19,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.cqlrows.core.Decoding;
 import io.cqlrows.core.ResultReader;
 import io.cqlrows.core.RowsBodies;
+import io.cqlrows.core.RowSink;
 import io.cqlrows.core.RowsResult;
 import io.cqlrows.core.value.CqlDuration;
+import io.netty.buffer.ByteBuf;
 import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.net.InetAddress;
@@ -28,9 +30,11 @@ import java.nio.ByteBuffer;
 import java.time.Instant;
 import java.time.LocalDate;
 import java.time.LocalTime;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import java.util.UUID;
 import org.junit.jupiter.api.Test;
@@ -170,6 +174,111 @@ class RowsCollectorTest {
     assertThrows(IllegalArgumentException.class, () -> r.getFloatVector(18));
     assertThrows(IllegalArgumentException.class, () -> r.getList(23));
     assertThrows(IllegalArgumentException.class, () -> r.getUuid("s"));
+  }
+
+  /**
+   * Every cell's {@code getObject} equals what a sink with only {@code onObject} receives (the
+   * {@link RowSink} defaults box each typed event), and is equal on each call.
+   */
+  @Test
+  void getObjectBoxesEveryCellAsTheDefaultEventsDo() {
+    RowsBodies.Builder b = RowsBodies.rows();
+    for (int i = 0; i < NAMES.length; i++) {
+      b.column(NAMES[i], TYPES[i]);
+    }
+    ByteBuf body = b.row(VALUES).row(new String[NAMES.length]).rowCount(2).build();
+    List<Object> boxed = new ArrayList<>();
+    RowSink objectsOnly = new RowSink() {
+      @Override
+      public void onRowStart(int row) {}
+
+      @Override
+      public void onRowEnd(int row) {}
+
+      @Override
+      public void onNull(int column) {
+        boxed.add(null);
+      }
+
+      @Override
+      public void onNotSet(int column) {
+        boxed.add(null);
+      }
+
+      @Override
+      public void onEmpty(int column) {
+        boxed.add(null);
+      }
+
+      @Override
+      public void onObject(int column, Object value) {
+        boxed.add(value);
+      }
+    };
+    Decoding.read(new ResultReader(4), body.copy(), objectsOnly, null);
+    List<Row> rows = Decoding.rows(body);
+    for (int r = 0; r < 2; r++) {
+      for (int c = 0; c < NAMES.length; c++) {
+        Object expected = boxed.get(r * NAMES.length + c);
+        Object actual = rows.get(r).getObject(c);
+        assertTrue(Objects.deepEquals(expected, actual),
+            "row " + r + " " + NAMES[c] + ": " + actual + ", expected " + expected);
+      }
+    }
+    assertEquals(rows.get(0).getObject(9), rows.get(0).getObject(9));
+  }
+
+  @Test
+  void readsUuidsBesideOtherColumns() {
+    Row r = Decoding.row(RowsBodies.rows().column("a", opt(0x0C)).column("n", opt(0x02))
+        .column("b", opt(0x0F)).column("s", opt(0x0D))
+        .row("00112233445566778899aabbccddeeff", "ffffffffffffffff",
+            "0123456789abcdef0123456789abcdef", "6869")
+        .build());
+    assertEquals(UUID.fromString("00112233-4455-6677-8899-aabbccddeeff"), r.getUuid(0));
+    assertEquals(-1L, r.getLong(1));
+    assertEquals(UUID.fromString("01234567-89ab-cdef-0123-456789abcdef"), r.getUuid("b"));
+    assertEquals(UUID.fromString("01234567-89ab-cdef-0123-456789abcdef"), r.getObject(2));
+    assertEquals("hi", r.getString(3));
+  }
+
+  /** A custom type the parser decodes to a number reads back through the same getters. */
+  @Test
+  void readsNumbersOfCustomTypeColumns() {
+    Row r = Decoding.row(RowsBodies.rows()
+        .column("i", custom("org.apache.cassandra.db.marshal.Int32Type"))
+        .column("l", custom("org.apache.cassandra.db.marshal.LongType"))
+        .row("0000002a", "0000000000000007").build());
+    assertEquals(42, r.getInt(0));
+    assertEquals(42, r.getObject(0));
+    assertEquals(7L, r.getLong("l"));
+    assertThrows(IllegalArgumentException.class, () -> r.getInt(1));
+  }
+
+  /** The primitive getters allocate nothing: no boxing on the way out. */
+  @Test
+  void primitiveGettersAllocateNothing() {
+    Row r = rows().get(0);
+    com.sun.management.ThreadMXBean mx =
+        (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
+    long thread = Thread.currentThread().getId();
+    long sum = sumPrimitives(r, 1_000); // loads and links everything the loop calls
+    long before = mx.getThreadAllocatedBytes(thread);
+    sum += sumPrimitives(r, 10_000);
+    long allocated = mx.getThreadAllocatedBytes(thread) - before;
+    // a box per call would be 16 bytes or more, 1.1 MB in all; the JVM itself may allocate a
+    // few bytes on this thread meanwhile (112 were seen)
+    assertTrue(allocated < 10_000, allocated + " bytes allocated by 70,000 primitive getter calls");
+    assertEquals(11_000L * (1 + 127 - 32768 + 42 + Long.MAX_VALUE + 19432 + 19432), sum);
+  }
+
+  private static long sumPrimitives(Row r, int times) {
+    long sum = 0;
+    for (int i = 0; i < times; i++) {
+      sum += (r.getBoolean(0) ? 1 : 0) + r.getByte(1) + r.getShort(2) + r.getInt(3) + r.getLong(4)
+          + (long) r.getFloat(5) + (long) r.getDouble(6);
+    }
+    return sum;
   }
 
   @Test
