@@ -11,12 +11,13 @@ package io.cqlrows.core;
  * results down to the bits of every NaN:
  *
  * <ul>
- *   <li><b>SIMD</b>, with the incubating Vector API of JDK 17 ({@code jdk.incubator.vector}),
- *       opt-in: used when the JVM runs with {@code --add-modules jdk.incubator.vector} and {@code
- *       -Dio.cqlrows.simd=true} (the JVM then prints {@code WARNING: Using incubator modules}).
- *       It is never required: nothing else in this library needs the module. 256-bit vectors, on CPUs that shuffle bytes at that
- *       width (AVX2); heap buffers only, direct and composite buffers keep the NIO bulk copy of
- *       the scalar path.
+ *   <li><b>SIMD</b>, with the incubating Vector API ({@code jdk.incubator.vector}) of JDK 17 and
+ *       later (the same code on 17, 21 and 25), opt-in: used when the JVM runs with {@code
+ *       --add-modules jdk.incubator.vector} and {@code -Dio.cqlrows.simd=true} (the JVM then
+ *       prints {@code WARNING: Using incubator modules}). It is never required: nothing else in
+ *       this library needs the module. 256-bit vectors, on CPUs that shuffle bytes at that width
+ *       (AVX2); heap buffers only, direct and composite buffers keep the NIO bulk copy of the
+ *       scalar path.
  *   <li><b>Scalar</b>, everywhere else (the module alone does not turn SIMD on): a byte-swapping
  *       load per element.
  * </ul>
@@ -24,9 +25,10 @@ package io.cqlrows.core;
  * <p>The choice is made once per JVM, the first time a vector is copied (or {@link #simd()} is
  * called). A SIMD implementation that fails to load or to pass its self-check falls back to scalar
  * silently: a CPU without 256-bit byte vectors, or a JDK whose incubating API no longer has the
- * methods it calls (JDK 20 removed {@code fromByteArray}). {@link #simd()} tells which one won.
+ * methods it calls. {@link #simd()} tells which one won.
  *
- * <p>Why opt-in: two properties of JDK 17's Vector API. Only C2 intrinsifies it: until the copy
+ * <p>Why opt-in, on every JDK: two properties of the Vector API (measured on JDK 17 and 25, see
+ * {@code docs/performance.md}). Only C2 intrinsifies it: until the copy
  * is C2-compiled (at start-up, and for a moment after each deoptimisation) it runs a plain Java
  * implementation that is much slower than scalar and allocates about 190 bytes per byte it copies
  * (a fuzzing campaign measured 190 KB for two 128-float rows), so SIMD pays off only in JVMs that

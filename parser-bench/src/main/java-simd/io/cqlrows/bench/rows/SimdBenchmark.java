@@ -10,8 +10,8 @@ import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.nio.ByteOrder;
 import java.util.concurrent.TimeUnit;
-import jdk.incubator.vector.DoubleVector;
-import jdk.incubator.vector.FloatVector;
+import jdk.incubator.vector.ByteVector;
+import jdk.incubator.vector.VectorShuffle;
 import jdk.incubator.vector.VectorSpecies;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
@@ -58,8 +58,9 @@ public class SimdBenchmark {
   private static final VarHandle DOUBLE_BE =
       MethodHandles.byteArrayViewVarHandle(double[].class, BE);
   /** As {@code SimdCopy} on a CPU with 256-bit byte vectors (AVX2). */
-  private static final VectorSpecies<Float> F = FloatVector.SPECIES_256;
-  private static final VectorSpecies<Double> D = DoubleVector.SPECIES_256;
+  private static final VectorSpecies<Byte> B = ByteVector.SPECIES_256;
+  private static final VectorShuffle<Byte> SWAP4 = VectorShuffle.fromOp(B, i -> i ^ 3);
+  private static final VectorShuffle<Byte> SWAP8 = VectorShuffle.fromOp(B, i -> i ^ 7);
 
   @Param({"VECTOR_768F", "VECTOR_1536F", "VECTOR_128D"})
   public RowsShape shape;
@@ -134,8 +135,9 @@ public class SimdBenchmark {
         int to = row * n;
         int p = offsets[row];
         int i = 0;
-        for (int bound = F.loopBound(n); i < bound; i += F.length(), p += F.vectorByteSize()) {
-          FloatVector.fromByteArray(F, a, p, BE).intoArray(dst, to + i);
+        for (int bound = n & ~7; i < bound; i += 8, p += 32) {
+          ByteVector.fromArray(B, a, p).rearrange(SWAP4).reinterpretAsFloats()
+              .intoArray(dst, to + i);
         }
         for (; i < n; i++, p += 4) {
           dst[to + i] = (float) FLOAT_BE.get(a, p);
@@ -148,8 +150,9 @@ public class SimdBenchmark {
       int to = row * n;
       int p = offsets[row];
       int i = 0;
-      for (int bound = D.loopBound(n); i < bound; i += D.length(), p += D.vectorByteSize()) {
-        DoubleVector.fromByteArray(D, a, p, BE).intoArray(dst, to + i);
+      for (int bound = n & ~3; i < bound; i += 4, p += 32) {
+        ByteVector.fromArray(B, a, p).rearrange(SWAP8).reinterpretAsDoubles()
+            .intoArray(dst, to + i);
       }
       for (; i < n; i++, p += 8) {
         dst[to + i] = (double) DOUBLE_BE.get(a, p);
