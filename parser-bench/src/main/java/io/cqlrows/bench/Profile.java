@@ -43,6 +43,7 @@ import org.openjdk.jmh.runner.options.TimeValue;
 public final class Profile {
   private static final String VECTOR = "VECTOR_1536F";
   private static final String MIXED = "MIXED_SCALARS";
+  private static final String CORPUS = "CORPUS_SCALARS";
 
   /** A benchmark method, its shape parameter and its other parameters, if any. */
   private record Key(String benchmark, String shape, String variant) {}
@@ -83,9 +84,12 @@ public final class Profile {
     Profile p = new Profile(warmup, measure, jvm);
     p.run("FloorBenchmark\\.(byteSwap|copyBytes)$", VECTOR + "," + MIXED);
     p.run("DriverBaselineBenchmark\\.(decodeAll|decodeAllFloatArrays)$", VECTOR + "," + MIXED);
+    p.run("DriverBaselineBenchmark\\.(decodeAll|decodeAllTyped)$", CORPUS);
+    p.run("DriverBaselineBenchmark\\.decodeAllTyped$", MIXED);
     p.run("RowsParserBenchmark\\.(parseColumnarReused|parseColumnar|parseRows|parseToBlackhole)$",
         VECTOR);
     p.run("RowsParserBenchmark\\.(parseRows|parseColumnarPrimitives)$", MIXED);
+    p.run("RowsParserBenchmark\\.(parseRowsTypedGetters|parseRowsGetObject)$", MIXED + "," + CORPUS);
     p.run("SimdBenchmark\\.(parseColumnarReused|simdFloor)$", VECTOR);
     p.run("PipelineBenchmark\\.(pipeline|lz4DecompressOnly)$", VECTOR);
     p.report();
@@ -248,10 +252,21 @@ public final class Profile {
         "RowsParserBenchmark.parseRows", floor, 0.6);
     ratio("vector page -> columnar (reused) / driver default (seed: 11-30x)", VECTOR,
         "RowsParserBenchmark.parseColumnarReused", driverAll, 11);
-    ratio("mixed scalars -> rows sink / driver decode-all", MIXED,
-        "RowsParserBenchmark.parseRows", driverAll, 3);
-    allocation("mixed scalars -> rows sink: bytes per row / driver's", MIXED,
-        "RowsParserBenchmark.parseRows", driverAll, 1.0 / 3);
+    String driverTyped = "DriverBaselineBenchmark.decodeAllTyped";
+    String typed = "RowsParserBenchmark.parseRowsTypedGetters";
+    String objects = "RowsParserBenchmark.parseRowsGetObject";
+    ratio("mixed scalars -> rows sink, no read-back / driver decode-all (report)", MIXED,
+        "RowsParserBenchmark.parseRows", driverAll, 0);
+    ratio("mixed scalars -> rows, typed getters / driver's typed", MIXED, typed, driverTyped, 3);
+    ratio("mixed scalars -> rows, getObject / driver's getObject", MIXED, objects, driverAll, 2.5);
+    allocation("mixed scalars -> rows, typed getters: bytes per row / driver's", MIXED,
+        typed, driverTyped, 1.0 / 3);
+    ratio("corpus scalars -> rows, typed getters / driver's typed", CORPUS, typed, driverTyped,
+        3);
+    ratio("corpus scalars -> rows, getObject / driver's getObject", CORPUS, objects, driverAll,
+        2.5);
+    allocation("corpus scalars -> rows, typed getters: bytes per row / driver's", CORPUS,
+        typed, driverTyped, 1.0 / 3);
     Figure primitives = get("RowsParserBenchmark.parseColumnarPrimitives", MIXED);
     if (primitives != null) {
       double perRow = primitives.bytesPerOp / RowsShape.valueOf(MIXED).rows();

@@ -6,6 +6,13 @@ import com.datastax.oss.driver.api.core.type.DataType;
 import com.datastax.oss.driver.api.core.type.DataTypes;
 import com.datastax.oss.driver.api.core.type.VectorType;
 import com.datastax.oss.driver.api.core.type.codec.ExtraTypeCodecs;
+import com.datastax.oss.driver.api.core.type.codec.PrimitiveBooleanCodec;
+import com.datastax.oss.driver.api.core.type.codec.PrimitiveByteCodec;
+import com.datastax.oss.driver.api.core.type.codec.PrimitiveDoubleCodec;
+import com.datastax.oss.driver.api.core.type.codec.PrimitiveFloatCodec;
+import com.datastax.oss.driver.api.core.type.codec.PrimitiveIntCodec;
+import com.datastax.oss.driver.api.core.type.codec.PrimitiveLongCodec;
+import com.datastax.oss.driver.api.core.type.codec.PrimitiveShortCodec;
 import com.datastax.oss.driver.api.core.type.codec.TypeCodec;
 import com.datastax.oss.driver.api.core.type.codec.registry.CodecRegistry;
 import com.datastax.oss.driver.internal.core.protocol.ByteBufPrimitiveCodec;
@@ -86,7 +93,17 @@ public class DriverBaselineBenchmark {
   /** From bytes to values: the frame, then every cell through the default codec. */
   @Benchmark
   public void decodeAll(Page page, Blackhole bh) {
-    page.input.decodeValues(bh, false);
+    page.input.decodeValues(bh, false, false);
+  }
+
+  /**
+   * As {@link #decodeAll}, reading each cell as a user's typed getter does: {@code getInt},
+   * {@code getLong}, {@code getDouble}, ... go through the primitive codec's {@code
+   * decodePrimitive} (no boxing), the other types through {@code decode} as before.
+   */
+  @Benchmark
+  public void decodeAllTyped(Page page, Blackhole bh) {
+    page.input.decodeValues(bh, false, true);
   }
 
   /** Float-vector pages, decoded with {@code ExtraTypeCodecs.floatVectorToArray(dimension)}. */
@@ -111,7 +128,7 @@ public class DriverBaselineBenchmark {
   /** From bytes to values, vectors as {@code float[]} through the driver's array codec. */
   @Benchmark
   public void decodeAllFloatArrays(FloatVectorPage page, Blackhole bh) {
-    page.input.decodeValues(bh, true);
+    page.input.decodeValues(bh, true, false);
   }
 
   /** One page in the driver's buffers, and what the last decoding of it reported. */
@@ -119,6 +136,14 @@ public class DriverBaselineBenchmark {
     private static final PrimitiveCodec<ByteBuf> CODEC =
         new ByteBufPrimitiveCodec(UnpooledByteBufAllocator.DEFAULT);
     private static final int KIND_LENGTH = 4;
+    private static final int OBJECT = 0;
+    private static final int INT = 1;
+    private static final int LONG = 2;
+    private static final int DOUBLE = 3;
+    private static final int FLOAT = 4;
+    private static final int BOOLEAN = 5;
+    private static final int SHORT = 6;
+    private static final int BYTE = 7;
 
     final RowsShape.Page page;
     final ByteBuf body;
@@ -145,11 +170,12 @@ public class DriverBaselineBenchmark {
       this.rows = rows.getData().size();
     }
 
-    void decodeValues(Blackhole bh, boolean floatArrays) {
+    void decodeValues(Blackhole bh, boolean floatArrays, boolean typed) {
       DefaultRows decoded = decodeFrame();
       List<ColumnSpec> specs = decoded.getMetadata().columnSpecs;
       int columns = specs.size();
       TypeCodec<?>[] codecs = new TypeCodec<?>[columns];
+      int[] kinds = new int[columns];
       for (int c = 0; c < columns; c++) {
         DataType type = DataTypeHelper.fromProtocolSpec(specs.get(c).type, AttachmentPoint.NONE);
         if (floatArrays && type instanceof VectorType
@@ -158,13 +184,25 @@ public class DriverBaselineBenchmark {
         } else {
           codecs[c] = CodecRegistry.DEFAULT.codecFor(type);
         }
+        kinds[c] = typed ? primitiveKind(codecs[c]) : OBJECT;
       }
       long rowCount = 0;
       long valueCount = 0;
       long ints = 0;
       for (List<ByteBuffer> row : decoded.getData()) {
         for (int c = 0; c < columns; c++) {
-          Object v = codecs[c].decode(row.get(c), ProtocolVersion.V4);
+          ByteBuffer cell = row.get(c);
+          if (kinds[c] != OBJECT) {
+            decodePrimitive(kinds[c], codecs[c], cell, bh);
+            if (cell != null && cell.hasRemaining()) {
+              valueCount++;
+              if (c == 0) {
+                ints += cell.getInt(cell.position());
+              }
+            }
+            continue;
+          }
+          Object v = codecs[c].decode(cell, ProtocolVersion.V4);
           if (v != null) {
             valueCount++;
             if (c == 0) {
@@ -180,6 +218,47 @@ public class DriverBaselineBenchmark {
       this.rows = rowCount;
       this.values = valueCount;
       this.intSum = ints;
+    }
+
+    /**
+     * What the driver's typed getter of a column calls: {@code getInt} on an int column finds a
+     * {@code PrimitiveIntCodec} and calls its {@code decodePrimitive}; a column whose codec is not
+     * primitive gets {@link #OBJECT} ({@code getString}, {@code getInstant}, ... call {@code
+     * decode}).
+     */
+    private static int primitiveKind(TypeCodec<?> codec) {
+      if (codec instanceof PrimitiveIntCodec) {
+        return INT;
+      } else if (codec instanceof PrimitiveLongCodec) {
+        return LONG;
+      } else if (codec instanceof PrimitiveDoubleCodec) {
+        return DOUBLE;
+      } else if (codec instanceof PrimitiveFloatCodec) {
+        return FLOAT;
+      } else if (codec instanceof PrimitiveBooleanCodec) {
+        return BOOLEAN;
+      } else if (codec instanceof PrimitiveShortCodec) {
+        return SHORT;
+      } else if (codec instanceof PrimitiveByteCodec) {
+        return BYTE;
+      }
+      return OBJECT;
+    }
+
+    /** Consumes a cell of a column of a primitive kind through {@code decodePrimitive}. */
+    private static void decodePrimitive(int kind, TypeCodec<?> codec, ByteBuffer cell,
+        Blackhole bh) {
+      ProtocolVersion v4 = ProtocolVersion.V4;
+      switch (kind) {
+        case INT -> bh.consume(((PrimitiveIntCodec) codec).decodePrimitive(cell, v4));
+        case LONG -> bh.consume(((PrimitiveLongCodec) codec).decodePrimitive(cell, v4));
+        case DOUBLE -> bh.consume(((PrimitiveDoubleCodec) codec).decodePrimitive(cell, v4));
+        case FLOAT -> bh.consume(((PrimitiveFloatCodec) codec).decodePrimitive(cell, v4));
+        case BOOLEAN -> bh.consume(((PrimitiveBooleanCodec) codec).decodePrimitive(cell, v4));
+        case SHORT -> bh.consume(((PrimitiveShortCodec) codec).decodePrimitive(cell, v4));
+        case BYTE -> bh.consume(((PrimitiveByteCodec) codec).decodePrimitive(cell, v4));
+        default -> throw new IllegalArgumentException("kind " + kind);
+      }
     }
 
     void checkAndRelease() {

@@ -58,6 +58,8 @@ public class RowsParserBenchmark {
   /** Non-NULL cells of the columns {@link #columnarPrimitives} selects. */
   private long primitiveValues;
   private RowsCollector collector;
+  /** Per column, the getter a user reads it with. */
+  private Getter[] getters;
   private BlackholeRowSink blackholeSink;
   private long invocations;
 
@@ -80,6 +82,10 @@ public class RowsParserBenchmark {
     List<String> names = new ArrayList<>();
     BitSet selected = new BitSet();
     ResultColumns columns = all.metadata().columns();
+    getters = new Getter[columns.size()];
+    for (int c = 0; c < columns.size(); c++) {
+      getters[c] = Getter.of(columns.get(c).type());
+    }
     for (int c = 0; c < columns.size(); c++) {
       if (isPrimitive(columns.get(c).type())) {
         names.add(columns.get(c).name());
@@ -140,6 +146,151 @@ public class RowsParserBenchmark {
     collector.clear();
     reader.read(body.duplicate(), collector);
     return collector;
+  }
+
+  /**
+   * As {@link #parseRows}, then every value of every row read back with the typed getter of its
+   * column ({@code getInt}, {@code getString}, {@code getInstant}, ...): how users read rows.
+   */
+  @Benchmark
+  public long parseRowsTypedGetters(Blackhole bh) {
+    invocations++;
+    collector.clear();
+    reader.read(body.duplicate(), collector);
+    Getter[] g = getters;
+    for (Row row : collector.rows()) {
+      for (int c = 0; c < g.length; c++) {
+        g[c].consume(row, c, bh);
+      }
+    }
+    return collector.rows().size();
+  }
+
+  /** As {@link #parseRows}, then every value of every row read back with {@code getObject}. */
+  @Benchmark
+  public long parseRowsGetObject(Blackhole bh) {
+    invocations++;
+    collector.clear();
+    reader.read(body.duplicate(), collector);
+    int columns = getters.length;
+    for (Row row : collector.rows()) {
+      for (int c = 0; c < columns; c++) {
+        bh.consume(row.getObject(c));
+      }
+    }
+    return collector.rows().size();
+  }
+
+  /** The typed getter of a column's type; {@code getObject} for the types without one here. */
+  enum Getter {
+    BOOLEAN {
+      @Override
+      void consume(Row row, int c, Blackhole bh) {
+        bh.consume(row.getBoolean(c));
+      }
+    },
+    BYTE {
+      @Override
+      void consume(Row row, int c, Blackhole bh) {
+        bh.consume(row.getByte(c));
+      }
+    },
+    SHORT {
+      @Override
+      void consume(Row row, int c, Blackhole bh) {
+        bh.consume(row.getShort(c));
+      }
+    },
+    INT {
+      @Override
+      void consume(Row row, int c, Blackhole bh) {
+        bh.consume(row.getInt(c));
+      }
+    },
+    LONG {
+      @Override
+      void consume(Row row, int c, Blackhole bh) {
+        bh.consume(row.getLong(c));
+      }
+    },
+    FLOAT {
+      @Override
+      void consume(Row row, int c, Blackhole bh) {
+        bh.consume(row.getFloat(c));
+      }
+    },
+    DOUBLE {
+      @Override
+      void consume(Row row, int c, Blackhole bh) {
+        bh.consume(row.getDouble(c));
+      }
+    },
+    INSTANT {
+      @Override
+      void consume(Row row, int c, Blackhole bh) {
+        bh.consume(row.getInstant(c));
+      }
+    },
+    LOCAL_DATE {
+      @Override
+      void consume(Row row, int c, Blackhole bh) {
+        bh.consume(row.getLocalDate(c));
+      }
+    },
+    LOCAL_TIME {
+      @Override
+      void consume(Row row, int c, Blackhole bh) {
+        bh.consume(row.getLocalTime(c));
+      }
+    },
+    UUID {
+      @Override
+      void consume(Row row, int c, Blackhole bh) {
+        bh.consume(row.getUuid(c));
+      }
+    },
+    STRING {
+      @Override
+      void consume(Row row, int c, Blackhole bh) {
+        bh.consume(row.getString(c));
+      }
+    },
+    BYTES {
+      @Override
+      void consume(Row row, int c, Blackhole bh) {
+        bh.consume(row.getBytes(c));
+      }
+    },
+    OBJECT {
+      @Override
+      void consume(Row row, int c, Blackhole bh) {
+        bh.consume(row.getObject(c));
+      }
+    };
+
+    abstract void consume(Row row, int c, Blackhole bh);
+
+    static Getter of(CqlType t) {
+      if (!(t instanceof NativeType n)) {
+        return OBJECT;
+      }
+      return switch (n) {
+        case BOOLEAN -> BOOLEAN;
+        case TINYINT -> BYTE;
+        case SMALLINT -> SHORT;
+        case INT -> INT;
+        case BIGINT, COUNTER -> LONG;
+        case FLOAT -> FLOAT;
+        case DOUBLE -> DOUBLE;
+        case TIMESTAMP -> INSTANT;
+        case DATE -> LOCAL_DATE;
+        case TIME -> LOCAL_TIME;
+        case UUID, TIMEUUID -> UUID;
+        case TEXT, ASCII -> STRING;
+        case BLOB -> BYTES;
+        default -> OBJECT;
+      };
+    }
   }
 
   /** Our parser into a sink that consumes every typed event and keeps nothing. */

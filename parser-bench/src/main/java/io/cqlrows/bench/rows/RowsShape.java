@@ -183,7 +183,25 @@ public enum RowsShape {
         p.values += 4;
       }
     }
+  },
+  /**
+   * The corpus's scalars page: the RESULT of {@code SELECT * FROM corpus.scalars} (41 rows of 21
+   * columns, every native type but counter, with NULL and empty cells) as a real Cassandra 5.0.6
+   * sent it on protocol v4, read from the frame at byte {@value #CORPUS_SCALARS_FRAME} of the
+   * corpus's {@code a-v4/conn-01.s2c.bin}.
+   */
+  CORPUS_SCALARS(41) {
+    @Override
+    void build(Page p, Random r) {
+      p.bytes = CorpusPage.body(CORPUS_STREAM, CORPUS_SCALARS_FRAME);
+      CorpusPage.count(p);
+    }
   };
+
+  /** The corpus stream {@link #CORPUS_SCALARS} is read from, a class-path resource here. */
+  static final String CORPUS_STREAM = "/io/cqlrows/bench/corpus/a-v4/conn-01.s2c.bin";
+  /** Where the frame of {@link #CORPUS_SCALARS} starts in {@link #CORPUS_STREAM}. */
+  static final int CORPUS_SCALARS_FRAME = 76;
 
   /** Words {@link #unicode} draws from: ASCII, Latin-1 accents, CJK. */
   private static final String[] WORDS = {
@@ -226,7 +244,9 @@ public enum RowsShape {
   public Page page() {
     Page p = new Page(this, rows);
     build(p, new Random(1234));
-    p.bytes = p.body.toByteArray();
+    if (p.bytes == null) {
+      p.bytes = p.body.toByteArray();
+    }
     return p;
   }
 
@@ -361,6 +381,7 @@ public enum RowsShape {
       case MIXED_SCALARS -> 10;
       case COLLECTIONS -> 4;
       case TEXT_HEAVY -> 5;
+      case CORPUS_SCALARS -> 21;
       default -> 2;
     };
   }
