@@ -14,6 +14,7 @@ import com.datastax.oss.driver.api.core.type.codec.PrimitiveIntCodec;
 import com.datastax.oss.driver.api.core.type.codec.PrimitiveLongCodec;
 import com.datastax.oss.driver.api.core.type.codec.PrimitiveShortCodec;
 import com.datastax.oss.driver.api.core.type.codec.TypeCodec;
+import com.datastax.oss.driver.api.core.type.codec.TypeCodecs;
 import com.datastax.oss.driver.api.core.type.codec.registry.CodecRegistry;
 import com.datastax.oss.driver.internal.core.protocol.ByteBufPrimitiveCodec;
 import com.datastax.oss.driver.internal.core.type.DataTypeHelper;
@@ -106,6 +107,56 @@ public class DriverBaselineBenchmark {
     page.input.decodeValues(bh, false, true);
   }
 
+  /** The {@code MIXED_SCALARS} page alone, for {@link #decodeAllMixedGetters}. */
+  @State(Scope.Thread)
+  public static class MixedPage {
+    @Param({"MIXED_SCALARS"})
+    public RowsShape mixedShape;
+
+    Input input;
+
+    @Setup(Level.Trial)
+    public void setUp() {
+      input = new Input(mixedShape);
+    }
+
+    @TearDown(Level.Trial)
+    public void check() {
+      input.checkAndRelease();
+    }
+  }
+
+  /**
+   * The {@code MIXED_SCALARS} page: the frame, then each row's ten values read as the driver's
+   * typed getters of a user who knows the schema do it, in straight-line code: {@code getInt},
+   * {@code getLong}, {@code getDouble}, {@code getBoolean}, {@code getFloat} through the primitive
+   * codecs' {@code decodePrimitive}, {@code getString}, {@code getUuid}, {@code getInstant}, {@code
+   * getByteBuffer}, {@code getLocalDate} through their codecs' {@code decode}. The counterpart of
+   * {@link RowsParserBenchmark#parseRowsMixedGetters}.
+   */
+  @Benchmark
+  public void decodeAllMixedGetters(MixedPage page, Blackhole bh) {
+    Input in = page.input;
+    DefaultRows decoded = in.decodeFrame();
+    ProtocolVersion v4 = ProtocolVersion.V4;
+    long ints = 0;
+    for (List<ByteBuffer> row : decoded.getData()) {
+      int id = TypeCodecs.INT.decodePrimitive(row.get(0), v4);
+      ints += id;
+      bh.consume(TypeCodecs.BIGINT.decodePrimitive(row.get(1), v4));
+      bh.consume(TypeCodecs.TEXT.decode(row.get(2), v4));
+      bh.consume(TypeCodecs.UUID.decode(row.get(3), v4));
+      bh.consume(TypeCodecs.TIMESTAMP.decode(row.get(4), v4));
+      bh.consume(TypeCodecs.DOUBLE.decodePrimitive(row.get(5), v4));
+      bh.consume(TypeCodecs.BOOLEAN.decodePrimitive(row.get(6), v4));
+      bh.consume(TypeCodecs.BLOB.decode(row.get(7), v4));
+      bh.consume(TypeCodecs.FLOAT.decodePrimitive(row.get(8), v4));
+      bh.consume(TypeCodecs.DATE.decode(row.get(9), v4));
+    }
+    in.count(decoded);
+    in.mixedIntSum = ints;
+  }
+
   /** Float-vector pages, decoded with {@code ExtraTypeCodecs.floatVectorToArray(dimension)}. */
   @State(Scope.Thread)
   public static class FloatVectorPage {
@@ -151,6 +202,8 @@ public class DriverBaselineBenchmark {
     long rows;
     long values;
     long intSum;
+    /** The id sum of the last {@link #decodeAllMixedGetters}, or -1. */
+    long mixedIntSum = -1;
     boolean decoded;
     boolean countsValues;
 
@@ -265,6 +318,10 @@ public class DriverBaselineBenchmark {
       try {
         if (!decoded) {
           return;
+        }
+        if (mixedIntSum >= 0 && (rows != page.rows || mixedIntSum != page.intSum)) {
+          throw new IllegalStateException("driver decodeAllMixedGetters: rows/intSum " + rows
+              + "/" + mixedIntSum + ", expected " + page.rows + "/" + page.intSum);
         }
         if (countsValues) {
           page.check("driver", rows, intSum, values);

@@ -166,6 +166,68 @@ public class RowsParserBenchmark {
     return collector.rows().size();
   }
 
+  /** The {@code MIXED_SCALARS} page alone, for {@link #parseRowsMixedGetters}. */
+  @State(Scope.Thread)
+  public static class MixedPage {
+    @Param({"MIXED_SCALARS"})
+    public RowsShape mixedShape;
+
+    RowsShape.Page page;
+    ByteBuf body;
+    final ResultReader reader = new ResultReader(4);
+    final RowsCollector collector = new RowsCollector();
+    long intSum = -1;
+
+    @Setup(Level.Trial)
+    public void setUp() {
+      page = mixedShape.page();
+      body = Unpooled.wrappedBuffer(page.bytes);
+    }
+
+    @TearDown(Level.Trial)
+    public void check() {
+      try {
+        if (intSum >= 0) {
+          long values = 0;
+          for (Row row : collector.rows()) {
+            for (int c = 0; c < row.size(); c++) {
+              values += row.isNull(c) ? 0 : 1;
+            }
+          }
+          page.check("parseRowsMixedGetters", collector.rows().size(), intSum, values);
+        }
+      } finally {
+        body.release();
+      }
+    }
+  }
+
+  /**
+   * The {@code MIXED_SCALARS} page into {@link RowsCollector}, then each row's ten values read by
+   * the getters of a user who knows the schema, in straight-line code. The counterpart of {@link
+   * DriverBaselineBenchmark#decodeAllMixedGetters}.
+   */
+  @Benchmark
+  public long parseRowsMixedGetters(MixedPage m, Blackhole bh) {
+    m.collector.clear();
+    m.reader.read(m.body.duplicate(), m.collector);
+    long ints = 0;
+    for (Row row : m.collector.rows()) {
+      ints += row.getInt(0);
+      bh.consume(row.getLong(1));
+      bh.consume(row.getString(2));
+      bh.consume(row.getUuid(3));
+      bh.consume(row.getInstant(4));
+      bh.consume(row.getDouble(5));
+      bh.consume(row.getBoolean(6));
+      bh.consume(row.getBytes(7));
+      bh.consume(row.getFloat(8));
+      bh.consume(row.getLocalDate(9));
+    }
+    m.intSum = ints;
+    return ints;
+  }
+
   /** As {@link #parseRows}, then every value of every row read back with {@code getObject}. */
   @Benchmark
   public long parseRowsGetObject(Blackhole bh) {
