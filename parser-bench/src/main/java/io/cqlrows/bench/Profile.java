@@ -89,7 +89,8 @@ public final class Profile {
     p.run("RowsParserBenchmark\\.(parseColumnarReused|parseColumnar|parseRows|parseToBlackhole)$",
         VECTOR);
     p.run("RowsParserBenchmark\\.(parseRows|parseColumnarPrimitives)$", MIXED);
-    p.run("RowsParserBenchmark\\.(parseRowsTypedGetters|parseRowsGetObject)$", MIXED + "," + CORPUS);
+    p.run("RowsParserBenchmark\\.(parseRowsTypedGetters|parseRowsGetObject)$",
+        MIXED + "," + CORPUS);
     p.run("SimdBenchmark\\.(parseColumnarReused|simdFloor)$", VECTOR);
     p.run("PipelineBenchmark\\.(pipeline|lz4DecompressOnly)$", VECTOR);
     p.report();
