@@ -53,6 +53,16 @@ import java.io.UncheckedIOException;
 class ResultReaderFuzzTest {
   /** Garbage any parse may make regardless of its size: class init, the reader's state. */
   static final long BASE_ALLOCATION = 64 * 1024;
+  /**
+   * More garbage a parse may make while fuzzing ({@code JAZZER_FUZZ} set): Jazzer's
+   * instrumentation allocates on the parsing thread. Measured: 78,088 bytes for a 119-byte body
+   * with a malformed text cell whose parse allocates 4,872 bytes without the instrumentation.
+   * Size bombs still show: they allocate megabytes.
+   */
+  static final long INSTRUMENTATION_ALLOCATION =
+      System.getenv("JAZZER_FUZZ") != null ? 64 * 1024 : 0;
+  /** How many times a parse over the allocation bound is measured again. */
+  private static final int REMEASURES = 3;
   /** Bytes per body byte that any sink may allocate. */
   static final long PER_BYTE = 64;
   /**
@@ -167,13 +177,16 @@ class ResultReaderFuzzTest {
   }
 
   /**
-   * The most a parse of {@code length} body bytes may allocate: {@link #BASE_ALLOCATION} plus
-   * {@link #PER_BYTE} per byte, and for a {@link ColumnarSink} its documented padding of
-   * trailing rows without values, per column. A parse over the bound is measured a second time
-   * (same input and reader, a new sink of the same kind) to leave out one-time class initialisation.
+   * The most a parse of {@code length} body bytes may allocate: {@link #BASE_ALLOCATION} (and
+   * {@link #INSTRUMENTATION_ALLOCATION} while fuzzing) plus {@link #PER_BYTE} per byte, and for a
+   * {@link ColumnarSink} its documented padding of trailing rows without values, per column. A
+   * parse over the bound is measured again (same input and reader, a new sink of the same kind),
+   * up to {@value #REMEASURES} times, and the least is checked: that leaves out one-time class
+   * initialisation and garbage the JVM makes on this thread now and then; a parser that
+   * allocates too much does so on every parse.
    */
   static long allocationBound(int length, RowSink sink, int columns) {
-    long bound = BASE_ALLOCATION + PER_BYTE * length;
+    long bound = BASE_ALLOCATION + INSTRUMENTATION_ALLOCATION + PER_BYTE * length;
     if (sink instanceof ColumnarSink) {
       bound += COLUMNAR_PADDING_PER_COLUMN * columns;
     }
@@ -188,23 +201,25 @@ class ResultReaderFuzzTest {
       return;
     }
     if (VectorCopy.simd()) {
-      // The opt-in SIMD copy (JDK 17's Vector API) allocates about 190 bytes per vector byte
+      // The opt-in SIMD copy (the Vector API) allocates about 190 bytes per vector byte
       // until C2 compiles it (a campaign finding, crash-e3037468...; VectorCopy's Javadoc): the
       // bound holds for the default scalar path, which the scalar-fallback JVM and campaigns
       // without -Dio.cqlrows.simd=true check.
       return;
     }
-    // once more: the first parse of a shape may initialise classes (a JSON sink's formatters)
-    ByteBuf again = body(input, from, length, bufferKind);
-    RowSink fresh = sink(sinkKind, new StringBuilder());
-    long before = Allocations.current();
-    try {
-      reader.read(again, fresh, prepared);
-    } catch (CqlParseException expected) {
-      // the same input fails the same way
-    } finally {
-      allocated = Allocations.current() - before;
-      again.release();
+    // again: the first parse of a shape may initialise classes (a JSON sink's formatters)
+    for (int i = 0; i < REMEASURES && allocated > allocationBound(length, target, columns); i++) {
+      ByteBuf again = body(input, from, length, bufferKind);
+      RowSink fresh = sink(sinkKind, new StringBuilder());
+      long before = Allocations.current();
+      try {
+        reader.read(again, fresh, prepared);
+      } catch (CqlParseException expected) {
+        // the same input fails the same way
+      } finally {
+        allocated = Math.min(allocated, Allocations.current() - before);
+        again.release();
+      }
     }
     check(allocated <= allocationBound(length, target, columns),
         "allocated " + allocated + " bytes parsing a body of " + length + " bytes (bound "
