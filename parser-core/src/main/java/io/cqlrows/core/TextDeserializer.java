@@ -145,7 +145,9 @@ final class TextDeserializer extends ValueDeserializer {
         && buf.getByte(p + 1) == (byte) 0xBF && buf.getByte(p + 2) == (byte) 0xBD;
   }
 
+  /** Two lower-case hex digits, without a {@code Formatter} (and its regex) on the error path. */
   private static String hex(byte b) {
-    return String.format("%02x", b & 0xFF);
+    String digits = "0123456789abcdef";
+    return new String(new char[] {digits.charAt((b >> 4) & 0xF), digits.charAt(b & 0xF)});
   }
 }
