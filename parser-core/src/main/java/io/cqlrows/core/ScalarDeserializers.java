@@ -67,11 +67,23 @@ final class ScalarDeserializers {
       this.width = width;
     }
 
-    /** Top-level cells: the row loop decodes these inline; this is the same code, for any caller. */
+    /**
+     * Top-level cells: the row loop decodes these inline ({@link RowsParser}); this is the same
+     * for any other caller.
+     */
     @Override
     final void deliver(ByteBuf buf, int index, int length, RowSink sink, int column) {
-      InlineCells.deliver(InlineCells.kindOf(this), null, 0, buf, index, length, sink, column, this);
+      if (length == width) {
+        deliverFixed(buf, index, sink, column);
+      } else if (length == 0) {
+        sink.onEmpty(column);
+      } else {
+        throw lengthMismatch(index, width, length);
+      }
     }
+
+    /** The typed event of the {@link #width} bytes at {@code index}. */
+    abstract void deliverFixed(ByteBuf buf, int index, RowSink sink, int column);
 
     @Override
     final Object decode(ByteBuf buf, int index, int length) {
@@ -90,6 +102,11 @@ final class ScalarDeserializers {
     }
 
     @Override
+    void deliverFixed(ByteBuf buf, int index, RowSink sink, int column) {
+      sink.onBoolean(column, buf.getByte(index) != 0);
+    }
+
+    @Override
     Object decodeFixed(ByteBuf buf, int index) {
       return buf.getByte(index) != 0;
     }
@@ -98,6 +115,11 @@ final class ScalarDeserializers {
   static final class TinyintDeserializer extends Fixed {
     TinyintDeserializer() {
       super(NativeType.TINYINT, 1);
+    }
+
+    @Override
+    void deliverFixed(ByteBuf buf, int index, RowSink sink, int column) {
+      sink.onTinyint(column, buf.getByte(index));
     }
 
     @Override
@@ -112,6 +134,11 @@ final class ScalarDeserializers {
     }
 
     @Override
+    void deliverFixed(ByteBuf buf, int index, RowSink sink, int column) {
+      sink.onSmallint(column, buf.getShort(index));
+    }
+
+    @Override
     Object decodeFixed(ByteBuf buf, int index) {
       return buf.getShort(index);
     }
@@ -120,6 +147,11 @@ final class ScalarDeserializers {
   static final class IntDeserializer extends Fixed {
     IntDeserializer() {
       super(NativeType.INT, 4);
+    }
+
+    @Override
+    void deliverFixed(ByteBuf buf, int index, RowSink sink, int column) {
+      sink.onInt(column, buf.getInt(index));
     }
 
     @Override
@@ -134,6 +166,11 @@ final class ScalarDeserializers {
     }
 
     @Override
+    void deliverFixed(ByteBuf buf, int index, RowSink sink, int column) {
+      sink.onBigint(column, buf.getLong(index));
+    }
+
+    @Override
     Object decodeFixed(ByteBuf buf, int index) {
       return buf.getLong(index);
     }
@@ -142,6 +179,11 @@ final class ScalarDeserializers {
   static final class FloatDeserializer extends Fixed {
     FloatDeserializer() {
       super(NativeType.FLOAT, 4);
+    }
+
+    @Override
+    void deliverFixed(ByteBuf buf, int index, RowSink sink, int column) {
+      sink.onFloat(column, buf.getFloat(index));
     }
 
     @Override
@@ -156,6 +198,11 @@ final class ScalarDeserializers {
     }
 
     @Override
+    void deliverFixed(ByteBuf buf, int index, RowSink sink, int column) {
+      sink.onDouble(column, buf.getDouble(index));
+    }
+
+    @Override
     Object decodeFixed(ByteBuf buf, int index) {
       return buf.getDouble(index);
     }
@@ -164,6 +211,11 @@ final class ScalarDeserializers {
   static final class TimestampDeserializer extends Fixed {
     TimestampDeserializer() {
       super(NativeType.TIMESTAMP, 8);
+    }
+
+    @Override
+    void deliverFixed(ByteBuf buf, int index, RowSink sink, int column) {
+      sink.onTimestamp(column, buf.getLong(index));
     }
 
     @Override
@@ -181,6 +233,11 @@ final class ScalarDeserializers {
     /** Unsigned days with the epoch at 2^31, to signed days since the epoch. */
     static int epochDays(int unsignedDays) {
       return unsignedDays ^ Integer.MIN_VALUE;
+    }
+
+    @Override
+    void deliverFixed(ByteBuf buf, int index, RowSink sink, int column) {
+      sink.onDate(column, epochDays(buf.getInt(index)));
     }
 
     @Override
@@ -205,6 +262,11 @@ final class ScalarDeserializers {
     }
 
     @Override
+    void deliverFixed(ByteBuf buf, int index, RowSink sink, int column) {
+      sink.onTime(column, checked(buf.getLong(index), index, type));
+    }
+
+    @Override
     Object decodeFixed(ByteBuf buf, int index) {
       return LocalTime.ofNanoOfDay(checked(buf.getLong(index), index, type));
     }
@@ -213,6 +275,11 @@ final class ScalarDeserializers {
   static final class UuidDeserializer extends Fixed {
     UuidDeserializer(NativeType type) {
       super(type, 16);
+    }
+
+    @Override
+    void deliverFixed(ByteBuf buf, int index, RowSink sink, int column) {
+      sink.onUuid(column, buf.getLong(index), buf.getLong(index + 8));
     }
 
     @Override

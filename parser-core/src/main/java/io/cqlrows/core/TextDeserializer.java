@@ -7,7 +7,7 @@ import java.nio.charset.StandardCharsets;
 
 /**
  * Decodes {@code text} (UTF-8) and {@code ascii} values, top-level or nested (every nested text
- * value is decoded by {@link #decode}; top-level text cells by {@link InlineCells}, with {@link
+ * value is decoded by {@link #decode}; top-level text cells by {@link RowsParser}, with {@link
  * #checkedUtf8}).
  *
  * <p><b>Strict by default.</b> A {@code text} value that is not valid UTF-8, exactly as the
