@@ -16,60 +16,97 @@ import java.time.LocalTime;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import java.util.UUID;
 
 /**
- * One materialised row, built by {@link RowsCollector}. Getters take a column index or a column
- * name (exact, internal form: {@code "Id"}, {@code "with space"}).
+ * One row collected by {@link RowsCollector}: a view of the row in the collector's storage. Getters
+ * take a column index or a column name (exact, internal form: {@code "Id"}, {@code "with space"}).
  *
  * <p>Like the Java driver, primitive getters return {@code 0} / {@code false} for a NULL, not-set
  * or empty cell; check {@link #isNull}, {@link #isNotSet} or {@link #isEmpty} to tell them apart.
  * Object getters return {@code null} for those cells. A getter that does not fit the column's
- * type throws {@link IllegalArgumentException} naming the column and type. Immutable (byte
- * buffers are returned as read-only duplicates).
+ * type throws {@link IllegalArgumentException} naming the column and type. Immutable: byte
+ * buffers are returned as read-only views, vectors as copies; values of the fixed-width types are
+ * stored unboxed and their objects ({@code Integer}, {@code Instant}, {@code UUID}, ...) made on
+ * each call. Two {@code Row}s are equal when they view the same collected row.
  */
 public final class Row {
-  /**
-   * Stands in {@code values} for a cell without a value that is not NULL; NULL is {@code null}, so
-   * a row needs no second array of states.
-   */
-  enum Marker {
-    NOT_SET,
-    EMPTY
-  }
+  /** {@link #wordAt}: the cell has no value (NULL, not set, empty). */
+  private static final int NO_VALUE = -1;
+  /** {@link #wordAt}: the column is of another type, or its value is stored as an object. */
+  private static final int OTHER = -2;
 
-  private final ResultColumns columns;
-  private final Object[] values;
+  private final RowsPage page;
+  private final int row;
 
-  /** @param values the cells: a value, {@code null} for NULL, or a {@link Marker}. Owned. */
-  Row(ResultColumns columns, Object[] values) {
-    this.columns = columns;
-    this.values = values;
+  /** Row {@code row} (below {@code page.rows}) of {@code page}. */
+  Row(RowsPage page, int row) {
+    this.page = page;
+    this.row = row;
   }
 
   /** The columns of this row's result. */
   public ResultColumns columns() {
-    return columns;
+    return page.columns;
   }
 
   /** Number of columns. */
   public int size() {
-    return values.length;
+    return page.width;
   }
 
   /** Index of a column by exact name; throws {@link IllegalArgumentException} if absent. */
   public int indexOf(String name) {
-    int i = columns.indexOf(name);
+    int i = page.columns.indexOf(name);
     if (i < 0) {
-      throw new IllegalArgumentException("no column '" + name + "' in " + columns);
+      throw new IllegalArgumentException("no column '" + name + "' in " + page.columns);
     }
     return i;
   }
 
-  /** True if the cell was NULL (wire length -1). Cells of skipped columns are also NULL. */
+  private byte state(int i) {
+    RowsPage p = page;
+    return p.states[row * p.width + Objects.checkIndex(i, p.width)];
+  }
+
+  /**
+   * Where the value of column {@code i} is in the page's words if the column is of {@code kind}
+   * and its value is there; else {@link #NO_VALUE} or {@link #OTHER}.
+   */
+  private int wordAt(int i, byte kind) {
+    RowsPage p = page;
+    if (p.kinds[i] != kind) {
+      return OTHER;
+    }
+    switch (p.states[row * p.width + i]) {
+      case RowsPage.WORDS:
+        return row * p.wordsPerRow + p.slots[i];
+      case RowsPage.NULL:
+      case RowsPage.NOT_SET:
+      case RowsPage.EMPTY:
+        return NO_VALUE;
+      default:
+        return OTHER;
+    }
+  }
+
+  /**
+   * The stored object of column {@code i} if the column keeps references and the cell is in
+   * {@code state}; else null.
+   */
+  private Object ref(int i, byte state) {
+    RowsPage p = page;
+    if (p.kinds[i] == RowsPage.REF && p.states[row * p.width + i] == state) {
+      return p.objects[row * p.refsPerRow + p.slots[i]];
+    }
+    return null;
+  }
+
+  /** True if the cell was NULL (wire length -1). */
   public boolean isNull(int i) {
-    return values[i] == null;
+    return state(i) == RowsPage.NULL;
   }
 
   /** See {@link #isNull(int)}. */
@@ -79,18 +116,20 @@ public final class Row {
 
   /** True if the cell was "not set" (wire length -2). */
   public boolean isNotSet(int i) {
-    return values[i] == Marker.NOT_SET;
+    return state(i) == RowsPage.NOT_SET;
   }
 
   /** True if the cell was empty (length 0) for a type whose empty value is not a normal value. */
   public boolean isEmpty(int i) {
-    return values[i] == Marker.EMPTY;
+    return state(i) == RowsPage.EMPTY;
   }
 
-  /** The decoded value as delivered to {@link RowSink#onObject} (boxed), or {@code null}. */
+  /**
+   * The decoded value, boxed as {@link RowSink}'s default events box it for {@link
+   * RowSink#onObject} (a blob as a read-only {@code ByteBuffer}), or {@code null}.
+   */
   public Object getObject(int i) {
-    Object v = values[i];
-    return v instanceof Marker ? null : v;
+    return page.object(row, i);
   }
 
   /** See {@link #getObject(int)}. */
@@ -104,15 +143,22 @@ public final class Row {
       return null;
     }
     if (!type.isInstance(v)) {
-      CqlType t = columns.get(i).type();
-      throw new IllegalArgumentException("column " + i + " '" + columns.get(i).name() + "' is "
-          + t + " (" + v.getClass().getSimpleName() + "), not " + type.getSimpleName());
+      CqlType t = page.columns.get(i).type();
+      throw new IllegalArgumentException("column " + i + " '" + page.columns.get(i).name()
+          + "' is " + t + " (" + v.getClass().getSimpleName() + "), not " + type.getSimpleName());
     }
     return type.cast(v);
   }
 
   /** boolean. */
   public boolean getBoolean(int i) {
+    int at = wordAt(i, RowsPage.BOOLEAN);
+    if (at >= 0) {
+      return page.words[at] != 0;
+    }
+    if (at == NO_VALUE) {
+      return false;
+    }
     Boolean v = get(i, Boolean.class);
     return v != null && v;
   }
@@ -124,18 +170,39 @@ public final class Row {
 
   /** tinyint. */
   public byte getByte(int i) {
+    int at = wordAt(i, RowsPage.TINYINT);
+    if (at >= 0) {
+      return (byte) page.words[at];
+    }
+    if (at == NO_VALUE) {
+      return 0;
+    }
     Byte v = get(i, Byte.class);
     return v == null ? 0 : v;
   }
 
   /** smallint. */
   public short getShort(int i) {
+    int at = wordAt(i, RowsPage.SMALLINT);
+    if (at >= 0) {
+      return (short) page.words[at];
+    }
+    if (at == NO_VALUE) {
+      return 0;
+    }
     Short v = get(i, Short.class);
     return v == null ? 0 : v;
   }
 
   /** int. */
   public int getInt(int i) {
+    int at = wordAt(i, RowsPage.INT);
+    if (at >= 0) {
+      return (int) page.words[at];
+    }
+    if (at == NO_VALUE) {
+      return 0;
+    }
     Integer v = get(i, Integer.class);
     return v == null ? 0 : v;
   }
@@ -147,6 +214,13 @@ public final class Row {
 
   /** bigint or counter. */
   public long getLong(int i) {
+    int at = wordAt(i, RowsPage.BIGINT);
+    if (at >= 0) {
+      return page.words[at];
+    }
+    if (at == NO_VALUE) {
+      return 0L;
+    }
     Long v = get(i, Long.class);
     return v == null ? 0L : v;
   }
@@ -158,12 +232,26 @@ public final class Row {
 
   /** float. */
   public float getFloat(int i) {
+    int at = wordAt(i, RowsPage.FLOAT);
+    if (at >= 0) {
+      return Float.intBitsToFloat((int) page.words[at]);
+    }
+    if (at == NO_VALUE) {
+      return 0f;
+    }
     Float v = get(i, Float.class);
     return v == null ? 0f : v;
   }
 
   /** double. */
   public double getDouble(int i) {
+    int at = wordAt(i, RowsPage.DOUBLE);
+    if (at >= 0) {
+      return Double.longBitsToDouble(page.words[at]);
+    }
+    if (at == NO_VALUE) {
+      return 0d;
+    }
     Double v = get(i, Double.class);
     return v == null ? 0d : v;
   }
@@ -175,7 +263,7 @@ public final class Row {
 
   /** text or ascii. */
   public String getString(int i) {
-    return get(i, String.class);
+    return ref(i, RowsPage.OBJECT) instanceof String s ? s : get(i, String.class);
   }
 
   /** See {@link #getString(int)}. */
@@ -185,7 +273,11 @@ public final class Row {
 
   /** uuid or timeuuid. */
   public UUID getUuid(int i) {
-    return get(i, UUID.class);
+    int at = wordAt(i, RowsPage.UUID);
+    if (at >= 0) {
+      return new UUID(page.words[at], page.words[at + 1]);
+    }
+    return at == NO_VALUE ? null : get(i, UUID.class);
   }
 
   /** See {@link #getUuid(int)}. */
@@ -195,17 +287,29 @@ public final class Row {
 
   /** timestamp. */
   public Instant getInstant(int i) {
-    return get(i, Instant.class);
+    int at = wordAt(i, RowsPage.TIMESTAMP);
+    if (at >= 0) {
+      return Instant.ofEpochMilli(page.words[at]);
+    }
+    return at == NO_VALUE ? null : get(i, Instant.class);
   }
 
   /** date. */
   public LocalDate getLocalDate(int i) {
-    return get(i, LocalDate.class);
+    int at = wordAt(i, RowsPage.DATE);
+    if (at >= 0) {
+      return LocalDate.ofEpochDay(page.words[at]);
+    }
+    return at == NO_VALUE ? null : get(i, LocalDate.class);
   }
 
   /** time. */
   public LocalTime getLocalTime(int i) {
-    return get(i, LocalTime.class);
+    int at = wordAt(i, RowsPage.TIME);
+    if (at >= 0) {
+      return LocalTime.ofNanoOfDay(page.words[at]);
+    }
+    return at == NO_VALUE ? null : get(i, LocalTime.class);
   }
 
   /** decimal. */
@@ -230,8 +334,12 @@ public final class Row {
 
   /** blob (or opaque custom): a read-only view of the copied bytes. */
   public ByteBuffer getBytes(int i) {
+    if (ref(i, RowsPage.BLOB) instanceof byte[] bytes) {
+      return ByteBuffer.wrap(bytes).asReadOnlyBuffer();
+    }
     ByteBuffer b = get(i, ByteBuffer.class);
-    return b == null ? null : b.asReadOnlyBuffer();
+    // a blob cell's getObject is a new read-only view already
+    return b == null || state(i) == RowsPage.BLOB ? b : b.asReadOnlyBuffer();
   }
 
   /** See {@link #getBytes(int)}. */
@@ -310,14 +418,24 @@ public final class Row {
   }
 
   @Override
+  public boolean equals(Object o) {
+    return o instanceof Row r && r.page == page && r.row == row;
+  }
+
+  @Override
+  public int hashCode() {
+    return 31 * System.identityHashCode(page) + row;
+  }
+
+  @Override
   public String toString() {
     StringBuilder sb = new StringBuilder("Row[");
-    for (int i = 0; i < values.length; i++) {
+    for (int i = 0; i < page.width; i++) {
       if (i > 0) {
         sb.append(", ");
       }
       Object v = getObject(i);
-      sb.append(columns.get(i).name()).append('=');
+      sb.append(page.columns.get(i).name()).append('=');
       sb.append(v instanceof float[] f ? java.util.Arrays.toString(f) : String.valueOf(v));
     }
     return sb.append(']').toString();

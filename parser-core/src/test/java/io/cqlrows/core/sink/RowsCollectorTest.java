@@ -313,4 +313,150 @@ class RowsCollectorTest {
     collector.clear();
     assertEquals(0, collector.rows().size());
   }
+
+  /** Rows of several results, one without rows between them, by index and by iterator. */
+  @Test
+  void readsRowsOfManyResultsByIndexAndInOrder() {
+    RowsCollector collector = new RowsCollector();
+    ResultReader reader = new ResultReader(4);
+    int[] sizes = {3, 0, 1, 70, 2};
+    int next = 0;
+    for (int size : sizes) {
+      RowsBodies.Builder b = RowsBodies.rows().column("n", opt(0x09)).column("s", opt(0x0D));
+      for (int r = 0; r < size; r++, next++) {
+        b.row(String.format("%08x", next), String.format("%02x", 0x41 + next % 26));
+      }
+      Decoding.read(reader, b.rowCount(size).build(), collector, null);
+    }
+    List<Row> rows = collector.rows();
+    int total = next;
+    assertEquals(total, rows.size());
+    for (int i = 0; i < total; i++) {
+      assertEquals(i, rows.get(i).getInt(0));
+      assertEquals(String.valueOf((char) ('A' + i % 26)), rows.get(i).getString("s"));
+    }
+    int i = 0;
+    for (Row row : rows) {
+      assertEquals(i, row.getInt("n"));
+      assertEquals(rows.get(i), row); // views of the same row are equal
+      assertEquals(rows.get(i).hashCode(), row.hashCode());
+      i++;
+    }
+    assertEquals(total, i);
+    assertFalse(rows.get(0).equals(rows.get(1)));
+    assertThrows(IndexOutOfBoundsException.class, () -> rows.get(total));
+    assertThrows(java.util.NoSuchElementException.class, () -> {
+      java.util.Iterator<Row> it = rows.iterator();
+      for (int k = 0; k <= total; k++) {
+        it.next();
+      }
+    });
+  }
+
+  /** Rows handed out before {@link RowsCollector#clear()} keep their values after it. */
+  @Test
+  void rowsHandedOutSurviveClearAndLaterResults() {
+    RowsCollector collector = new RowsCollector();
+    ResultReader reader = new ResultReader(4);
+    Decoding.read(reader, RowsBodies.rows().column("a", opt(0x09)).column("u", opt(0x0C))
+        .row("00000007", "00112233445566778899aabbccddeeff").build(), collector, null);
+    Row kept = collector.rows().get(0);
+    collector.clear();
+    Decoding.read(reader, RowsBodies.rows().column("a", opt(0x09)).column("u", opt(0x0C))
+        .row("00000008", "ffeeddccbbaa99887766554433221100").build(), collector, null);
+    assertEquals(7, kept.getInt(0));
+    assertEquals(UUID.fromString("00112233-4455-6677-8899-aabbccddeeff"), kept.getUuid(1));
+    assertEquals(8, collector.rows().get(0).getInt(0));
+    assertEquals(1, collector.rows().size());
+  }
+
+  /** A float and a double NaN keep their payload bits through storage and both getters. */
+  @Test
+  void keepsTheBitsOfNanPayloads() {
+    Row r = Decoding.row(RowsBodies.rows().column("f", opt(0x08)).column("d", opt(0x07))
+        .row("7fc00001", "7ff8000000000003").build());
+    assertEquals(0x7fc00001, Float.floatToRawIntBits(r.getFloat(0)));
+    assertEquals(0x7fc00001, Float.floatToRawIntBits((Float) r.getObject(0)));
+    assertEquals(0x7ff8000000000003L, Double.doubleToRawLongBits(r.getDouble(1)));
+    assertEquals(0x7ff8000000000003L, Double.doubleToRawLongBits((Double) r.getObject(1)));
+  }
+
+  /**
+   * Reading a page of fixed-width cells allocates per page, not per cell: no box and no value
+   * object per cell (a box would be 16 bytes or more each).
+   */
+  @Test
+  void collectsFixedWidthCellsWithoutAnObjectPerCell() {
+    int rowCount = 2_000;
+    RowsBodies.Builder b = RowsBodies.rows().column("i", opt(0x09)).column("l", opt(0x02))
+        .column("u", opt(0x0C)).column("ts", opt(0x0B)).column("dt", opt(0x11))
+        .column("d", opt(0x07));
+    for (int r = 0; r < rowCount; r++) {
+      String i = String.format("%08x", r + 1_000);
+      b.row(i, "0000000a" + i, i.repeat(4), "00000100" + i, "8000" + i.substring(4),
+          "40000000" + i);
+    }
+    ByteBuf body = b.rowCount(rowCount).build();
+    ResultReader reader = new ResultReader(4);
+    try {
+      collect(reader, body); // loads and links everything the read calls
+      com.sun.management.ThreadMXBean mx = (com.sun.management.ThreadMXBean)
+          java.lang.management.ManagementFactory.getThreadMXBean();
+      long thread = Thread.currentThread().getId();
+      long before = mx.getThreadAllocatedBytes(thread);
+      RowsCollector collector = collect(reader, body);
+      long allocated = mx.getThreadAllocatedBytes(thread) - before;
+      int cells = rowCount * 6;
+      // per row: 6 state bytes and 7 words (the uuid takes two); boxes would add 16+ per cell
+      assertTrue(allocated < rowCount * (6 + 7 * 8) + 16_384,
+          allocated + " bytes allocated collecting " + cells + " cells");
+      Row last = collector.rows().get(rowCount - 1);
+      assertEquals(rowCount - 1 + 1_000, last.getInt(0));
+      assertEquals(LocalDate.ofEpochDay(rowCount - 1 + 1_000), last.getLocalDate(4));
+    } finally {
+      body.release();
+    }
+  }
+
+  private static RowsCollector collect(ResultReader reader, ByteBuf body) {
+    RowsCollector collector = new RowsCollector();
+    reader.read(body, collector);
+    return collector;
+  }
+
+  /**
+   * Events a sink driven by hand may send that the parser never does, for the column's type:
+   * each value reads back as what was sent; a row started and not ended leaves nothing behind.
+   */
+  @Test
+  void keepsEventsOfAnotherTypeThanTheColumnAsSent() {
+    RowsCollector c = new RowsCollector();
+    RowsCollector empty = new RowsCollector();
+    Decoding.read(new ResultReader(4), RowsBodies.rows().column("i", opt(0x09))
+        .column("s", opt(0x0D)).column("t", opt(0x0B)).build(), empty, null);
+    c.onResultStart(empty.metadata(), 0);
+    c.onRowStart(0);
+    c.onObject(0, "not an int");
+    c.onInt(1, 5);
+    c.onBlob(2, io.netty.buffer.Unpooled.wrappedBuffer(new byte[] {1, 2}));
+    c.onRowEnd(0);
+    c.onRowStart(1);
+    c.onInt(0, 9); // row 1 is never ended: the next onRowStart writes row 1 again
+    c.onRowStart(1);
+    c.onNull(1);
+    c.onRowEnd(1);
+    assertEquals(2, c.rows().size());
+    Row r = c.rows().get(0);
+    assertEquals("not an int", r.getObject(0));
+    assertThrows(IllegalArgumentException.class, () -> r.getInt(0));
+    assertEquals(5, r.getObject(1));
+    assertEquals(ByteBuffer.wrap(new byte[] {1, 2}), r.getBytes(2));
+    assertTrue(r.getBytes(2).isReadOnly());
+    Row again = c.rows().get(1);
+    assertTrue(again.isNull(0), "a cell of the row never ended");
+    assertTrue(again.isNull(1));
+    assertEquals(0, again.getInt(0));
+    assertThrows(IllegalStateException.class, () -> c.onRowEnd(2));
+    assertThrows(IndexOutOfBoundsException.class, () -> c.onNull(3));
+  }
 }

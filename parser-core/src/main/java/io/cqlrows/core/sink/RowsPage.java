@@ -1,0 +1,200 @@
+package io.cqlrows.core.sink;
+
+import io.cqlrows.core.ResultColumns;
+import io.cqlrows.core.type.CqlType;
+import io.cqlrows.core.type.NativeType;
+import java.nio.ByteBuffer;
+import java.time.Instant;
+import java.time.LocalDate;
+import java.time.LocalTime;
+import java.util.Arrays;
+import java.util.UUID;
+
+/**
+ * The rows of one result as {@link RowsCollector} keeps them: a few arrays for the whole page
+ * instead of objects per cell, read through {@link Row} views.
+ *
+ * <p>Per cell a state byte ({@link #states}, row-major). Columns of the fixed-width native types
+ * keep their values as {@code long} words ({@link #words}: one per column, two for a uuid), every
+ * other column one reference ({@link #objects}); {@link #slots} gives a column's place in its
+ * row's words or references. A value that does not fit its column's storage (a sink event of
+ * another type than the column's, which the parser never sends) is kept boxed in {@link #boxed},
+ * one reference per cell, made when first needed.
+ *
+ * <p>Rows below {@link #rows} are complete and never change again; the arrays may be replaced by
+ * larger copies while rows are added, so readers load them from here on every access. Not
+ * thread-safe.
+ */
+final class RowsPage {
+  // Cell states. NULL is 0, the state of a cell no event reached.
+  static final byte NULL = 0;
+  static final byte NOT_SET = 1;
+  static final byte EMPTY = 2;
+  /** The value is in the row's words. */
+  static final byte WORDS = 3;
+  /** The value is the stored object (the column's reference, or its {@link #boxed} cell). */
+  static final byte OBJECT = 4;
+  /** The stored object is a {@code byte[]}, handed out as a read-only {@code ByteBuffer}. */
+  static final byte BLOB = 5;
+
+  // Column kinds: how a column's values are stored.
+  /** Stored as a reference. */
+  static final byte REF = 0;
+  static final byte BOOLEAN = 1;
+  static final byte TINYINT = 2;
+  static final byte SMALLINT = 3;
+  static final byte INT = 4;
+  static final byte BIGINT = 5;
+  static final byte FLOAT = 6;
+  static final byte DOUBLE = 7;
+  static final byte TIMESTAMP = 8;
+  static final byte DATE = 9;
+  static final byte TIME = 10;
+  /** Two words: the most, then the least significant bits. */
+  static final byte UUID = 11;
+
+  final ResultColumns columns;
+  /** Number of columns. */
+  final int width;
+  /** Per column, its kind. */
+  final byte[] kinds;
+  /** Per column, its first word in a row's words, or its reference in a row's references. */
+  final int[] slots;
+  final int wordsPerRow;
+  final int refsPerRow;
+  /** Index of this page's first row among all rows of its collector. */
+  final int first;
+
+  byte[] states;
+  long[] words;
+  Object[] objects;
+  /** Per cell, a value kept boxed; null until one is. */
+  Object[] boxed;
+  /** Rows the arrays have room for. */
+  int capacity;
+  /** Complete rows. */
+  int rows;
+
+  RowsPage(ResultColumns columns, int first) {
+    this.columns = columns;
+    this.first = first;
+    this.width = columns.size();
+    this.kinds = new byte[width];
+    this.slots = new int[width];
+    int w = 0;
+    int r = 0;
+    for (int c = 0; c < width; c++) {
+      byte kind = kindOf(columns.get(c).type());
+      kinds[c] = kind;
+      if (kind == REF) {
+        slots[c] = r++;
+      } else {
+        slots[c] = w;
+        w += kind == UUID ? 2 : 1;
+      }
+    }
+    this.wordsPerRow = w;
+    this.refsPerRow = r;
+    this.states = new byte[0];
+    this.words = new long[0];
+    this.objects = new Object[0];
+  }
+
+  static byte kindOf(CqlType type) {
+    if (!(type instanceof NativeType n)) {
+      return REF;
+    }
+    switch (n) {
+      case BOOLEAN: return BOOLEAN;
+      case TINYINT: return TINYINT;
+      case SMALLINT: return SMALLINT;
+      case INT: return INT;
+      case BIGINT:
+      case COUNTER: return BIGINT;
+      case FLOAT: return FLOAT;
+      case DOUBLE: return DOUBLE;
+      case TIMESTAMP: return TIMESTAMP;
+      case DATE: return DATE;
+      case TIME: return TIME;
+      case UUID:
+      case TIMEUUID: return UUID;
+      default: return REF;
+    }
+  }
+
+  /**
+   * Makes room for at least {@code rowCapacity} rows.
+   *
+   * @param rowCapacity at most the rows the page's result can hold, so at most its bytes / 4
+   */
+  void ensureCapacity(int rowCapacity) {
+    if (rowCapacity <= capacity) {
+      return;
+    }
+    states = Arrays.copyOf(states, Math.multiplyExact(rowCapacity, width));
+    words = Arrays.copyOf(words, Math.multiplyExact(rowCapacity, wordsPerRow));
+    objects = Arrays.copyOf(objects, Math.multiplyExact(rowCapacity, refsPerRow));
+    if (boxed != null) {
+      boxed = Arrays.copyOf(boxed, states.length);
+    }
+    capacity = rowCapacity;
+  }
+
+  /** The {@link #boxed} cells, made on first use. */
+  Object[] boxed() {
+    if (boxed == null) {
+      boxed = new Object[states.length];
+    }
+    return boxed;
+  }
+
+  /** Forgets what a row that was started and never completed stored. */
+  void clearRow(int row) {
+    int cell = row * width;
+    Arrays.fill(states, cell, cell + width, NULL);
+    Arrays.fill(objects, row * refsPerRow, (row + 1) * refsPerRow, null);
+    if (boxed != null) {
+      Arrays.fill(boxed, cell, cell + width, null);
+    }
+  }
+
+  /** The stored object of a cell in {@link #OBJECT} or {@link #BLOB} state. */
+  Object stored(int row, int column) {
+    return kinds[column] == REF
+        ? objects[row * refsPerRow + slots[column]]
+        : boxed[row * width + column];
+  }
+
+  /** The value of a cell, boxed as {@link io.cqlrows.core.RowSink}'s default events box it. */
+  Object object(int row, int column) {
+    byte kind = kinds[column]; // first: checks the column index
+    switch (states[row * width + column]) {
+      case WORDS:
+        return boxWords(kind, row * wordsPerRow + slots[column]);
+      case OBJECT:
+        return stored(row, column);
+      case BLOB:
+        return ByteBuffer.wrap((byte[]) stored(row, column)).asReadOnlyBuffer();
+      default:
+        return null;
+    }
+  }
+
+  private Object boxWords(byte kind, int at) {
+    long w = words[at];
+    switch (kind) {
+      case BOOLEAN: return w != 0;
+      case TINYINT: return (byte) w;
+      case SMALLINT: return (short) w;
+      case INT: return (int) w;
+      case BIGINT: return w;
+      case FLOAT: return Float.intBitsToFloat((int) w);
+      case DOUBLE: return Double.longBitsToDouble(w);
+      case TIMESTAMP: return Instant.ofEpochMilli(w);
+      case DATE: return LocalDate.ofEpochDay(w);
+      case TIME: return LocalTime.ofNanoOfDay(w);
+      case UUID: return new UUID(w, words[at + 1]);
+      default: throw new AssertionError(kind);
+    }
+  }
+}
