@@ -3,6 +3,7 @@ package io.cqlrows.core;
 import io.cqlrows.core.CqlParseException.Reason;
 import io.cqlrows.core.type.CustomType;
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.CompositeByteBuf;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -168,7 +169,27 @@ public final class ResultReader {
    * @throws CqlParseException if the body is malformed or the columns do not fit it
    */
   public CqlResult read(ByteBuf body, RowSink sink, ResultColumns preparedColumns) {
+    if (body instanceof CompositeByteBuf composite && composite.numComponents() > 1
+        && body.isReadable()) {
+      return readPieces(composite, sink, preparedColumns);
+    }
     return readBody(body, sink, preparedColumns);
+  }
+
+  /**
+   * A body in several buffers (a v5 envelope gathered from its segments, say), read as a {@link
+   * ResultStream} over them: each cell is then read from its own buffer, through that buffer's
+   * backing array if it has one, instead of through the composite's component lookup; only rows
+   * that straddle two buffers are copied. Same events, values and errors as {@link #readBody}.
+   */
+  private CqlResult readPieces(CompositeByteBuf body, RowSink sink, ResultColumns prepared) {
+    int length = body.readableBytes();
+    try (ResultStream stream = stream(sink, prepared, length)) {
+      for (ByteBuf piece : body.decompose(body.readerIndex(), length)) {
+        stream.feed(piece);
+      }
+      return stream.result();
+    }
   }
 
   /**
