@@ -3,7 +3,9 @@ package io.cqlrows.core;
 import io.cqlrows.core.CqlParseException.Reason;
 import io.cqlrows.core.type.CustomType;
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.CompositeByteBuf;
+import io.netty.buffer.Unpooled;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -169,24 +171,29 @@ public final class ResultReader {
    * @throws CqlParseException if the body is malformed or the columns do not fit it
    */
   public CqlResult read(ByteBuf body, RowSink sink, ResultColumns preparedColumns) {
-    if (body instanceof CompositeByteBuf composite && composite.numComponents() > 1
-        && body.isReadable()) {
-      return readPieces(composite, sink, preparedColumns);
+    if (!body.hasArray() && body.nioBufferCount() > 1 && body.isReadable()) {
+      return readPieces(body, sink, preparedColumns);
     }
     return readBody(body, sink, preparedColumns);
   }
 
   /**
-   * A body in several buffers (a v5 envelope gathered from its segments, say), read as a {@link
-   * ResultStream} over them: each cell is then read from its own buffer, through that buffer's
-   * backing array if it has one, instead of through the composite's component lookup; only rows
-   * that straddle two buffers are copied. Same events, values and errors as {@link #readBody}.
+   * A body over several buffers (a composite, or a slice of one: a v5 envelope gathered from its
+   * segments, say), read buffer by buffer instead of through the composite's component lookup:
+   * each cell from its own buffer (from its backing array if it has one), and only rows that
+   * straddle two buffers copied. Same events, values and errors as {@link #readBody}, which
+   * {@link ResultStream} guarantees for any split of a body.
    */
-  private CqlResult readPieces(CompositeByteBuf body, RowSink sink, ResultColumns prepared) {
+  private CqlResult readPieces(ByteBuf body, RowSink sink, ResultColumns prepared) {
     int length = body.readableBytes();
+    ByteBuffer[] parts = body.nioBuffers(body.readerIndex(), length);
+    if (parts.length == 1) {
+      return readBody(Unpooled.wrappedBuffer(parts[0].order(ByteOrder.BIG_ENDIAN)), sink,
+          prepared);
+    }
     try (ResultStream stream = stream(sink, prepared, length)) {
-      for (ByteBuf piece : body.decompose(body.readerIndex(), length)) {
-        stream.feed(piece);
+      for (ByteBuffer part : parts) {
+        stream.feed(Unpooled.wrappedBuffer(part.order(ByteOrder.BIG_ENDIAN)));
       }
       return stream.result();
     }

@@ -11,8 +11,10 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.CompositeByteBuf;
 import io.netty.buffer.Unpooled;
 import java.util.List;
+import java.util.stream.Stream;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * A body in a {@link CompositeByteBuf} of several buffers (a v5 envelope gathered from its
@@ -34,24 +36,36 @@ class CompositeBodyTest {
     return b.rowCount(40).build();
   }
 
-  /** The bytes of {@code body} in buffers of {@code piece} bytes, heap and direct in turn. */
-  private static CompositeByteBuf split(ByteBuf body, int piece) {
+  /**
+   * The bytes of {@code body} in buffers of {@code piece} bytes, heap and direct in turn; with
+   * {@code sliced}, a slice of such a composite whose first buffer starts with other bytes (as a
+   * frame's body is a slice of the composite of its segments).
+   */
+  private static ByteBuf split(ByteBuf body, int piece, boolean sliced) {
     CompositeByteBuf c = Unpooled.compositeBuffer(Integer.MAX_VALUE);
+    if (sliced) {
+      c.addComponent(true, Unpooled.buffer().writeBytes(new byte[] {9, 9, 9}));
+    }
     boolean direct = false;
     for (int at = body.readerIndex(); at < body.writerIndex(); at += piece, direct = !direct) {
       int n = Math.min(piece, body.writerIndex() - at);
       ByteBuf part = direct ? Unpooled.directBuffer(n) : Unpooled.buffer(n);
       c.addComponent(true, part.writeBytes(body, at, n));
     }
-    return c;
+    return sliced ? c.slice(3, c.readableBytes() - 3) : c;
+  }
+
+  static Stream<Arguments> splits() {
+    return Stream.of(1, 3, 7, 16, 29, 64, 1000, 100_000)
+        .flatMap(n -> Stream.of(Arguments.of(n, false), Arguments.of(n, true)));
   }
 
   @ParameterizedTest
-  @ValueSource(ints = {1, 3, 7, 16, 29, 64, 1000})
-  void readsTheSameEventsAsOneBuffer(int piece) {
+  @MethodSource("splits")
+  void readsTheSameEventsAsOneBuffer(int piece, boolean sliced) {
     List<String> whole = Decoding.events(body(null));
     ByteBuf original = body(null);
-    CompositeByteBuf c = split(original, piece);
+    ByteBuf c = split(original, piece, sliced);
     original.release();
     RecordingSink sink = new RecordingSink();
     Decoding.read(new ResultReader(4), c, sink, null); // checks indices and refCnt, releases
@@ -59,12 +73,12 @@ class CompositeBodyTest {
   }
 
   @ParameterizedTest
-  @ValueSource(ints = {1, 5, 64, 333})
-  void failsWithTheErrorOfOneBuffer(int piece) {
+  @MethodSource("splits")
+  void failsWithTheErrorOfOneBuffer(int piece, boolean sliced) {
     String broken = "0000000000000000"; // 8 bytes where the vector needs 12
     CqlParseException expected = Decoding.error(body(broken));
     ByteBuf original = body(broken);
-    CompositeByteBuf c = split(original, piece);
+    ByteBuf c = split(original, piece, sliced);
     original.release();
     CqlParseException e = assertThrows(CqlParseException.class,
         () -> Decoding.read(new ResultReader(4), c, new RecordingSink(), null));
