@@ -90,15 +90,21 @@ public final class ResultStream implements AutoCloseable {
     int pieceOffset = received;
     received += n;
     boolean last = received == bodyLength;
+    int pieceStart = piece.readerIndex() - pieceOffset; // index in piece of body offset 0
     try {
       if (rows == null) {
-        hold(piece, piece.readerIndex(), n);
-        if (readHeader(last) && result == null) {
-          int p = rows.parse(held, -heldOffset, 0, held.writerIndex(), last);
-          keepFromHeld(p);
+        int afterHeader = held == null ? headerInPlace(piece, pieceStart, last) : -1;
+        if (afterHeader >= 0) {
+          parsePiece(piece, pieceStart, afterHeader, last);
+        } else {
+          hold(piece, piece.readerIndex(), n);
+          if (readHeader(last) && result == null) {
+            int p = rows.parse(held, -heldOffset, 0, held.writerIndex(), last);
+            keepFromHeld(p);
+          }
         }
       } else if (!rows.done()) {
-        parsePiece(piece, pieceOffset, last);
+        parsePiece(piece, pieceStart, piece.readerIndex(), last);
       }
       if (last && result == null) {
         finish();
@@ -109,11 +115,14 @@ public final class ResultStream implements AutoCloseable {
     }
   }
 
-  /** Completes the row in progress from the piece, then parses the rest of it in place. */
-  private void parsePiece(ByteBuf piece, int pieceOffset, boolean last) {
-    int from = piece.readerIndex();
+  /**
+   * Completes the row in progress from the piece, then parses the rest of it in place.
+   *
+   * @param pieceStart index in {@code piece} of body offset 0
+   * @param from where in {@code piece} the bytes not yet parsed start
+   */
+  private void parsePiece(ByteBuf piece, int pieceStart, int from, boolean last) {
     int end = piece.writerIndex();
-    int pieceStart = from - pieceOffset; // index in piece of body offset 0
     if (held != null && held.isReadable()) {
       int step = FIRST_STEP;
       while (from < end) {
@@ -157,6 +166,30 @@ public final class ResultStream implements AutoCloseable {
     held.readerIndex(p);
     held.discardReadBytes();
     heldOffset += p;
+  }
+
+  /**
+   * Reads the kind and the ROWS metadata straight from the first piece, when they are all in it:
+   * the rows after them are then parsed in place too, and nothing is copied.
+   *
+   * @return the index in {@code piece} after the metadata, or -1 if it is not a ROWS result or
+   *     its metadata goes on in the next piece (then the piece is held as usual)
+   */
+  private int headerInPlace(ByteBuf piece, int pieceStart, boolean last) {
+    BodyReader in = new BodyReader(piece, pieceStart, piece.readerIndex(), piece.writerIndex());
+    try {
+      if (in.readInt("kind") != RowsResult.KIND) {
+        return -1;
+      }
+      rows = reader.readRowsHeader(in, sink, prepared,
+          (long) bodyLength - (in.position - pieceStart));
+      return in.position;
+    } catch (CqlParseException e) {
+      if (e.reason() == Reason.TRUNCATED && !last) {
+        return -1; // the rest of the metadata is on its way
+      }
+      throw e.withContext(piece, pieceStart, -1, -1, null, null);
+    }
   }
 
   /**

@@ -245,6 +245,41 @@ class ResultStreamTest {
   }
 
   /**
+   * The first piece is parsed in place once the metadata is all in it: feeding a 1.8 MB piece of
+   * vector rows allocates far less than a copy of it (the row in progress at its end is held).
+   */
+  @Test
+  void parsesTheFirstPieceInPlace() {
+    int dimension = 1536;
+    int rows = 300;
+    RowsBodies.Builder builder = RowsBodies.rows().column("v",
+        RowsBodies.vector(RowsBodies.MARSHAL + "FloatType", dimension));
+    String cell = "3f800000".repeat(dimension);
+    for (int r = 0; r < rows; r++) {
+      builder.row(cell);
+    }
+    ByteBuf body = builder.build();
+    int length = body.readableBytes();
+    int first = length - 1000; // ends inside the last row
+    ResultReader reader = new ResultReader(4);
+    try {
+      for (int round = 0; round < 2; round++) { // the first round loads and links the classes
+        try (ResultStream s = reader.stream(new CountingSink(), null, length)) {
+          long before = io.cqlrows.testing.Allocations.current();
+          s.feed(body.slice(body.readerIndex(), first));
+          long allocated = io.cqlrows.testing.Allocations.current() - before;
+          assertEquals(rows - 1, s.rowsDelivered());
+          assertTrue(allocated < first / 8, allocated + " bytes allocated for a piece of " + first);
+          s.feed(body.slice(body.readerIndex() + first, length - first));
+          assertEquals(rows, s.rowsDelivered());
+        }
+      }
+    } finally {
+      body.release();
+    }
+  }
+
+  /**
    * Hostile bodies: corpus bodies with random bytes changed, streamed in random pieces, end as
    * the whole-body read does: the same JSON, or the same typed error (reason, field, offset,
    * row, column).
