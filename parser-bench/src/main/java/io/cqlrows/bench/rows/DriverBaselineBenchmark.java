@@ -1,6 +1,9 @@
 package io.cqlrows.bench.rows;
 
 import com.datastax.oss.driver.api.core.ProtocolVersion;
+import com.datastax.oss.driver.api.core.cql.ColumnDefinition;
+import com.datastax.oss.driver.api.core.cql.ColumnDefinitions;
+import com.datastax.oss.driver.api.core.cql.Row;
 import com.datastax.oss.driver.api.core.detach.AttachmentPoint;
 import com.datastax.oss.driver.api.core.type.DataType;
 import com.datastax.oss.driver.api.core.type.DataTypes;
@@ -16,6 +19,9 @@ import com.datastax.oss.driver.api.core.type.codec.PrimitiveShortCodec;
 import com.datastax.oss.driver.api.core.type.codec.TypeCodec;
 import com.datastax.oss.driver.api.core.type.codec.TypeCodecs;
 import com.datastax.oss.driver.api.core.type.codec.registry.CodecRegistry;
+import com.datastax.oss.driver.internal.core.cql.DefaultColumnDefinition;
+import com.datastax.oss.driver.internal.core.cql.DefaultColumnDefinitions;
+import com.datastax.oss.driver.internal.core.cql.DefaultRow;
 import com.datastax.oss.driver.internal.core.protocol.ByteBufPrimitiveCodec;
 import com.datastax.oss.driver.internal.core.type.DataTypeHelper;
 import com.datastax.oss.driver.shaded.netty.buffer.ByteBuf;
@@ -26,6 +32,7 @@ import com.datastax.oss.protocol.internal.ProtocolConstants;
 import com.datastax.oss.protocol.internal.response.result.ColumnSpec;
 import com.datastax.oss.protocol.internal.response.result.DefaultRows;
 import java.nio.ByteBuffer;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
@@ -157,6 +164,57 @@ public class DriverBaselineBenchmark {
     in.mixedIntSum = ints;
   }
 
+  /**
+   * The {@code MIXED_SCALARS} page as a driver user reads it: the frame, the page's column
+   * definitions (built per page, as the driver does for a simple statement), a {@code DefaultRow}
+   * per row, and its typed getters {@code getInt}, {@code getLong}, {@code getString}, {@code
+   * getUuid}, {@code getInstant}, {@code getDouble}, {@code getBoolean}, {@code getByteBuffer},
+   * {@code getFloat}, {@code getLocalDate}, which look the codec up in the registry on each call.
+   * The counterpart of {@link RowsParserBenchmark#parseRowsMixedGetters} through the driver's
+   * public API; {@link #decodeAllMixedGetters} is the same values by direct codec calls.
+   */
+  @Benchmark
+  public void rowsMixedGetters(MixedPage page, Blackhole bh) {
+    Input in = page.input;
+    DefaultRows decoded = in.decodeFrame();
+    ColumnDefinitions definitions = Input.definitions(decoded);
+    long ints = 0;
+    for (List<ByteBuffer> data : decoded.getData()) {
+      Row row = new DefaultRow(definitions, data, Input.ATTACHMENT);
+      ints += row.getInt(0);
+      bh.consume(row.getLong(1));
+      bh.consume(row.getString(2));
+      bh.consume(row.getUuid(3));
+      bh.consume(row.getInstant(4));
+      bh.consume(row.getDouble(5));
+      bh.consume(row.getBoolean(6));
+      bh.consume(row.getByteBuffer(7));
+      bh.consume(row.getFloat(8));
+      bh.consume(row.getLocalDate(9));
+    }
+    in.count(decoded);
+    in.mixedIntSum = ints;
+  }
+
+  /**
+   * Any page as a driver user reads it with {@code getObject}: column definitions per page, a
+   * {@code DefaultRow} per row, {@code row.getObject(i)} for every cell (a codec lookup each).
+   */
+  @Benchmark
+  public void rowsGetObject(Page page, Blackhole bh) {
+    Input in = page.input;
+    DefaultRows decoded = in.decodeFrame();
+    ColumnDefinitions definitions = Input.definitions(decoded);
+    int columns = definitions.size();
+    for (List<ByteBuffer> data : decoded.getData()) {
+      Row row = new DefaultRow(definitions, data, Input.ATTACHMENT);
+      for (int c = 0; c < columns; c++) {
+        bh.consume(row.getObject(c));
+      }
+    }
+    in.count(decoded);
+  }
+
   /** Float-vector pages, decoded with {@code ExtraTypeCodecs.floatVectorToArray(dimension)}. */
   @State(Scope.Thread)
   public static class FloatVectorPage {
@@ -196,6 +254,19 @@ public class DriverBaselineBenchmark {
     private static final int SHORT = 6;
     private static final int BYTE = 7;
 
+    /** What the driver's rows are attached to: protocol v4 and the default codec registry. */
+    static final AttachmentPoint ATTACHMENT = new AttachmentPoint() {
+      @Override
+      public ProtocolVersion getProtocolVersion() {
+        return ProtocolVersion.V4;
+      }
+
+      @Override
+      public CodecRegistry getCodecRegistry() {
+        return CodecRegistry.DEFAULT;
+      }
+    };
+
     final RowsShape.Page page;
     final ByteBuf body;
     final DefaultRows.SubCodec rowsCodec = new DefaultRows.SubCodec(ProtocolConstants.Version.V4);
@@ -216,6 +287,15 @@ public class DriverBaselineBenchmark {
       ByteBuf in = body.duplicate();
       in.skipBytes(KIND_LENGTH); // the driver's Result codec reads the kind, then the sub-codec
       return (DefaultRows) rowsCodec.decode(in, CODEC);
+    }
+
+    /** The page's column definitions, as the driver's {@code Conversions} builds them. */
+    static ColumnDefinitions definitions(DefaultRows rows) {
+      List<ColumnDefinition> columns = new ArrayList<>();
+      for (ColumnSpec spec : rows.getMetadata().columnSpecs) {
+        columns.add(new DefaultColumnDefinition(spec, ATTACHMENT));
+      }
+      return DefaultColumnDefinitions.valueOf(columns);
     }
 
     void count(DefaultRows rows) {
