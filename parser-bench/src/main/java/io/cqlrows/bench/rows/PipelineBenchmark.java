@@ -253,6 +253,8 @@ public class PipelineBenchmark {
     public RowsShape shape;
 
     ByteBuf[] payloads;
+    /** The same payloads as heap arrays, for {@link #v5Crc32HeapArrays}. */
+    byte[][] arrays;
     int[] crcs;
     long checked;
 
@@ -271,6 +273,10 @@ public class PipelineBenchmark {
       }
       payloads = list.toArray(new ByteBuf[0]);
       crcs = crcList.stream().mapToInt(Integer::intValue).toArray();
+      arrays = new byte[payloads.length][];
+      for (int i = 0; i < payloads.length; i++) {
+        arrays[i] = ByteBufUtil.getBytes(payloads[i]);
+      }
     }
 
     /** The CRC32 of every payload, seeded as v5 does, equals its trailer. */
@@ -279,7 +285,9 @@ public class PipelineBenchmark {
       try {
         if (checked > 0) {
           for (int i = 0; i < payloads.length; i++) {
-            if (segmentCrc32(payloads[i]) != crcs[i]) {
+            if (segmentCrc32(payloads[i]) != crcs[i]
+                || segmentCrc32(arrays[i], CRC32_CHUNK) != crcs[i]
+                || segmentCrc32(arrays[i], arrays[i].length) != crcs[i]) {
               throw new IllegalStateException("v5Crc32Only on " + shape + ": segment " + i
                   + " CRC32 differs from its trailer");
             }
@@ -306,7 +314,45 @@ public class PipelineBenchmark {
     return sum;
   }
 
+  /**
+   * The same CRC32 over heap copies of the payloads, each in one {@code update(byte[], ...)}:
+   * whether the JDK's checksum runs faster on a heap array than on a direct {@code ByteBuffer}.
+   */
+  @Benchmark
+  public long v5Crc32HeapArrays(SegmentPayloads s) {
+    long sum = 0;
+    for (byte[] payload : s.arrays) {
+      sum += segmentCrc32(payload, payload.length);
+    }
+    s.checked++;
+    return sum;
+  }
+
+  /**
+   * The same over the heap copies in {@link #CRC32_CHUNK}-byte updates, as a checksum fed per
+   * read would be: what the chunk size costs.
+   */
+  @Benchmark
+  public long v5Crc32HeapChunks(SegmentPayloads s) {
+    long sum = 0;
+    for (byte[] payload : s.arrays) {
+      sum += segmentCrc32(payload, CRC32_CHUNK);
+    }
+    s.checked++;
+    return sum;
+  }
+
   private static final byte[] CRC32_SEED = {(byte) 0xFA, (byte) 0x2D, (byte) 0x55, (byte) 0xCA};
+  private static final int CRC32_CHUNK = 4096;
+
+  static int segmentCrc32(byte[] payload, int chunk) {
+    java.util.zip.CRC32 crc = new java.util.zip.CRC32();
+    crc.update(CRC32_SEED);
+    for (int at = 0; at < payload.length; at += chunk) {
+      crc.update(payload, at, Math.min(chunk, payload.length - at));
+    }
+    return (int) crc.getValue();
+  }
 
   static int segmentCrc32(ByteBuf payload) {
     java.util.zip.CRC32 crc = new java.util.zip.CRC32();
