@@ -30,9 +30,9 @@ package io.cqlrows.core;
  * <p>Why opt-in, on every JDK: two properties of the Vector API (measured on JDK 17 and 25, see
  * {@code docs/performance.md}). Only C2 intrinsifies it: until the copy
  * is C2-compiled (at start-up, and for a moment after each deoptimisation) it runs a plain Java
- * implementation that is much slower than scalar and allocates about 190 bytes per byte it copies
- * (a fuzzing campaign measured 190 KB for two 128-float rows), so SIMD pays off only in JVMs that
- * parse many pages. And its internals are devirtualised
+ * implementation that is about 100 times slower than scalar and allocates for every vector it
+ * copies (with C1 only: 170 bytes per byte copied on JDK 17, 26 on JDK 25), so SIMD pays off only
+ * in JVMs that parse many pages. And its internals are devirtualised
  * from type profiles shared by every user of the API in the JVM: code elsewhere that runs, say,
  * 128-bit {@code FloatVector}s through the same byte-order conversions can make the compiled copy
  * box every vector (measured: 20x slower than scalar).

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.cqlrows.core.sink.ColumnarSink;
 import io.cqlrows.core.sink.CountingSink;
+import io.cqlrows.testing.Allocations;
 import io.cqlrows.testing.Corpus;
 import io.cqlrows.testing.CqlBytes;
 import io.cqlrows.testing.RecordingSink;
@@ -214,18 +215,23 @@ class ResultStreamTest {
     s.close();
   }
 
-  /** Memory: a sink that keeps nothing runs with about one row and one step held. */
-  @Test
-  void holdsOnlyTheRowInProgress() {
-    int dimension = 1536;
-    int rows = 300;
+  /** A body of {@code rows} rows of one {@code vector<float, dimension>} column. */
+  private static ByteBuf floatVectorRows(int dimension, int rows) {
     RowsBodies.Builder builder = RowsBodies.rows().column("v",
         RowsBodies.vector(RowsBodies.MARSHAL + "FloatType", dimension));
     String cell = "3f800000".repeat(dimension);
     for (int r = 0; r < rows; r++) {
       builder.row(cell);
     }
-    ByteBuf body = builder.build();
+    return builder.build();
+  }
+
+  /** Memory: a sink that keeps nothing runs with about one row and one step held. */
+  @Test
+  void holdsOnlyTheRowInProgress() {
+    int dimension = 1536;
+    int rows = 300;
+    ByteBuf body = floatVectorRows(dimension, rows);
     int length = body.readableBytes();
     ColumnarSink sink = new ColumnarSink();
     int maxHeld = 0;
@@ -252,22 +258,16 @@ class ResultStreamTest {
   void parsesTheFirstPieceInPlace() {
     int dimension = 1536;
     int rows = 300;
-    RowsBodies.Builder builder = RowsBodies.rows().column("v",
-        RowsBodies.vector(RowsBodies.MARSHAL + "FloatType", dimension));
-    String cell = "3f800000".repeat(dimension);
-    for (int r = 0; r < rows; r++) {
-      builder.row(cell);
-    }
-    ByteBuf body = builder.build();
+    ByteBuf body = floatVectorRows(dimension, rows);
     int length = body.readableBytes();
     int first = length - 1000; // ends inside the last row
     ResultReader reader = new ResultReader(4);
     try {
       for (int round = 0; round < 2; round++) { // the first round loads and links the classes
         try (ResultStream s = reader.stream(new CountingSink(), null, length)) {
-          long before = io.cqlrows.testing.Allocations.current();
+          long before = Allocations.current();
           s.feed(body.slice(body.readerIndex(), first));
-          long allocated = io.cqlrows.testing.Allocations.current() - before;
+          long allocated = Allocations.current() - before;
           assertEquals(rows - 1, s.rowsDelivered());
           assertTrue(allocated < first / 8, allocated + " bytes allocated for a piece of " + first);
           s.feed(body.slice(body.readerIndex() + first, length - first));

@@ -27,10 +27,12 @@ import java.util.UUID;
  * <p>Like the Java driver, primitive getters return {@code 0} / {@code false} for a NULL, not-set
  * or empty cell; check {@link #isNull}, {@link #isNotSet} or {@link #isEmpty} to tell them apart.
  * Object getters return {@code null} for those cells. A getter that does not fit the column's
- * type throws {@link IllegalArgumentException} naming the column and type. Immutable: byte
- * buffers are returned as read-only views, vectors as copies; values of the fixed-width types are
- * stored unboxed and their objects ({@code Integer}, {@code Instant}, {@code UUID}, ...) made on
- * each call. Two {@code Row}s are equal when they view the same collected row.
+ * type throws {@link IllegalArgumentException} naming the column and type.
+ *
+ * <p>Immutable: {@link #getBytes} returns a read-only view, {@link #getObject} a buffer over a
+ * copy, vector getters copies. Values of the fixed-width types are stored unboxed; their objects
+ * ({@code Integer}, {@code Instant}, {@code UUID}, ...) are made on each call. Two {@code Row}s
+ * are equal when they view the same collected row.
  */
 public final class Row {
   /** {@link #wordAt}: the cell has no value (NULL, not set, empty). */
@@ -126,7 +128,8 @@ public final class Row {
 
   /**
    * The decoded value, boxed as {@link RowSink}'s default events box it for {@link
-   * RowSink#onObject} (a blob as a read-only {@code ByteBuffer}), or {@code null}.
+   * RowSink#onObject} (a blob as a {@code ByteBuffer} over a copy of its bytes, made on each
+   * call), or {@code null}.
    */
   public Object getObject(int i) {
     return page.object(row, i);
@@ -338,8 +341,7 @@ public final class Row {
       return ByteBuffer.wrap(bytes).asReadOnlyBuffer();
     }
     ByteBuffer b = get(i, ByteBuffer.class);
-    // a blob cell's getObject is a new read-only view already
-    return b == null || state(i) == RowsPage.BLOB ? b : b.asReadOnlyBuffer();
+    return b == null ? null : b.asReadOnlyBuffer();
   }
 
   /** See {@link #getBytes(int)}. */

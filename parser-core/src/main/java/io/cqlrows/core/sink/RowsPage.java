@@ -34,7 +34,7 @@ final class RowsPage {
   static final byte WORDS = 3;
   /** The value is the stored object (the column's reference, or its {@link #boxed} cell). */
   static final byte OBJECT = 4;
-  /** The stored object is a {@code byte[]}, handed out as a read-only {@code ByteBuffer}. */
+  /** The stored object is a {@code byte[]}, handed out in a {@code ByteBuffer}. */
   static final byte BLOB = 5;
 
   // Column kinds: how a column's values are stored.
@@ -174,7 +174,8 @@ final class RowsPage {
       case OBJECT:
         return stored(row, column);
       case BLOB:
-        return ByteBuffer.wrap((byte[]) stored(row, column)).asReadOnlyBuffer();
+        // as the default onBlob boxes it: a buffer over a copy of its own
+        return ByteBuffer.wrap(((byte[]) stored(row, column)).clone());
       default:
         return null;
     }

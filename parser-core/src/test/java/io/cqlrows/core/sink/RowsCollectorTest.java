@@ -294,6 +294,10 @@ class RowsCollectorTest {
     r.getFloatVector(17)[0] = 99f;
     assertArrayEquals(new float[] {1f, 2.5f}, r.getFloatVector(17));
     assertTrue(r.getBytes(16).isReadOnly());
+    ByteBuffer own = (ByteBuffer) r.getObject(16); // as RowSink's default onBlob boxes it
+    own.array()[own.arrayOffset()] = 0;
+    assertEquals(ByteBuffer.wrap(new byte[] {(byte) 0xca, (byte) 0xfe}), r.getBytes(16));
+    assertEquals(ByteBuffer.wrap(new byte[] {(byte) 0xca, (byte) 0xfe}), r.getObject(16));
     assertThrows(UnsupportedOperationException.class, () -> r.getList(21).clear());
   }
 
