@@ -35,7 +35,9 @@ package io.cqlrows.core;
  * in JVMs that parse many pages. And its internals are devirtualised
  * from type profiles shared by every user of the API in the JVM: code elsewhere that runs, say,
  * 128-bit {@code FloatVector}s through the same byte-order conversions can make the compiled copy
- * box every vector (measured: 20x slower than scalar).
+ * box every vector (measured: 20x slower than scalar), and so can C2 compiling the copy before
+ * those internals have a type profile (seen in a test JVM busy with other work: 12 KB allocated
+ * per 1536-float copy, for good).
  * The same boxing compiled code was also seen once with no other user of the API: one JMH fork
  * of {@code SimdBenchmark} out of several ran the whole trial at 800 pages/s and 57 KB allocated
  * per row, against 22,600 pages/s and none in the others (parser-bench/RESULTS.md). Measure
