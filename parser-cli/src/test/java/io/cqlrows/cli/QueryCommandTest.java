@@ -131,6 +131,8 @@ class QueryCommandTest {
   /**
    * SIGINT while a statement waits for its page: the JVM exits 130 after the output is ended,
    * and the Arrow file holds the pages written before, readable. Runs the command as a process.
+   * Its timeout is long enough that the signal always lands while the statement waits (with 3 s,
+   * a loaded machine once let the timeout end the command first: exit 1).
    */
   @Test
   void ctrlCLeavesAValidFileAndExits130() throws Exception {
@@ -140,7 +142,7 @@ class QueryCommandTest {
         .toString(), "--add-opens=java.base/java.nio=ALL-UNNAMED", "-cp",
         System.getProperty("java.class.path"), CqlRowsCli.class.getName(), "query", "--port",
         Integer.toString(server.port()), "--protocol", "4", "--compression", "none", "--quiet",
-        "--timeout", "3", "--format", "arrow", "--output", file.toString(), "PAGE", "NEVER")
+        "--timeout", "30", "--format", "arrow", "--output", file.toString(), "PAGE", "NEVER")
         .redirectErrorStream(true).redirectOutput(dir.resolve("out.txt").toFile()).start();
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
     while (!server.queries().contains("NEVER") && System.nanoTime() < deadline) {
