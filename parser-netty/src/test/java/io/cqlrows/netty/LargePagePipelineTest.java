@@ -31,9 +31,10 @@ import org.junit.jupiter.params.provider.CsvSource;
 /**
  * A page of {@code vector<float, 1536>} rows (about 1 MiB) through {@link CqlPipeline} into a
  * {@link ColumnarSink}, as v4 frames (with and without LZ4) and v5 segments (with and without
- * LZ4), read in socket-sized, odd and tiny pieces from heap and direct buffers: the decoders
- * cumulate large frames and segments into buffers sized for them, and on v5 the parser reads
- * vectors that straddle segments. Every element must come out as sent, for two responses in a row
+ * LZ4), read in socket-sized, odd, tiny and mixed pieces from heap and direct buffers: the
+ * decoders keep the reads of large uncompressed frames and segments (the parser then reads a body
+ * over many buffers) and copy small reads and compressed ones into buffers sized for them, and on
+ * v5 the parser reads vectors that straddle segments. Every element must come out as sent, for two responses in a row
  * whose bytes share a read.
  */
 class LargePagePipelineTest {
@@ -47,7 +48,9 @@ class LargePagePipelineTest {
       "4, NONE, 65536, false", "4, NONE, 65536, true", "4, NONE, 65537, false",
       "4, NONE, 999, false", "4, LZ4, 65536, false", "4, LZ4, 65536, true",
       "5, NONE, 65536, false", "5, NONE, 65536, true", "5, NONE, 70001, false",
-      "5, NONE, 999, false", "5, LZ4, 65536, false", "5, LZ4, 65536, true"})
+      "5, NONE, 999, false", "5, LZ4, 65536, false", "5, LZ4, 65536, true",
+      "4, NONE, -1, true", "4, LZ4, -1, false", "5, NONE, -1, true", "5, NONE, -1, false",
+      "5, LZ4, -1, true"})
   void aLargeVectorPageArrivesWholeFromAnyReads(int version, Compression compression,
       int readSize, boolean direct) {
     float[] vectors = new float[ROWS * DIMENSION];
@@ -68,10 +71,14 @@ class LargePagePipelineTest {
     ColumnarSink[] sinks = {new ColumnarSink(), new ColumnarSink().reuseArrays(true)};
     rows.expect(1, sinks[0]);
     rows.expect(2, sinks[1]);
-    for (int at = 0; at < stream.length; at += readSize) {
-      int n = Math.min(readSize, stream.length - at);
-      ByteBuf read = direct ? ByteBufAllocator.DEFAULT.directBuffer(n)
-          : ByteBufAllocator.DEFAULT.heapBuffer(n);
+    // readSize -1: reads of 1 byte to 100 KB, in buffers up to four times their size
+    Random reads = new Random(readSize * 7L + version);
+    for (int at = 0, n; at < stream.length; at += n) {
+      n = Math.min(readSize > 0 ? readSize : 1 + reads.nextInt(reads.nextBoolean() ? 300
+          : 100_000), stream.length - at);
+      int capacity = readSize > 0 ? n : n * (1 + reads.nextInt(4));
+      ByteBuf read = direct ? ByteBufAllocator.DEFAULT.directBuffer(capacity)
+          : ByteBufAllocator.DEFAULT.heapBuffer(capacity);
       channel.writeInbound(read.writeBytes(stream, at, n));
     }
     for (int page = 0; page < 2; page++) {

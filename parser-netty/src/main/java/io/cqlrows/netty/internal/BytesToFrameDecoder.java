@@ -41,8 +41,9 @@ import java.util.Objects;
  * the cause is Netty's {@link TooLongFrameException}). Input that ends inside a frame is a
  * connection-level error when the channel closes.
  *
- * <p><b>Reads.</b> A frame of 64 KiB or more that arrives in several reads is copied once into a
- * buffer of its length (see {@link FrameCumulator}).
+ * <p><b>Reads.</b> A frame of 64 KiB or more that arrives in several reads is kept in those
+ * reads (its body is then a slice of a composite buffer) if it is not compressed, and copied
+ * once into a buffer of its length if it is (see {@link FrameCumulator}).
  *
  * <p><b>Ownership.</b> Each emitted frame holds a retained slice of the input (or of its
  * decompressed body): Ownership transferred (the next handler releases the frame).
@@ -220,7 +221,11 @@ public final class BytesToFrameDecoder extends ConnectionDecoder {
   private void decodeBody(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) {
     int total = HEADER_LENGTH + headerBodyLength;
     if (in.readableBytes() < total) {
-      cumulator.expect(total);
+      if (isCompressed(in)) {
+        cumulator.expect(total); // decompressed whole, from one buffer
+      } else {
+        cumulator.gather(total);
+      }
       return;
     }
     cumulator.merge();

@@ -28,8 +28,9 @@ import java.util.Objects;
  * connection-level {@link CqlFrameException}, after which the decoder is broken (see {@link
  * ConnectionDecoder}).
  *
- * <p><b>Reads.</b> A segment of 64 KiB or more that arrives in several reads is copied once into
- * a buffer of its length (see {@link FrameCumulator}).
+ * <p><b>Reads.</b> A segment of 64 KiB or more that arrives in several reads is kept in those
+ * reads if it is stored uncompressed, and copied once into a buffer of its length if it is LZ4
+ * (see {@link FrameCumulator}).
  *
  * <p><b>Ownership.</b> Each segment holds a retained slice of the input or a new decompressed
  * buffer: Ownership transferred (the next handler releases the segment).
@@ -123,7 +124,11 @@ public final class BytesToSegmentDecoder extends ConnectionDecoder {
     int headerLength = format.headerLength();
     int total = headerLength + payloadLength + TRAILER_LENGTH;
     if (in.readableBytes() < total) {
-      cumulator.expect(total);
+      if (uncompressedLength == 0) {
+        cumulator.gather(total); // checked and handed on in place
+      } else {
+        cumulator.expect(total); // decompressed whole, from one buffer
+      }
       return;
     }
     cumulator.merge();

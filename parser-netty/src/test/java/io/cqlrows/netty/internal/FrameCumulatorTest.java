@@ -34,27 +34,60 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * How {@link BytesToFrameDecoder} and {@link BytesToSegmentDecoder} accumulate reads ({@link
- * FrameCumulator}): a large frame or segment is copied once into a buffer of its length, small
- * reads reach it in steps bounded by what arrived, a header announcing a large frame allocates
- * nothing in proportion to its claim, and any split of a stream decodes as the whole stream does.
+ * FrameCumulator}): a large uncompressed frame or segment keeps the reads it arrived in, a
+ * compressed one is copied once into a buffer of its length, small reads reach it in steps
+ * bounded by what arrived, a header announcing a large frame allocates nothing in proportion to
+ * its claim, and any split of a stream decodes as the whole stream does.
  */
 class FrameCumulatorTest {
   private static final int READ = 64 * 1024;
   private static final int RESULT = 0x08;
 
   @Test
-  void copiesALargeFrameOnceIntoABufferOfItsLength() {
+  void keepsTheReadsOfALargeFrameWithoutCopying() {
     byte[] body = random(300_000, 1);
     byte[] wire = frameBytes(0x84, 0, 3, RESULT, body);
     CountingAllocator alloc = new CountingAllocator();
     EmbeddedChannel channel = channel(new BytesToFrameDecoder(), alloc);
+    List<ByteBuf> reads = new ArrayList<>();
     for (byte[] read : split(wire, READ)) {
-      channel.writeInbound(Unpooled.wrappedBuffer(read));
+      ByteBuf buf = Unpooled.wrappedBuffer(read);
+      reads.add(buf);
+      channel.writeInbound(buf);
     }
     Frame frame = channel.readInbound();
     assertArrayEquals(body, ByteBufUtil.getBytes(frame.body()));
-    assertEquals(List.of(wire.length), alloc.buffers, "one cumulation, of the frame's length");
-    assertTrue(frame.body().hasArray(), "one contiguous buffer");
+    assertEquals(List.of(), alloc.buffers, "no buffer allocated, nothing copied");
+    assertEquals(reads.size(), frame.body().nioBufferCount(), "the body spans the reads");
+    for (ByteBuf read : reads) {
+      assertTrue(read.refCnt() > 0, "held by the frame");
+    }
+    assertTrue(frame.release());
+    assertFalse(channel.finishAndReleaseAll());
+    for (ByteBuf read : reads) {
+      assertEquals(0, read.refCnt(), "released with the frame");
+    }
+  }
+
+  @Test
+  void copiesReadsThatWouldPinMoreThanTheyHoldIntoBuffersOfTheirSize() {
+    byte[] body = random(300_000, 7);
+    byte[] wire = frameBytes(0x84, 0, 3, RESULT, body);
+    CountingAllocator alloc = new CountingAllocator();
+    EmbeddedChannel channel = channel(new BytesToFrameDecoder(), alloc);
+    // two full reads, then 20,000-byte reads each in a buffer of 64 KiB: less than half full
+    channel.writeInbound(Unpooled.wrappedBuffer(java.util.Arrays.copyOf(wire, READ)));
+    channel.writeInbound(Unpooled.wrappedBuffer(java.util.Arrays.copyOfRange(wire, READ,
+        2 * READ)));
+    List<Integer> copied = new ArrayList<>();
+    for (int at = 2 * READ; at < wire.length; at += 20_000) {
+      int n = Math.min(20_000, wire.length - at);
+      channel.writeInbound(Unpooled.buffer(READ).writeBytes(wire, at, n));
+      copied.add(n);
+    }
+    Frame frame = channel.readInbound();
+    assertArrayEquals(body, ByteBufUtil.getBytes(frame.body()));
+    assertEquals(copied, alloc.buffers, "each read copied into a buffer of its size");
     assertTrue(frame.release());
     assertFalse(channel.finishAndReleaseAll());
   }
@@ -153,17 +186,21 @@ class FrameCumulatorTest {
   }
 
   @Test
-  void copiesALargeStoredSegmentOnceIntoABufferOfItsLength() {
+  void keepsTheReadsOfALargeStoredSegmentWithoutCopying() {
     byte[] payload = random(SegmentBuilder.MAX_PAYLOAD, 5);
     byte[] wire = SegmentBuilder.lz4(payload, false);
     CountingAllocator alloc = new CountingAllocator();
     EmbeddedChannel channel = channel(new BytesToSegmentDecoder(SegmentFormat.LZ4, 0), alloc);
-    for (byte[] read : split(wire, READ)) {
+    byte[][] reads = split(wire, READ);
+    for (byte[] read : reads) {
       channel.writeInbound(Unpooled.wrappedBuffer(read));
     }
     Segment segment = channel.readInbound();
     assertArrayEquals(payload, ByteBufUtil.getBytes(segment.payload()));
-    assertEquals(List.of(wire.length), alloc.buffers, "one cumulation, of the segment's length");
+    // two full reads kept as they are; the last one, under MIN_SHARED_READ, copied
+    assertEquals(3, reads.length);
+    assertTrue(reads[2].length < FrameCumulator.MIN_SHARED_READ);
+    assertEquals(List.of(reads[2].length), alloc.buffers, "only the short last read copied");
     segment.release();
     assertFalse(channel.finishAndReleaseAll());
   }
