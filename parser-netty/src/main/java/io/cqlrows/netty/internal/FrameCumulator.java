@@ -49,10 +49,24 @@ final class FrameCumulator implements ByteToMessageDecoder.Cumulator {
   /** Reads of fewer bytes are copied, not kept, when a unit is gathered. */
   static final int MIN_SHARED_READ = 8 * 1024;
 
+  /** {@link #LARGE}, or smaller in tests. */
+  private int large = LARGE;
+  /** {@link #MIN_SHARED_READ}, or smaller in tests. */
+  private int minSharedRead = MIN_SHARED_READ;
   /** Length of the unit at the cumulation's reader index, or 0 to merge. */
   private int length;
   /** Whether that unit's reads are kept as they are rather than copied. */
   private boolean gather;
+
+  /**
+   * Tests only: other thresholds than {@link #LARGE} and {@link #MIN_SHARED_READ}, so that small
+   * inputs reach the paths of large units.
+   */
+  FrameCumulator thresholds(int large, int minSharedRead) {
+    this.large = Math.max(1, large);
+    this.minSharedRead = Math.max(0, minSharedRead);
+    return this;
+  }
 
   /** The unit waited for is small, or its length unknown: merge as Netty does. */
   void merge() {
@@ -65,7 +79,7 @@ final class FrameCumulator implements ByteToMessageDecoder.Cumulator {
    * be one contiguous buffer.
    */
   void expect(int length) {
-    this.length = length >= LARGE ? length : 0;
+    this.length = length >= large ? length : 0;
     this.gather = false;
   }
 
@@ -74,7 +88,7 @@ final class FrameCumulator implements ByteToMessageDecoder.Cumulator {
    * span several buffers.
    */
   void gather(int length) {
-    this.length = length >= LARGE ? length : 0;
+    this.length = length >= large ? length : 0;
     this.gather = this.length != 0;
   }
 
@@ -116,9 +130,9 @@ final class FrameCumulator implements ByteToMessageDecoder.Cumulator {
   }
 
   /** Whether a read may be kept as it is: it fills a good part of a buffer of some size. */
-  private static boolean shared(ByteBuf in) {
+  private boolean shared(ByteBuf in) {
     int n = in.readableBytes();
-    return n >= MIN_SHARED_READ && 2L * n >= in.capacity();
+    return n >= minSharedRead && 2L * n >= in.capacity();
   }
 
   /**
@@ -126,7 +140,7 @@ final class FrameCumulator implements ByteToMessageDecoder.Cumulator {
    * cumulation itself when it is a composite nobody else holds, else a new one over its
    * components. Releases (or hands on) both.
    */
-  private static ByteBuf gather(ByteBufAllocator alloc, ByteBuf cumulation, ByteBuf in) {
+  private ByteBuf gather(ByteBufAllocator alloc, ByteBuf cumulation, ByteBuf in) {
     CompositeByteBuf composite;
     try {
       if (cumulation instanceof CompositeByteBuf c && c.refCnt() == 1
