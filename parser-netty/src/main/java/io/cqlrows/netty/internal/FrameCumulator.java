@@ -13,7 +13,7 @@ import io.netty.handler.codec.ByteToMessageDecoder;
  * allocator) and 3.2 MB of copies. The decoder tells this cumulator, each time it waits for more
  * bytes, how long the incomplete unit at the reader index is, and how its bytes will be read.
  *
- * <p><b>Gathered units</b> ({@link #gather}): a unit of at least {@link #LARGE} bytes that is read
+ * <p><b>Gathered units</b> ({@link #gather(int)}): a unit of at least {@link #LARGE} bytes that is read
  * in place (an uncompressed frame body, an uncompressed segment payload) keeps the reads it
  * arrives in, without copying them: they become the components of a {@link CompositeByteBuf},
  * and the unit is a slice of it. The parser reads such a body buffer by buffer, so it runs as
@@ -22,7 +22,7 @@ import io.netty.handler.codec.ByteToMessageDecoder;
  * less than half of its buffer) is copied into a buffer of its own size first; once reads are
  * being copied into a buffer sized for the unit (below), they go on that way.
  *
- * <p><b>Copied units</b> ({@link #expect}): a unit of at least {@link #LARGE} bytes that must be
+ * <p><b>Copied units</b> ({@link #expect(int)}): a unit of at least {@link #LARGE} bytes that must be
  * contiguous (a compressed body, given whole to the decompressor), or whose first reads are
  * small, is copied into a buffer sized for the whole unit, so each byte is copied once.
  *
@@ -142,18 +142,25 @@ final class FrameCumulator implements ByteToMessageDecoder.Cumulator {
    */
   private ByteBuf gather(ByteBufAllocator alloc, ByteBuf cumulation, ByteBuf in) {
     CompositeByteBuf composite;
-    try {
-      if (cumulation instanceof CompositeByteBuf c && c.refCnt() == 1
-          && c.writerIndex() == c.capacity()) {
-        composite = c;
-      } else {
+    if (cumulation instanceof CompositeByteBuf c && c.refCnt() == 1
+        && c.writerIndex() == c.capacity()) {
+      composite = c;
+    } else {
+      try {
         composite = alloc.compositeBuffer(Integer.MAX_VALUE);
+      } catch (RuntimeException | Error e) {
+        cumulation.release();
+        in.release();
+        throw e;
+      }
+      try {
         // ownership of the cumulation passes to the composite, which releases it on failure
         composite.addFlattenedComponents(true, cumulation);
+      } catch (RuntimeException | Error e) {
+        composite.release();
+        in.release();
+        throw e;
       }
-    } catch (RuntimeException | Error e) {
-      in.release();
-      throw e;
     }
     ByteBuf part = in;
     if (!shared(in)) {
