@@ -34,8 +34,8 @@ import org.junit.jupiter.params.provider.CsvSource;
  * LZ4), read in socket-sized, odd, tiny and mixed pieces from heap and direct buffers: the
  * decoders keep the reads of large uncompressed frames and segments (the parser then reads a body
  * over many buffers) and copy small reads and compressed ones into buffers sized for them, and on
- * v5 the parser reads vectors that straddle segments. Every element must come out as sent, for two responses in a row
- * whose bytes share a read.
+ * v5 the parser reads vectors that straddle segments. Every element must come out as sent, for
+ * two responses in a row whose bytes share a read.
  */
 class LargePagePipelineTest {
   private static final int ROWS = 170;

@@ -13,18 +13,18 @@ import io.netty.handler.codec.ByteToMessageDecoder;
  * allocator) and 3.2 MB of copies. The decoder tells this cumulator, each time it waits for more
  * bytes, how long the incomplete unit at the reader index is, and how its bytes will be read.
  *
- * <p><b>Gathered units</b> ({@link #gather(int)}): a unit of at least {@link #LARGE} bytes that is read
- * in place (an uncompressed frame body, an uncompressed segment payload) keeps the reads it
- * arrives in, without copying them: they become the components of a {@link CompositeByteBuf},
+ * <p><b>Gathered units</b> ({@link #gather(int)}): a unit of at least {@link #LARGE} bytes that
+ * is read in place (an uncompressed frame body, an uncompressed segment payload) keeps the reads
+ * it arrives in, without copying them: they become the components of a {@link CompositeByteBuf},
  * and the unit is a slice of it. The parser reads such a body buffer by buffer, so it runs as
  * fast as over one buffer, and nothing of the unit's size is allocated, zeroed or copied. A read
  * that would pin much more memory than it holds (fewer than {@link #MIN_SHARED_READ} bytes, or
  * less than half of its buffer) is copied into a buffer of its own size first; once reads are
  * being copied into a buffer sized for the unit (below), they go on that way.
  *
- * <p><b>Copied units</b> ({@link #expect(int)}): a unit of at least {@link #LARGE} bytes that must be
- * contiguous (a compressed body, given whole to the decompressor), or whose first reads are
- * small, is copied into a buffer sized for the whole unit, so each byte is copied once.
+ * <p><b>Copied units</b> ({@link #expect(int)}): a unit of at least {@link #LARGE} bytes that
+ * must be contiguous (a compressed body, given whole to the decompressor), or whose first reads
+ * are small, is copied into a buffer sized for the whole unit, so each byte is copied once.
  *
  * <p><b>Untrusted lengths.</b> The length comes from a header the peer wrote. A copy buffer is
  * never larger than {@link #MAX_AHEAD} times the bytes that have arrived, so a header that
