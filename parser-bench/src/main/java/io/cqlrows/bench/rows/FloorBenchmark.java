@@ -4,6 +4,7 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
+import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.Arrays;
 import java.util.concurrent.TimeUnit;
@@ -26,7 +27,9 @@ import org.openjdk.jmh.annotations.Warmup;
  * {@code byte[]} in one bulk copy (memory bandwidth); {@link #byteSwap} copies every vector cell
  * of a fixed-width vector page into a preallocated {@code float[]}/{@code double[]} through a
  * big-endian {@link VarHandle} loop, knowing where each cell starts (the scalar byte-swap floor:
- * what {@code ColumnarSink} has to do for the vectors, with no parsing at all).
+ * what {@code ColumnarSink} has to do for the vectors, with no parsing at all); {@link
+ * #nioByteSwap} does the same through the JDK's swapping bulk copy of a big-endian NIO view
+ * (native code, the copy {@code BulkCopy} uses for buffers without an array), for comparison.
  *
  * <p>The class itself holds no parameter: {@code shape} lives in {@link Page} and {@code
  * vectorShape} in {@link VectorPage}, so each benchmark runs only over its own shapes.
@@ -134,6 +137,32 @@ public class FloorBenchmark {
       for (int i = 0, at = offsets[row]; i < n; i++, at += 8) {
         dst[to++] = (double) DOUBLE_BE.get(bytes, at);
       }
+    }
+    return dst;
+  }
+
+  /**
+   * As {@link #byteSwap}, each vector through a big-endian {@code FloatBuffer} (or {@code
+   * DoubleBuffer}) view's bulk {@code get}: the JDK's native swapping copy instead of a Java loop.
+   */
+  @Benchmark
+  public Object nioByteSwap(VectorPage v) {
+    v.swapped = true;
+    ByteBuffer bytes = ByteBuffer.wrap(v.page.bytes).order(ByteOrder.BIG_ENDIAN);
+    int[] offsets = v.page.vectorOffsets;
+    int n = v.page.vectorDimension;
+    if (v.floats != null) {
+      float[] dst = v.floats;
+      for (int row = 0; row < offsets.length; row++) {
+        bytes.position(offsets[row]);
+        bytes.asFloatBuffer().get(dst, row * n, n);
+      }
+      return dst;
+    }
+    double[] dst = v.doubles;
+    for (int row = 0; row < offsets.length; row++) {
+      bytes.position(offsets[row]);
+      bytes.asDoubleBuffer().get(dst, row * n, n);
     }
     return dst;
   }
