@@ -11,7 +11,9 @@ import java.util.function.Supplier;
  * composite, read-only) through a big-endian NIO view's bulk {@code get}, a native swapping copy.
  * Callers have checked the bounds.
  *
- * <p>Two copiers: {@link ScalarCopy}, always there, and {@code SimdCopy}, which uses the
+ * <p>Three copiers. The portable one ({@link #PORTABLE}), always there: {@link ScalarCopy}, or on
+ * JDK 25 and later {@link NativeSwapCopy} (the same loops, but long float vectors through the
+ * JDK's native swapping copy, which is faster there). And {@code SimdCopy}, which uses the
  * incubating Vector API ({@code jdk.incubator.vector}). {@code SimdCopy} lives in {@code
  * src/main/java-simd}, compiled by its own javac run with {@code --add-modules
  * jdk.incubator.vector}, so nothing else here needs that module; this class never names it and
@@ -42,6 +44,9 @@ final class BulkCopy {
   static final String MODULE = "jdk.incubator.vector";
   /** Compiled from {@code src/main/java-simd}; named, never referenced. */
   static final String SIMD_CLASS = "io.cqlrows.core.SimdCopy";
+
+  /** The copier without the Vector API on this JDK. */
+  static final Copier PORTABLE = portable(Runtime.version().feature());
 
   /** The implementation in use, chosen once. */
   static final Copier COPIER = select(
@@ -101,24 +106,29 @@ final class BulkCopy {
 
   /** Whether {@link #COPIER} is the SIMD implementation. */
   static boolean simd() {
-    return COPIER != ScalarCopy.INSTANCE;
+    return COPIER != PORTABLE;
+  }
+
+  /** The portable copier of a JDK feature release: see {@link NativeSwapCopy} for why. */
+  static Copier portable(int jdkFeature) {
+    return jdkFeature >= NativeSwapCopy.FROM_JDK ? NativeSwapCopy.INSTANCE : ScalarCopy.INSTANCE;
   }
 
   /**
    * The SIMD copier if the module is present, the property is {@code true} (in any case) and
-   * {@code simd} loads it; otherwise {@link ScalarCopy}. Whatever {@code simd} throws (a {@link
-   * LinkageError} when the module is missing after all, an unsupported CPU, ...) means scalar.
+   * {@code simd} loads it; otherwise {@link #PORTABLE}. Whatever {@code simd} throws (a {@link
+   * LinkageError} when the module is missing after all, an unsupported CPU, ...) means portable.
    * Opt-in: JDK 17's Vector API allocates heavily until C2 compiles it (see {@link VectorCopy}).
    */
   static Copier select(boolean modulePresent, String property, Supplier<Copier> simd) {
     if (!modulePresent || !"true".equalsIgnoreCase(property)) {
-      return ScalarCopy.INSTANCE;
+      return PORTABLE;
     }
     try {
       Copier copier = simd.get();
-      return copier != null ? copier : ScalarCopy.INSTANCE;
+      return copier != null ? copier : PORTABLE;
     } catch (Throwable t) {
-      return ScalarCopy.INSTANCE;
+      return PORTABLE;
     }
   }
 

@@ -13,6 +13,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
+import java.util.stream.IntStream;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -20,17 +21,24 @@ import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * The SIMD and scalar {@link BulkCopy.Copier}s against the bytes and against each other, bit for
- * bit (raw bits: NaNs keep their payloads, signalling NaNs stay signalling, -0.0, infinities and
- * subnormals survive), for every length 0..300 at several source offsets, into the middle of a
- * destination whose other slots must stay untouched, from every kind of buffer the copy
- * distinguishes.
+ * The {@link BulkCopy.Copier}s against the bytes and against each other, bit for bit (raw bits:
+ * NaNs keep their payloads, signalling NaNs stay signalling, -0.0, infinities and subnormals
+ * survive), for every length 0..300 and a few long ones around {@link NativeSwapCopy}'s threshold,
+ * at several source offsets, into the middle of a destination whose other slots must stay
+ * untouched, from every kind of buffer the copy distinguishes.
  *
- * <p>In the SIMD test JVM both copiers run on every case; in the scalar-fallback JVM only the
- * scalar one exists and is checked against the bytes (see {@link VectorCopyPathTest}).
+ * <p>{@link ScalarCopy} and {@link NativeSwapCopy} run in every test JVM (the second is the
+ * portable copier from JDK 25 on, and works on any JDK); the SIMD copier too in the SIMD test JVM
+ * (see {@link VectorCopyPathTest}).
  */
 class BulkCopyDifferentialTest {
   private static final int MAX_LENGTH = 300;
+  /** Longer copies, also checked: on either side of {@link NativeSwapCopy#MIN_FLOATS}, and more. */
+  private static final int[] LONG_LENGTHS = {
+    NativeSwapCopy.MIN_FLOATS - 1, NativeSwapCopy.MIN_FLOATS, NativeSwapCopy.MIN_FLOATS + 1, 1536
+  };
+  /** Elements in a source. */
+  private static final int LONGEST = 1536;
   /** Where the first element starts in the source buffer: mostly odd, so unaligned. */
   private static final int[] SOURCE_OFFSETS = {0, 1, 3, 5, 13};
   /** Destination slots before and after the copied range, which must stay as they were. */
@@ -204,25 +212,26 @@ class BulkCopyDifferentialTest {
     }
   }
 
-  /** The copiers of this JVM: scalar, and SIMD when it is active. */
+  /** The copiers of this JVM: the two portable ones, and SIMD when it is active. */
   static List<BulkCopy.Copier> copiers() {
     List<BulkCopy.Copier> copiers = new ArrayList<>();
     copiers.add(ScalarCopy.INSTANCE);
+    copiers.add(NativeSwapCopy.INSTANCE);
     if (BulkCopy.simd()) {
       copiers.add(BulkCopy.COPIER);
     }
-    assertEquals(VectorCopyPathTest.expectSimd() ? 2 : 1, copiers.size());
+    assertEquals(VectorCopyPathTest.expectSimd() ? 3 : 2, copiers.size());
     return copiers;
   }
 
   /**
-   * {@code offset} bytes of junk, then {@code MAX_LENGTH} elements: special values at even
+   * {@code offset} bytes of junk, then {@code LONGEST} elements: special values at even
    * positions (every special appears from about 32 elements on), random bits at odd ones.
    */
   static byte[] source(Element e, int offset, Random random) {
-    byte[] src = new byte[offset + MAX_LENGTH * e.width + 7];
+    byte[] src = new byte[offset + LONGEST * e.width + 7];
     random.nextBytes(src);
-    byte[] elements = elements(e, MAX_LENGTH, random);
+    byte[] elements = elements(e, LONGEST, random);
     System.arraycopy(elements, 0, src, offset, elements.length);
     return src;
   }
@@ -263,7 +272,9 @@ class BulkCopyDifferentialTest {
       ByteBuf buf = kind.wrap(src, random);
       try {
         assertEquals(src.length, buf.readableBytes());
-        for (int n = 0; n <= MAX_LENGTH; n++) {
+        int[] lengths = IntStream.concat(IntStream.rangeClosed(0, MAX_LENGTH),
+            IntStream.of(LONG_LENGTHS)).toArray();
+        for (int n : lengths) {
           long[] expected = element.expected(src, offset, n);
           for (BulkCopy.Copier copier : copiers) {
             long[] got = element.copy(copier, buf, offset, n);

@@ -112,6 +112,11 @@ class FuzzSeedsWriter {
             new byte[] {9, 8, 7, 6, 5, 4, 3, 2, 1, 0, 1, 2, 3, 4, 5, 6}, 0x80000000))),
         lengthPrefixed(bytes(RowsBodies.rows().noMetadata(2)
             .row("00000007", "61ff62").build())))));
+    // a vector<float, 600> page into ColumnarSink with reused arrays (sink 4), in a heap buffer:
+    // float vectors this long take NativeSwapCopy's native swapping copy on JDK 25 and later
+    bodies.put("vector-float-600-columnar", new Seed((byte) (1 | 4 << 2), lengthPrefixed(bytes(
+        RowsBodies.rows().column("v", RowsBodies.vector("FloatType", 600))
+            .row(floatsHex(600, 1)).row(floatsHex(600, 2)).build()))));
 
     Path core = resources().resolve("io/cqlrows/core");
     Path rows = core.resolve("ResultReaderFuzzTestInputs/readsAnyBody");
@@ -155,6 +160,17 @@ class FuzzSeedsWriter {
     int sink = i % 8;
     int buffer = (i / 8) % 4;
     return new Seed((byte) ((version - 3) | sink << 2 | buffer << 6), new byte[0]);
+  }
+
+  /** {@code n} big-endian floats in hex: a NaN with a payload, -0.0, a subnormal, random bits. */
+  private static String floatsHex(int n, long seed) {
+    java.util.Random random = new java.util.Random(seed);
+    int[] specials = {0x7fc00001, 0x80000000, 0x00000001, 0xff800000};
+    StringBuilder hex = new StringBuilder();
+    for (int i = 0; i < n; i++) {
+      hex.append(String.format("%08x", i % 7 == 0 ? specials[i / 7 % 4] : random.nextInt()));
+    }
+    return hex.toString();
   }
 
   private static Map<String, byte[]> flatten(Map<String, Seed> seeds) {

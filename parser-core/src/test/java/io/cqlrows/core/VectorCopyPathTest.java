@@ -6,12 +6,17 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
+import static org.junit.jupiter.api.Assumptions.assumeFalse;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -41,8 +46,64 @@ class VectorCopyPathTest {
     assertEquals(expected, module, "jdk.incubator.vector in the boot layer");
     assertEquals(expected, VectorCopy.simd(), "VectorCopy.simd()");
     assertEquals(expected, BulkCopy.simd(), "BulkCopy.simd()");
-    assertEquals(expected ? BulkCopy.SIMD_CLASS : ScalarCopy.class.getName(),
+    assertEquals(expected ? BulkCopy.SIMD_CLASS : portableClassOfThisJdk().getName(),
         BulkCopy.COPIER.getClass().getName());
+  }
+
+  /** The portable copier this JDK should have: the native swapping copy from JDK 25 on. */
+  private static Class<?> portableClassOfThisJdk() {
+    return Runtime.version().feature() >= 25 ? NativeSwapCopy.class : ScalarCopy.class;
+  }
+
+  @Test
+  void portableCopierIsChosenByTheJdkFeatureRelease() {
+    assertSame(portableClassOfThisJdk(), BulkCopy.PORTABLE.getClass());
+    for (int feature : new int[] {17, 21, 24}) {
+      assertSame(ScalarCopy.INSTANCE, BulkCopy.portable(feature), "JDK " + feature);
+    }
+    for (int feature : new int[] {25, 26, 30}) {
+      assertSame(NativeSwapCopy.INSTANCE, BulkCopy.portable(feature), "JDK " + feature);
+    }
+  }
+
+  /**
+   * On a JDK 25 (from {@code JAVA25_HOME}, else the first {@code /usr/lib/jvm/*-25-*}), the
+   * portable copier is {@link NativeSwapCopy}, and once compiled it allocates nothing: C2 removes
+   * the NIO views of its float copies there (on JDK 17 it does not always, one reason the copier
+   * is not used there). Skipped on a machine without a JDK 25.
+   */
+  @Test
+  void nativeSwapCopyAllocatesNothingOnceCompiledOnJdk25() throws Exception {
+    assumeFalse(expectSimd(), "checked once, from the scalar-fallback test JVM");
+    Path java25 = jdk25();
+    assumeTrue(java25 != null, "no JDK 25 on this machine");
+    Process child = new ProcessBuilder(java25.resolve("bin").resolve("java").toString(),
+        "-cp", System.getProperty("java.class.path"), CompiledCopies.class.getName())
+        .redirectErrorStream(true).start();
+    String out = new String(child.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    assertTrue(child.waitFor(2, TimeUnit.MINUTES), "the child JVM finished");
+    assertEquals(0, child.exitValue(), out);
+    String[] lines = out.strip().split("\n");
+    String[] fields = lines[lines.length - 1].strip().split(" ");
+    assertEquals(NativeSwapCopy.class.getName(), fields[0], "the copier JDK 25 selected");
+    assertEquals(0, Long.parseLong(fields[1]), "bytes allocated by 8000 compiled copies");
+  }
+
+  /** A JDK 25's home, or null. */
+  private static Path jdk25() throws IOException {
+    String home = System.getenv("JAVA25_HOME");
+    if (home != null && !home.isEmpty()) {
+      return Path.of(home);
+    }
+    Path jvms = Path.of("/usr/lib/jvm");
+    if (!Files.isDirectory(jvms)) {
+      return null;
+    }
+    try (Stream<Path> homes = Files.list(jvms)) {
+      return homes.filter(h -> h.getFileName().toString().contains("-25-"))
+          .filter(h -> Files.isExecutable(h.resolve("bin").resolve("java")))
+          .sorted().findFirst().orElse(null);
+    }
   }
 
   /**
@@ -126,7 +187,7 @@ class VectorCopyPathTest {
       // as if the module check had said yes: loading fails, and the selection falls back
       Throwable t = assertThrows(Throwable.class, BulkCopy::loadSimd);
       assertNotNull(t);
-      assertSame(ScalarCopy.INSTANCE, BulkCopy.select(true, "true", BulkCopy::loadSimd));
+      assertSame(BulkCopy.PORTABLE, BulkCopy.select(true, "true", BulkCopy::loadSimd));
     }
   }
 
@@ -155,10 +216,10 @@ class VectorCopyPathTest {
 
   /** Opt-in: without -Dio.cqlrows.simd=true the module alone does not turn SIMD on. */
   @Test
-  void anyPropertyButTrueMeansScalar() {
+  void anyPropertyButTrueMeansPortable() {
     for (String property : new String[] {null, "", "false", "FALSE", "yes", "0"}) {
       AtomicInteger loads = new AtomicInteger();
-      assertSame(ScalarCopy.INSTANCE, BulkCopy.select(true, property, () -> {
+      assertSame(BulkCopy.PORTABLE, BulkCopy.select(true, property, () -> {
         loads.incrementAndGet();
         return FAKE;
       }), String.valueOf(property));
@@ -167,14 +228,14 @@ class VectorCopyPathTest {
   }
 
   @Test
-  void moduleAbsentMeansScalarWithoutLoading() {
-    assertSame(ScalarCopy.INSTANCE, BulkCopy.select(false, "true", () -> {
+  void moduleAbsentMeansPortableWithoutLoading() {
+    assertSame(BulkCopy.PORTABLE, BulkCopy.select(false, "true", () -> {
       throw new AssertionError("loaded without the module");
     }));
   }
 
   @Test
-  void anyFailureToLoadMeansScalar() {
+  void anyFailureToLoadMeansPortable() {
     Supplier<BulkCopy.Copier> linkage = () -> {
       throw new NoClassDefFoundError("jdk/incubator/vector/FloatVector");
     };
@@ -185,7 +246,7 @@ class VectorCopyPathTest {
       throw new IllegalStateException("cannot load");
     };
     for (Supplier<BulkCopy.Copier> s : java.util.List.of(linkage, init, runtime, () -> null)) {
-      assertSame(ScalarCopy.INSTANCE, BulkCopy.select(true, null, s));
+      assertSame(BulkCopy.PORTABLE, BulkCopy.select(true, null, s));
     }
   }
 }
