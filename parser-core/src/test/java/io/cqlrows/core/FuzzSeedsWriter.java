@@ -14,6 +14,7 @@ import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Random;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
@@ -162,9 +163,12 @@ class FuzzSeedsWriter {
     return new Seed((byte) ((version - 3) | sink << 2 | buffer << 6), new byte[0]);
   }
 
-  /** {@code n} big-endian floats in hex: a NaN with a payload, -0.0, a subnormal, random bits. */
+  /**
+   * {@code n} big-endian floats in hex: every seventh a NaN with a payload, -0.0, a subnormal or
+   * -infinity in turn, the others random bits.
+   */
   private static String floatsHex(int n, long seed) {
-    java.util.Random random = new java.util.Random(seed);
+    Random random = new Random(seed);
     int[] specials = {0x7fc00001, 0x80000000, 0x00000001, 0xff800000};
     StringBuilder hex = new StringBuilder();
     for (int i = 0; i < n; i++) {
