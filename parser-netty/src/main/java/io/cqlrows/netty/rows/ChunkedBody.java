@@ -61,9 +61,30 @@ final class ChunkedBody {
     tablets = routing;
   }
 
-  /** Drops the rest of a streamed body whose failure the caller reported. */
+  /**
+   * Drops the rest of a streamed body: its parse failed and the caller reported it, or nobody
+   * waits for its rows any more. No row reaches the sink after this, and its end reports nothing.
+   */
   void drop() {
     dropping = true;
+  }
+
+  /**
+   * Drops the whole body, which nobody waits for (a late answer to a request that timed out):
+   * its chunks are released as they arrive, and its end reports nothing.
+   */
+  void discard() {
+    dropping = true;
+  }
+
+  /** The stream id of the body arriving, or -1 when idle. */
+  int streamId() {
+    return head == null ? -1 : head.streamId();
+  }
+
+  /** Whether the body arriving is parsed as it arrives (rather than gathered or discarded). */
+  boolean isStreamed() {
+    return stream != null;
   }
 
   /**
@@ -122,13 +143,19 @@ final class ChunkedBody {
         p.customPayload(), routing);
   }
 
-  /** Closes the streamed parse; returns it, or null if its failure was already reported. */
+  /**
+   * Closes the streamed parse; returns it, or null if its failure was already reported or the
+   * body was dropped or discarded.
+   */
   private ResultStream endStream() {
     ResultStream s = stream;
     stream = null;
     tablets = null;
     boolean failed = dropping;
     dropping = false;
+    if (s == null) {
+      return null; // discarded
+    }
     s.close();
     return failed ? null : s;
   }
