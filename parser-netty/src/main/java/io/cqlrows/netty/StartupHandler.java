@@ -2,7 +2,8 @@ package io.cqlrows.netty;
 
 import io.cqlrows.core.ProtocolFeatures;
 import io.cqlrows.netty.frame.CqlFrameException;
-import io.cqlrows.netty.frame.CqlFrameException.Reason;
+import io.cqlrows.netty.frame.CqlConnectionException;
+import io.cqlrows.netty.frame.CqlConnectionException.Reason;
 import io.cqlrows.netty.frame.CqlServerError;
 import io.cqlrows.netty.frame.Frame;
 import io.cqlrows.netty.request.Requests;
@@ -11,17 +12,22 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelPipeline;
+import io.netty.handler.ssl.SslHandler;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
 
 /**
  * Waits for the answer to the STARTUP that {@link CqlPipeline#startup()} wrote, takes it out of
  * the pipeline (releasing it), completes the future, then removes itself: READY completes it, an
  * ERROR fails it with a {@link CqlServerError}, AUTHENTICATE fails it with an {@link
  * IllegalStateException} naming the authenticator, a closed or broken connection with the
- * connection's {@link CqlFrameException}. Everything else passes through. One per handshake;
- * runs on the event loop.
+ * connection's error ({@link CqlFrameException} or {@link CqlConnectionException}), and no
+ * answer within the deadline with a {@code REQUEST_TIMEOUT} (the channel is then closed).
+ * Everything else passes through. One per handshake; runs on the event loop.
  */
 final class StartupHandler extends ChannelInboundHandlerAdapter {
   private final int streamId;
@@ -29,20 +35,45 @@ final class StartupHandler extends ChannelInboundHandlerAdapter {
   private final CompletableFuture<Void> ready;
 
   /**
-   * Puts a handler after the rows handler and writes STARTUP on stream 0, on the event loop.
+   * Puts a handler after the rows handler and writes STARTUP on stream 0, on the event loop,
+   * once the TLS handshake (if any) has completed.
    *
+   * @param tls the connection's TLS handler, or null
+   * @param timeout how long to wait for the answer, from now
    * @return completed by the answer, as {@link CqlPipeline#startup()} says
    */
   static CompletableFuture<Void> start(ChannelPipeline pipeline, Requests requests,
-      Map<String, String> options) {
+      Map<String, String> options, SslHandler tls, Duration timeout) {
     CompletableFuture<Void> ready = new CompletableFuture<>();
     Channel channel = pipeline.channel();
     channel.eventLoop().execute(() -> {
-      pipeline.addAfter(CqlPipeline.ROWS_FRAME_HANDLER, CqlPipeline.STARTUP_HANDLER,
-          new StartupHandler(0, requests.features(), ready));
-      channel.writeAndFlush(requests.startup(channel.alloc(), 0, options)).addListener(f -> {
-        if (!f.isSuccess()) {
-          ready.completeExceptionally(f.cause());
+      StartupHandler handler = new StartupHandler(0, requests.features(), ready);
+      pipeline.addAfter(CqlPipeline.ROWS_FRAME_HANDLER, CqlPipeline.STARTUP_HANDLER, handler);
+      ScheduledFuture<?> deadline = channel.eventLoop().schedule(() -> {
+        if (ready.completeExceptionally(new CqlConnectionException(Reason.REQUEST_TIMEOUT,
+            TransportErrors.address(channel.remoteAddress()), 0,
+            "no answer to STARTUP within " + timeout.toMillis() + " ms", null))) {
+          channel.close();
+        }
+      }, timeout.toNanos(), TimeUnit.NANOSECONDS);
+      ready.whenComplete((ok, error) -> deadline.cancel(false));
+      Runnable write = () -> channel.writeAndFlush(requests.startup(channel.alloc(), 0, options))
+          .addListener(f -> {
+            if (!f.isSuccess()) {
+              ready.completeExceptionally(f.cause());
+            }
+          });
+      if (tls == null) {
+        write.run();
+        return;
+      }
+      tls.handshakeFuture().addListener(f -> {
+        if (f.isSuccess()) {
+          write.run();
+        } else {
+          CqlConnectionException e = CqlConnectionException.from(f.cause(),
+              TransportErrors.address(channel.remoteAddress()));
+          ready.completeExceptionally(e != null ? e : f.cause());
         }
       });
     });
@@ -86,7 +117,7 @@ final class StartupHandler extends ChannelInboundHandlerAdapter {
     try {
       return CqlServerError.decode(frame.body(), features);
     } catch (IllegalArgumentException e) {
-      return CqlFrameException.frameError(Reason.BAD_RESPONSE, frame.streamId(),
+      return CqlFrameException.frameError(CqlFrameException.Reason.BAD_RESPONSE, frame.streamId(),
           frame.bodyOffset(), "ERROR body: " + e.getMessage(), e);
     }
   }
@@ -111,16 +142,18 @@ final class StartupHandler extends ChannelInboundHandlerAdapter {
 
   @Override
   public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-    if (cause instanceof CqlFrameException e && e.connectionLevel()) {
-      ready.completeExceptionally(e);
+    if ((cause instanceof CqlFrameException e && e.connectionLevel())
+        || cause instanceof CqlConnectionException) {
+      ready.completeExceptionally(cause);
     }
     ctx.fireExceptionCaught(cause);
   }
 
   @Override
   public void channelInactive(ChannelHandlerContext ctx) throws Exception {
-    ready.completeExceptionally(CqlFrameException.connectionError(Reason.CONNECTION_CLOSED, -1,
-        null, "connection closed before the answer to STARTUP arrived", null));
+    ready.completeExceptionally(new CqlConnectionException(Reason.CLOSED_BY_SERVER,
+        TransportErrors.address(ctx.channel().remoteAddress()), -1,
+        "connection closed before the answer to STARTUP arrived", null));
     super.channelInactive(ctx);
   }
 }

@@ -9,7 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.cqlrows.core.ParseLimits;
 import io.cqlrows.netty.compression.Compression;
-import io.cqlrows.netty.frame.CqlFrameException;
+import io.cqlrows.netty.frame.CqlConnectionException;
 import io.cqlrows.netty.frame.CqlServerError;
 import io.cqlrows.netty.frame.Frame;
 import io.cqlrows.netty.frame.Opcode;
@@ -121,8 +121,8 @@ class StartupTest {
     channel.runPendingTasks();
     written(channel);
     channel.close();
-    CqlFrameException e = assertInstanceOf(CqlFrameException.class, cause(ready));
-    assertEquals(CqlFrameException.Reason.CONNECTION_CLOSED, e.reason());
+    CqlConnectionException e = assertInstanceOf(CqlConnectionException.class, cause(ready));
+    assertEquals(CqlConnectionException.Reason.CLOSED_BY_SERVER, e.reason());
     assertFalse(channel.finishAndReleaseAll());
   }
 
