@@ -1,53 +1,46 @@
 package io.cqlrows.netty.client;
 
 import io.cqlrows.core.ProtocolFeatures;
-import io.cqlrows.core.ResultColumns;
-import io.cqlrows.core.RowSink;
 import io.cqlrows.netty.CqlPipeline;
 import io.cqlrows.netty.compression.Compression;
+import io.cqlrows.netty.frame.CqlConnectionException;
 import io.cqlrows.netty.frame.CqlFrameException;
 import io.cqlrows.netty.frame.CqlFrameException.Reason;
 import io.cqlrows.netty.frame.CqlServerError;
 import io.cqlrows.netty.frame.Frame;
 import io.cqlrows.netty.frame.SupportedOptions;
 import io.cqlrows.netty.request.Requests;
-import io.cqlrows.netty.rows.RowsFailure;
-import io.cqlrows.netty.rows.RowsResponse;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.handler.ssl.SslHandshakeCompletionEvent;
 import io.netty.util.ReferenceCountUtil;
-import io.netty.util.collection.IntObjectHashMap;
-import io.netty.util.collection.IntObjectMap;
+import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.List;
+import java.util.Locale;
 import java.util.concurrent.CompletableFuture;
-import java.util.function.Consumer;
 
 /**
- * The last inbound handler of a {@link CqlClient} connection: negotiates when the channel becomes
- * active (OPTIONS; on SUPPORTED, STARTUP with the protocol extensions the server offers and
- * cqlrows supports; on AUTHENTICATE, AUTH_RESPONSE with the credentials), and matches responses
- * to the requests in flight by stream id. A v5 connection's pipeline moves to segments by itself
- * when READY or AUTHENTICATE arrives.
+ * The last inbound handler of a {@link CqlClient} connection: the CQL handshake. Once the channel
+ * is active (on a TLS connection: once the TLS handshake has completed, so nothing, credentials
+ * least of all, is written before it), it sends OPTIONS; on SUPPORTED, STARTUP with the protocol
+ * extensions the server offers and cqlrows supports; on AUTHENTICATE, AUTH_RESPONSE with the
+ * credentials; READY or AUTH_SUCCESS completes {@link #ready()}. A v5 connection's pipeline moves
+ * to segments by itself when READY or AUTHENTICATE arrives. The handshake uses stream 0 alone,
+ * before any request is sent; requests go through {@link CqlPipeline#send}.
  *
- * <p>A request is registered with {@link CqlPipeline#expect} <em>before</em> it is written,
- * so its RESULT is parsed into the caller's sink and arrives here as a {@link RowsResponse} (or a
- * {@link RowsFailure}). An ERROR arrives as a {@link Frame} and fails only its request with a
- * {@link CqlServerError}. A connection-level error or the channel closing fails every request in
- * flight.
+ * <p>{@link #ready()} fails with the server's {@link CqlServerError}, an {@link
+ * IllegalStateException} when the server wants credentials and there are none, the
+ * connection's error ({@link CqlConnectionException}: a failed TLS handshake, a reset; {@link
+ * CqlFrameException}), or {@code CLOSED_BY_SERVER} when the connection closes first. The client
+ * closes the channel after a failed handshake.
  *
- * <p><b>Ownership.</b> Frames that reach this handler are released here. Envelopes handed to
- * {@link #send} are Ownership transferred (written, or released if they cannot be).
+ * <p><b>Ownership.</b> Frames that reach this handler are released here; so is anything else.
  *
  * <p><b>Threading.</b> One instance per channel; every method runs on the channel's event loop.
  */
 final class CqlClientHandler extends ChannelInboundHandlerAdapter {
-  /** A request in flight: its future, and what to do with its parsed RESULT (null: none). */
-  private record Pending(CompletableFuture<?> future, Consumer<RowsResponse> onResult) {}
-
   private static final int HANDSHAKE_STREAM = 0;
   private static final int SERVER_ERROR = 0x0000;
   private static final int PROTOCOL_ERROR = 0x000A;
@@ -69,35 +62,28 @@ final class CqlClientHandler extends ChannelInboundHandlerAdapter {
   private final Compression compression;
   /** Sent when the server asks for authentication; null: none to give. */
   private final Credentials credentials;
-  /** Whether requests register for streamed results (see {@link CqlClient#streamResultsFrom}). */
-  private volatile boolean streaming;
-  /** The connection's cqlrows handlers: streams are registered with them. */
+  /** The connection's cqlrows handlers. */
   private final CqlPipeline cql;
-  /** Completed on READY; failed by an ERROR, AUTHENTICATE or a closed channel. */
+  /** Whether the channel speaks TLS: the handshake starts when TLS's has completed. */
+  private final boolean tls;
+  /** Completed on READY or AUTH_SUCCESS; failed by an ERROR, a broken or closed connection. */
   private final CompletableFuture<Void> ready = new CompletableFuture<>();
-  private final IntObjectMap<Pending> pending = new IntObjectHashMap<>();
-  private final StreamIds streams = new StreamIds();
-  private ChannelHandlerContext ctx;
   /** The encoders with the negotiated extensions: set on SUPPORTED, read by any thread. */
   private volatile Requests requests;
 
   CqlClientHandler(int protocolVersion, Compression compression, Credentials credentials,
-      CqlPipeline cql) {
+      CqlPipeline cql, boolean tls) {
     this.protocolVersion = protocolVersion;
     this.compression = compression;
     this.credentials = credentials;
     this.cql = cql;
+    this.tls = tls;
     this.requests = new Requests(protocolVersion, compression);
   }
 
-  /** Completes when the server answered STARTUP with READY (and, on v5, segments are on). */
+  /** Completes when the server answered READY or AUTH_SUCCESS (and, on v5, segments are on). */
   CompletableFuture<Void> ready() {
     return ready;
-  }
-
-  /** Requests sent from now on register for streamed results, or stop to. */
-  void streaming(boolean on) {
-    streaming = on;
   }
 
   /** The connection's encoders, with the negotiated extensions once SUPPORTED arrived. */
@@ -106,148 +92,61 @@ final class CqlClientHandler extends ChannelInboundHandlerAdapter {
   }
 
   @Override
-  public void handlerAdded(ChannelHandlerContext ctx) {
-    this.ctx = ctx;
-  }
-
-  @Override
   public void channelActive(ChannelHandlerContext ctx) {
-    writeHandshake(ctx, requests.options(ctx.alloc(), HANDSHAKE_STREAM));
+    if (!tls) {
+      writeHandshake(ctx, requests.options(ctx.alloc(), HANDSHAKE_STREAM));
+    }
     ctx.fireChannelActive();
   }
 
-  /**
-   * Writes OPTIONS or STARTUP on stream 0 (free: nothing else is in flight before READY); its
-   * response completes or fails {@link #ready}.
-   */
-  private void writeHandshake(ChannelHandlerContext ctx, ByteBuf envelope) {
-    int stream = HANDSHAKE_STREAM;
-    streams.allocate(stream);
-    pending.put(stream, new Pending(ready, null));
-    ctx.writeAndFlush(envelope).addListener(f -> {
-      if (!f.isSuccess()) {
-        failStream(stream, f.cause());
-      }
-    });
+  @Override
+  public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
+    if (evt instanceof SslHandshakeCompletionEvent e && e.isSuccess() && !ready.isDone()) {
+      writeHandshake(ctx, requests.options(ctx.alloc(), HANDSHAKE_STREAM));
+    }
+    ctx.fireUserEventTriggered(evt);
   }
 
-  /**
-   * Sends a request on a free stream; call on the event loop.
-   *
-   * @param envelope the encoded request, any stream id. Ownership transferred.
-   * @param sink receives the rows of a ROWS result
-   * @param preparedColumns the columns of a {@code Skip_metadata} EXECUTE, or null
-   * @param future failed if the request cannot be sent or its response is an error
-   * @param onResult completes {@code future} from the parsed RESULT; may throw to fail it
-   */
-  void send(ByteBuf envelope, RowSink sink, ResultColumns preparedColumns,
-      CompletableFuture<?> future, Consumer<RowsResponse> onResult) {
-    int stream = ctx.channel().isActive() ? streams.allocate() : -1;
-    if (stream < 0) {
-      envelope.release();
-      future.completeExceptionally(ctx.channel().isActive()
-          ? new IllegalStateException("all " + StreamIds.COUNT + " stream ids are in use")
-          : closed());
-      return;
-    }
-    Requests.setStreamId(envelope, stream);
-    if (streaming) {
-      cql.expectStreaming(stream, sink, preparedColumns);
-    } else {
-      cql.expect(stream, sink, preparedColumns);
-    }
-    pending.put(stream, new Pending(future, onResult));
-    ctx.channel().writeAndFlush(envelope).addListener(f -> {
+  /** Writes OPTIONS, STARTUP or AUTH_RESPONSE on stream 0 (free: the handshake comes first). */
+  private void writeHandshake(ChannelHandlerContext ctx, ByteBuf envelope) {
+    ctx.writeAndFlush(envelope).addListener(f -> {
       if (!f.isSuccess()) {
-        failStream(stream, f.cause());
+        fail(ctx, f.cause());
       }
     });
   }
 
   @Override
   public void channelRead(ChannelHandlerContext ctx, Object msg) {
-    if (msg instanceof RowsResponse response) {
-      Pending p = take(response.streamId());
-      if (p != null) {
-        complete(p, response);
-      }
-    } else if (msg instanceof RowsFailure failure) {
-      Pending p = take(failure.streamId());
-      if (p != null) {
-        p.future().completeExceptionally(failure.cause());
-      }
-    } else if (msg instanceof Frame frame) {
-      try {
-        onFrame(ctx, frame);
-      } finally {
-        frame.release();
-      }
-    } else {
-      ReferenceCountUtil.release(msg);
-    }
-  }
-
-  private static void complete(Pending p, RowsResponse response) {
-    if (p.onResult() == null) {
-      p.future().completeExceptionally(new IllegalStateException(
-          "unexpected RESULT on stream " + response.streamId()));
+    if (!(msg instanceof Frame frame)) {
+      ReferenceCountUtil.release(msg); // a RowsResponse nobody sent for, a server event's frame
       return;
     }
     try {
-      p.onResult().accept(response);
-    } catch (RuntimeException e) {
-      p.future().completeExceptionally(e);
+      if (!ready.isDone() && frame.isResponse() && frame.streamId() == HANDSHAKE_STREAM) {
+        onHandshakeFrame(ctx, frame);
+      }
+    } finally {
+      frame.release();
     }
   }
 
-  /** A response that is not a parsed RESULT: READY, ERROR, AUTHENTICATE; events are ignored. */
-  private void onFrame(ChannelHandlerContext ctx, Frame frame) {
-    if (!frame.isResponse() || frame.streamId() < 0) {
-      return;
-    }
-    Pending p = take(frame.streamId());
-    if (p == null) {
-      return;
-    }
+  /** An answer to OPTIONS, STARTUP or AUTH_RESPONSE. */
+  private void onHandshakeFrame(ChannelHandlerContext ctx, Frame frame) {
     switch (frame.opcode()) {
-      case SUPPORTED:
-        if (p.future() == ready) {
-          onSupported(ctx, frame);
-          return;
-        }
-        break;
-      case READY:
-        if (p.future() == ready) {
-          onReady(ctx);
-          return;
-        }
-        break;
-      case ERROR:
+      case SUPPORTED -> onSupported(ctx, frame);
+      case READY, AUTH_SUCCESS -> ready.complete(null);
+      case AUTHENTICATE -> onAuthenticate(ctx, frame);
+      case ERROR -> {
         Throwable error = serverError(frame);
-        if (p.future() == ready && error instanceof CqlServerError e && refusesVersion(frame, e)) {
+        if (error instanceof CqlServerError e && refusesVersion(frame, e)) {
           error = new VersionRefused(e);
         }
-        p.future().completeExceptionally(error);
-        closeIfStartup(ctx, p);
-        return;
-      case AUTHENTICATE:
-        if (p.future() == ready) {
-          onAuthenticate(ctx, frame);
-          return;
-        }
-        break;
-      case AUTH_SUCCESS:
-        if (p.future() == ready) {
-          onReady(ctx);
-          return;
-        }
-        break;
-      default:
-        break;
+        fail(ctx, error);
+      }
+      default -> fail(ctx, new IllegalStateException("unexpected " + frame.opcode()
+          + " response on stream " + frame.streamId() + " during the handshake"));
     }
-    p.future().completeExceptionally(new IllegalStateException(
-        "unexpected " + frame.opcode() + " response on stream " + frame.streamId()));
-    closeIfStartup(ctx, p);
   }
 
   /**
@@ -260,8 +159,7 @@ final class CqlClientHandler extends ChannelInboundHandlerAdapter {
     try {
       features = ProtocolFeatures.negotiate(SupportedOptions.decode(frame.body()));
     } catch (IllegalArgumentException e) {
-      ready.completeExceptionally(badResponse(frame, e));
-      ctx.close();
+      fail(ctx, badResponse(frame, e));
       return;
     }
     requests = new Requests(protocolVersion, compression, features);
@@ -277,9 +175,8 @@ final class CqlClientHandler extends ChannelInboundHandlerAdapter {
    */
   private void onAuthenticate(ChannelHandlerContext ctx, Frame frame) {
     if (credentials == null) {
-      ready.completeExceptionally(new IllegalStateException("the server requires authentication ("
+      fail(ctx, new IllegalStateException("the server requires authentication ("
           + authenticator(frame.body()) + "): connect with Credentials"));
-      ctx.close();
       return;
     }
     char[] password = credentials.password();
@@ -310,7 +207,7 @@ final class CqlClientHandler extends ChannelInboundHandlerAdapter {
     if (error.code() != PROTOCOL_ERROR && error.code() != SERVER_ERROR) {
       return false;
     }
-    String message = error.serverMessage().toLowerCase(java.util.Locale.ROOT);
+    String message = error.serverMessage().toLowerCase(Locale.ROOT);
     return (error.code() == PROTOCOL_ERROR && frame.version() < protocolVersion)
         || message.contains("protocol version");
   }
@@ -329,64 +226,34 @@ final class CqlClientHandler extends ChannelInboundHandlerAdapter {
         frame.opcode() + " body: " + e.getMessage(), e);
   }
 
-  private void closeIfStartup(ChannelHandlerContext ctx, Pending p) {
-    if (p.future() == ready) {
+  /** Fails the handshake and closes the channel; nothing once it is done. */
+  private void fail(ChannelHandlerContext ctx, Throwable cause) {
+    if (ready.completeExceptionally(cause)) {
       ctx.close();
-    }
-  }
-
-  /**
-   * READY: on v5 the pipeline has moved both directions to segments before handing it on
-   * (native_protocol_v5.spec section 2.3.1), so requests written from now on are in segments.
-   */
-  private void onReady(ChannelHandlerContext ctx) {
-    ready.complete(null);
-  }
-
-  /** Removes a request in flight and frees its stream; null if there is none. */
-  private Pending take(int stream) {
-    Pending p = pending.remove(stream);
-    if (p != null) {
-      streams.release(stream);
-    }
-    return p;
-  }
-
-  private void failStream(int stream, Throwable cause) {
-    Pending p = take(stream);
-    if (p != null) {
-      cql.cancel(stream);
-      p.future().completeExceptionally(cause);
     }
   }
 
   @Override
   public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-    if (cause instanceof CqlFrameException e && !e.connectionLevel()) {
-      // one response was unusable; RowsFrameHandler already failed registered streams
-      failStream(e.streamId(), e);
-      return;
+    // the rows handler has failed the requests in flight and closes a broken connection; the
+    // handshake fails with the connection's error
+    boolean otherStream = cause instanceof CqlFrameException e && !e.connectionLevel()
+        && e.streamId() != HANDSHAKE_STREAM;
+    if (!ready.isDone() && !otherStream) {
+      fail(ctx, cause);
     }
-    // the byte stream or the socket is broken: nothing in flight can complete
-    failAll(cause);
-    ctx.close();
   }
 
   @Override
   public void channelInactive(ChannelHandlerContext ctx) {
-    failAll(closed());
+    ready.completeExceptionally(new CqlConnectionException(
+        CqlConnectionException.Reason.CLOSED_BY_SERVER, address(ctx), -1,
+        "connection closed by the server during the CQL handshake", null));
     ctx.fireChannelInactive();
   }
 
-  private void failAll(Throwable cause) {
-    List<Integer> streamIds = new ArrayList<>(pending.keySet());
-    for (int stream : streamIds) {
-      failStream(stream, cause);
-    }
-  }
-
-  private static CqlFrameException closed() {
-    return CqlFrameException.connectionError(Reason.CONNECTION_CLOSED, -1, null,
-        "connection closed before the response arrived", null);
+  private static String address(ChannelHandlerContext ctx) {
+    return ctx.channel().remoteAddress() instanceof InetSocketAddress a
+        ? a.getHostString() + ":" + a.getPort() : null;
   }
 }

@@ -17,7 +17,7 @@ import io.cqlrows.core.sink.Row;
 import io.cqlrows.core.sink.RowsCollector;
 import io.cqlrows.netty.EventLoops;
 import io.cqlrows.netty.compression.Compression;
-import io.cqlrows.netty.frame.CqlFrameException;
+import io.cqlrows.netty.frame.CqlConnectionException;
 import io.cqlrows.netty.frame.CqlServerError;
 import io.cqlrows.netty.frame.Opcode;
 import io.cqlrows.netty.pcap.PcapRecordingHandler;
@@ -158,10 +158,11 @@ class CqlClientTest {
     await(() -> server.queries().contains("NEVER"));
     get(client.close());
 
-    CqlFrameException e = assertInstanceOf(CqlFrameException.class, failure(pending));
-    assertTrue(e.connectionLevel());
-    assertInstanceOf(CqlFrameException.class,
+    CqlConnectionException e = assertInstanceOf(CqlConnectionException.class, failure(pending));
+    assertEquals(CqlConnectionException.Reason.CLOSED_BY_CLIENT, e.reason());
+    CqlConnectionException late = assertInstanceOf(CqlConnectionException.class,
         failure(client.query("SELECT late", new RowsCollector(), 0, null)));
+    assertEquals(CqlConnectionException.Reason.CLOSED_BY_CLIENT, late.reason());
     client = null;
   }
 
@@ -172,8 +173,10 @@ class CqlClientTest {
     connect(version, compression);
     CompletableFuture<QueryResult> pending = client.query("NEVER", new RowsCollector(), 0, null);
     CompletableFuture<QueryResult> closing = client.query("CLOSE", new RowsCollector(), 0, null);
-    assertInstanceOf(CqlFrameException.class, failure(pending));
-    assertInstanceOf(CqlFrameException.class, failure(closing));
+    for (CompletableFuture<QueryResult> f : List.of(pending, closing)) {
+      CqlConnectionException e = assertInstanceOf(CqlConnectionException.class, failure(f));
+      assertEquals(CqlConnectionException.Reason.CLOSED_BY_SERVER, e.reason());
+    }
   }
 
   @ParameterizedTest

@@ -10,7 +10,7 @@ import io.cqlrows.core.PreparedResult;
 import io.cqlrows.core.sink.RowsCollector;
 import io.cqlrows.netty.EventLoops;
 import io.cqlrows.netty.compression.Compression;
-import io.cqlrows.netty.frame.CqlFrameException;
+import io.cqlrows.netty.frame.CqlConnectionException;
 import io.cqlrows.testing.LeakCheckExtension;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelOutboundHandlerAdapter;
@@ -31,23 +31,26 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 /**
- * {@link CqlClient} with all {@value StreamIds#COUNT} stream ids of its connection in use, against
+ * {@link CqlClient} with all {@value #STREAM_IDS} stream ids of its connection in use, against
  * a {@link FakeCqlServer} that answers none of them ({@code HOLD} and {@code NEVER}). What the
  * client does then:
  *
  * <ul>
- *   <li>the next request (QUERY or PREPARE) fails with {@link IllegalStateException}, at once: a
+ *   <li>the next request (QUERY or PREPARE) fails with a {@link CqlConnectionException} ({@code
+ *       STREAMS_EXHAUSTED}), at once: a
  *       request made on the event loop returns a future that has already failed. Nothing is
  *       written for it (no write reaches the socket), its envelope is released, its sink sees
  *       nothing, and the requests in flight stay in flight on a connection that stays open;
  *   <li>when one response arrives, its id is free: the next request takes that id and succeeds,
  *       and while it is in flight the request after it fails again;
- *   <li>closing the connection fails every request still in flight with a connection-level
- *       {@link CqlFrameException}.
+ *   <li>closing the connection fails every request still in flight with a {@link
+ *       CqlConnectionException} ({@code CLOSED_BY_CLIENT}).
  * </ul>
  */
 class StreamIdExhaustionTest {
   private static final long TIMEOUT_SECONDS = 60;
+  /** Stream ids 0 to 32767. */
+  private static final int STREAM_IDS = 32768;
   /** OPTIONS and STARTUP. */
   private static final int HANDSHAKE_REQUESTS = 2;
   private static EventLoopGroup group;
@@ -93,29 +96,29 @@ class StreamIdExhaustionTest {
     // every id in use: one request the server answers on demand, the others never
     RowsCollector heldRows = new RowsCollector();
     CompletableFuture<QueryResult> held = client.query("HOLD first", heldRows, 0, null);
-    List<CompletableFuture<QueryResult>> never = new ArrayList<>(StreamIds.COUNT - 1);
-    for (int i = 1; i < StreamIds.COUNT; i++) {
+    List<CompletableFuture<QueryResult>> never = new ArrayList<>(STREAM_IDS - 1);
+    for (int i = 1; i < STREAM_IDS; i++) {
       never.add(client.query("NEVER", new RowsCollector(), 0, null));
     }
-    int received = HANDSHAKE_REQUESTS + 1 + StreamIds.COUNT;
+    int received = HANDSHAKE_REQUESTS + 1 + STREAM_IDS;
     await(() -> server.requests.size() == received);
-    assertEquals(StreamIds.COUNT, server.queries().size(), "every id is in flight");
+    assertEquals(STREAM_IDS, server.queries().size(), "every id is in flight");
     int heldStream = server.requests.get(HANDSHAKE_REQUESTS + 1).streamId();
     long writes = socketWrites.count();
 
     // one too many, from another thread: fails without a write, its envelope released
     RowsCollector refusedRows = new RowsCollector();
     Throwable refused = failure(client.query("SELECT one too many", refusedRows, 0, null));
-    assertInstanceOf(IllegalStateException.class, refused);
+    assertExhausted(refused);
     // and on the event loop: the future has failed when the call returns
     CompletableFuture<QueryResult> onLoop = onEventLoop(
         () -> client.query("SELECT on the loop", new RowsCollector(), 0, null));
     assertTrue(onLoop.isCompletedExceptionally(), "failed at once");
-    assertInstanceOf(IllegalStateException.class, failure(onLoop));
+    assertExhausted(failure(onLoop));
     CompletableFuture<PreparedResult> prepare = onEventLoop(
         () -> client.prepare("SELECT name FROM ks.t WHERE id = ?"));
     assertTrue(prepare.isCompletedExceptionally(), "PREPARE failed at once");
-    assertInstanceOf(IllegalStateException.class, failure(prepare));
+    assertExhausted(failure(prepare));
 
     assertEquals(writes, socketWrites.count(), "nothing written for the refused requests");
     assertEquals(List.of(), refusedRows.rows());
@@ -142,7 +145,7 @@ class StreamIdExhaustionTest {
         client.execute(prepared, new RowsCollector(), 0, null, new byte[] {0, 0, 0, 7}),
         client.query("SELECT second", new RowsCollector(), 0, null)));
     assertTrue(pair.get(1).isCompletedExceptionally(), "no free id for the second");
-    assertInstanceOf(IllegalStateException.class, failure(pair.get(1)));
+    assertExhausted(failure(pair.get(1)));
     QueryResult executed = get(pair.get(0));
     assertTrue(executed.rows().metadata().noMetadata());
     assertEquals(heldStream, server.requests.get(received + 1).streamId());
@@ -152,9 +155,14 @@ class StreamIdExhaustionTest {
     get(client.close());
     client = null;
     for (CompletableFuture<QueryResult> f : never) {
-      CqlFrameException e = assertInstanceOf(CqlFrameException.class, failure(f));
-      assertTrue(e.connectionLevel());
+      CqlConnectionException e = assertInstanceOf(CqlConnectionException.class, failure(f));
+      assertEquals(CqlConnectionException.Reason.CLOSED_BY_CLIENT, e.reason());
     }
+  }
+
+  private static void assertExhausted(Throwable failure) {
+    CqlConnectionException e = assertInstanceOf(CqlConnectionException.class, failure);
+    assertEquals(CqlConnectionException.Reason.STREAMS_EXHAUSTED, e.reason());
   }
 
   /** Counts the messages written to the socket; one per connection attempt. */
