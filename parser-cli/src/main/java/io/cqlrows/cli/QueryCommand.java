@@ -5,9 +5,10 @@ import io.cqlrows.core.RowsResult;
 import io.cqlrows.core.sink.CountingSink;
 import io.cqlrows.netty.client.CqlClient;
 import io.cqlrows.netty.client.Credentials;
+import io.cqlrows.netty.TlsOptions;
 import io.cqlrows.netty.client.QueryResult;
 import io.cqlrows.netty.compression.Compression;
-import io.cqlrows.netty.frame.CqlFrameException;
+import io.cqlrows.netty.frame.CqlConnectionException;
 import io.cqlrows.netty.frame.CqlServerError;
 import io.cqlrows.netty.request.QueryParameters;
 import io.netty.buffer.ByteBuf;
@@ -21,11 +22,11 @@ import java.io.Console;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.io.PrintStream;
-import java.net.ConnectException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -34,7 +35,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -49,6 +49,8 @@ final class QueryCommand {
   /** Arrow batches under --streaming. */
   private static final int STREAMING_BATCH_ROWS = 1024;
   private static final long INTERRUPT_WAIT_SECONDS = 60;
+  /** The deadline of --timeout 0. */
+  private static final Duration NO_LIMIT = Duration.ofDays(36_500);
 
   private final QueryOptions options;
   private final PrintStream stdout;
@@ -61,6 +63,8 @@ final class QueryCommand {
   private volatile Thread main;
   /** Counted down once the output is finished, so that a Ctrl-C exits after it. */
   private final CountDownLatch finished = new CountDownLatch(1);
+  /** Whether the connection is being made (a Ctrl-C then ends the command at once). */
+  private volatile boolean connecting = true;
 
   QueryCommand(QueryOptions options, PrintStream out, PrintStream err) {
     this.options = options;
@@ -87,7 +91,9 @@ final class QueryCommand {
     EventLoopGroup group = new NioEventLoopGroup(1);
     CqlClient client = null;
     try (Output output = Output.open(options, stdout, err)) {
-      client = connect(group, credentials);
+      TlsOptions tls = tls();
+      client = connect(group, credentials, tls);
+      connecting = false;
       if (options.keyspace() != null) {
         await(client.query("USE " + options.keyspace(), new CountingSink(), 0, null));
       }
@@ -102,6 +108,9 @@ final class QueryCommand {
       return 1;
     } catch (IOException e) {
       err.println("cqlrows: " + CqlRowsCli.oneLine(e));
+      return 1;
+    } catch (TlsFiles.Unreadable e) {
+      err.println("cqlrows: " + e.getMessage());
       return 1;
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
@@ -127,14 +136,19 @@ final class QueryCommand {
   }
 
   /**
-   * Ctrl-C: the current page may finish (for as long as --timeout allows a page), the output is
-   * ended, then the JVM exits (status 130). A page still missing then is given up: the main
-   * thread is interrupted and ends the output without it.
+   * Ctrl-C: while connecting (TCP, TLS, the handshake), the command ends at once. Otherwise the
+   * current page may finish (for as long as --timeout allows a page), the output is ended, then
+   * the JVM exits (status 130). A page still missing then is given up: the main thread is
+   * interrupted and ends the output without it.
    */
   private void onInterrupt() {
     interrupted = true;
     long wait = options.timeoutSeconds() == 0 ? INTERRUPT_WAIT_SECONDS
         : options.timeoutSeconds() + 5;
+    if (connecting && main != null) {
+      main.interrupt(); // nothing written yet: no page to wait for
+      wait = 1;
+    }
     try {
       if (!finished.await(wait, TimeUnit.SECONDS) && main != null) {
         main.interrupt();
@@ -159,6 +173,9 @@ final class QueryCommand {
       QueryParameters parameters = QueryParameters.of(options.consistency())
           .withPageSize(pageSize).withPagingState(pagingState);
       QueryResult result = await(client.query(cql, output.sink(), parameters));
+      for (String warning : result.warnings()) {
+        err.println("cqlrows: warning: " + CqlRowsCli.oneLine(new Exception(warning)));
+      }
       RowsResult page = result.rows();
       if (page == null) {
         return; // not a SELECT: nothing to write
@@ -176,25 +193,25 @@ final class QueryCommand {
   }
 
   /** Connects as asked; for the default compression, LZ4 unless the server refuses it. */
-  private CqlClient connect(EventLoopGroup group, Credentials credentials)
+  private CqlClient connect(EventLoopGroup group, Credentials credentials, TlsOptions tls)
       throws ExecutionException, InterruptedException {
     int version = options.protocol() == 0 ? 5 : options.protocol();
     Compression compression = options.compression() == null ? Compression.LZ4
         : options.compression();
     CqlClient client;
     try {
-      client = connect(group, version, compression, credentials);
+      client = connect(group, version, compression, credentials, tls);
     } catch (ExecutionException e) {
       if (options.compression() != null || !(e.getCause() instanceof CqlServerError s)
           || !s.serverMessage().toLowerCase(Locale.ROOT).contains("compression")) {
         throw e;
       }
-      client = connect(group, version, Compression.NONE, credentials);
+      client = connect(group, version, Compression.NONE, credentials, tls);
     }
     if (options.protocol() == 5 && client.protocolVersion() != 5) {
       client.close();
-      throw new ExecutionException(new IllegalStateException(options.host() + ":"
-          + options.port() + " does not speak protocol v5 (it accepted v4)"));
+      throw new ExecutionException(new IllegalStateException(server()
+          + " does not speak protocol v5 (it accepted v4)"));
     }
     if (options.streaming()) {
       client.streamResultsFrom(STREAM_FROM);
@@ -203,9 +220,15 @@ final class QueryCommand {
   }
 
   private CqlClient connect(EventLoopGroup group, int version, Compression compression,
-      Credentials credentials) throws ExecutionException, InterruptedException {
-    return await(CqlClient.connect(options.host(), options.port(), version, compression,
-        credentials, group, p -> p.addFirst("cqlrows.cli.received", new ChannelInboundHandlerAdapter() {
+      Credentials credentials, TlsOptions tls) throws ExecutionException, InterruptedException {
+    return await(CqlClient.builder(options.host(), options.port())
+        .protocolVersion(version)
+        .compression(compression)
+        .credentials(credentials)
+        .tls(tls)
+        .connectTimeout(timeout())
+        .requestTimeout(timeout())
+        .customizer(p -> p.addFirst("cqlrows.cli.received", new ChannelInboundHandlerAdapter() {
           @Override
           public void channelRead(ChannelHandlerContext ctx, Object msg) {
             if (msg instanceof ByteBuf b) {
@@ -213,26 +236,49 @@ final class QueryCommand {
             }
             ctx.fireChannelRead(msg);
           }
-        })));
+        }))
+        .connect(group));
   }
 
-  /** The future's value, waiting at most --timeout; a timeout is an {@link ExecutionException}. */
-  private <T> T await(CompletableFuture<T> future)
+  /** --timeout as a deadline; 0 (no limit) as one a century away. */
+  private Duration timeout() {
+    return options.timeoutSeconds() == 0 ? NO_LIMIT : Duration.ofSeconds(options.timeoutSeconds());
+  }
+
+  /** The TLS options of the command line, with their files read; null without TLS. */
+  private TlsOptions tls() {
+    QueryOptions.Tls tls = options.tls();
+    if (tls == null) {
+      return null;
+    }
+    if (tls.insecure()) {
+      err.println("cqlrows: warning: --ssl-insecure: the server's certificate is not checked;"
+          + " anyone on the way can read and change this connection");
+    }
+    return TlsFiles.options(tls);
+  }
+
+  /**
+   * The future's value. Deadlines are the client's (--timeout); waiting here is interruptible,
+   * so a Ctrl-C ends it.
+   */
+  private static <T> T await(CompletableFuture<T> future)
       throws ExecutionException, InterruptedException {
-    if (options.timeoutSeconds() == 0) {
-      return future.get();
-    }
     try {
-      return future.get(options.timeoutSeconds(), TimeUnit.SECONDS);
-    } catch (TimeoutException e) {
-      throw new ExecutionException(new TimeoutException(
-          "no response in " + options.timeoutSeconds() + " s"));
+      return future.get();
+    } catch (InterruptedException e) {
+      future.cancel(false);
+      throw e;
     }
+  }
+
+  private String server() {
+    return options.host() + ":" + options.port();
   }
 
   /** One line for what ended the run. */
   private String describe(Throwable e) {
-    String server = options.host() + ":" + options.port();
+    String server = server();
     if (e instanceof CqlServerError s) {
       return s.codeName() + ": " + s.serverMessage().replaceAll("\\s*[\\r\\n]+\\s*", " ");
     }
@@ -244,14 +290,41 @@ final class QueryCommand {
       return server + ": out of memory reading a page (OutOfMemoryError: " + e.getMessage()
           + "): try --streaming, a smaller --page-size or a larger -Xmx";
     }
-    if (e instanceof ConnectException) {
-      return "cannot connect to " + server + ": " + CqlRowsCli.oneLine(e);
-    }
-    if (e instanceof CqlFrameException f
-        && f.reason() == CqlFrameException.Reason.CONNECTION_CLOSED) {
-      return server + " closed the connection";
+    if (e instanceof CqlConnectionException c) {
+      return describe(c, server);
     }
     return server + ": " + CqlRowsCli.oneLine(e);
+  }
+
+  /** The lines docs/cli.md shows for a connection that failed or ended. */
+  private String describe(CqlConnectionException e, String server) {
+    String limit = options.timeoutSeconds() + " s (--timeout)";
+    return switch (e.reason()) {
+      case REFUSED -> "cannot connect to " + server + ": connection refused";
+      case UNKNOWN_HOST -> "cannot connect to " + server + ": unknown host";
+      case CONNECT_TIMEOUT -> "cannot connect to " + server + ": not connected within " + limit;
+      case CLOSED_BY_SERVER -> server + " closed the connection" + (connecting
+          ? options.tls() == null ? " during the handshake (does it require TLS? try --ssl)"
+          : " during the handshake" : "");
+      case CLOSED_BY_CLIENT -> server + ": the connection was closed";
+      case RESET -> server + " reset the connection";
+      case REQUEST_TIMEOUT -> server + ": no response within " + limit;
+      case TLS_UNTRUSTED -> tls(server, "its certificate is not signed by a trusted authority"
+          + (options.tls().ca() == null ? " (give its CA with --ssl-ca FILE)" : " in "
+          + options.tls().ca()));
+      case TLS_HOST_MISMATCH -> tls(server, "its certificate is not for "
+          + (options.tls().serverName() != null ? options.tls().serverName() : options.host()));
+      case TLS_EXPIRED -> tls(server, "its certificate has expired or is not valid yet");
+      case TLS_NOT_TLS -> tls(server, "the server does not speak TLS (leave out --ssl)");
+      case TLS_CLIENT_CERT_REQUIRED -> tls(server, options.tls().cert() == null
+          ? "the server requires a client certificate (give --ssl-cert FILE --ssl-key FILE)"
+          : "the server did not accept the client certificate " + options.tls().cert());
+      default -> server + ": " + CqlRowsCli.oneLine(e).replace(server + ": ", "");
+    };
+  }
+
+  private static String tls(String server, String why) {
+    return "TLS handshake with " + server + " failed: " + why;
   }
 
   /** The statements: the command line's, else --file's or stdin's lines. */

@@ -6,6 +6,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Set;
 
 /**
  * The parsed command line of {@code query}.
@@ -27,11 +28,24 @@ import java.util.Locale;
  * @param timeoutSeconds how long to wait for the connection and for each page, or 0 for ever
  * @param file the file of statements, one per line, or null
  * @param statements the statements of the command line (none: from {@code file} or stdin)
+ * @param tls how to speak TLS, or null for a plaintext connection
  */
 record QueryOptions(String host, int port, int protocol, Compression compression, String user,
     String passwordEnv, String keyspace, Consistency consistency, int pageSize, String format,
     Path output, long maxRows, boolean streaming, boolean quiet, long timeoutSeconds, Path file,
-    List<String> statements) {
+    List<String> statements, Tls tls) {
+
+  /**
+   * The TLS options of the command line: any of them turns TLS on.
+   *
+   * @param ca the PEM bundle of the certificate authorities to trust, or null for the JDK's
+   * @param cert the client certificate chain (PEM) for mutual TLS, or null
+   * @param key its private key (unencrypted PKCS#8 PEM), or null
+   * @param insecure whether the server's certificate is not verified at all
+   * @param serverName the name to check the certificate against and send as SNI, or null for
+   *     the host
+   */
+  record Tls(Path ca, Path cert, Path key, boolean insecure, String serverName) {}
 
   static final int DEFAULT_PORT = 9042;
   static final int DEFAULT_PAGE_SIZE = 5000;
@@ -56,6 +70,12 @@ record QueryOptions(String host, int port, int protocol, Compression compression
     long timeout = DEFAULT_TIMEOUT_SECONDS;
     Path file = null;
     List<String> statements = new ArrayList<>();
+    boolean ssl = false;
+    boolean sslInsecure = false;
+    Path sslCa = null;
+    Path sslCert = null;
+    Path sslKey = null;
+    String sslServerName = null;
     for (int i = 1; i < args.length; i++) {
       String a = args[i];
       if (a.equals("--help") || a.equals("-h")) {
@@ -65,12 +85,18 @@ record QueryOptions(String host, int port, int protocol, Compression compression
         statements.add(a);
         continue;
       }
-      if (a.equals("--streaming")) {
-        streaming = true;
-        continue;
+      switch (a) {
+        case "--streaming" -> streaming = true;
+        case "--quiet" -> quiet = true;
+        case "--ssl" -> ssl = true;
+        case "--ssl-insecure" -> sslInsecure = true;
+        default -> {
+          if (!WITH_VALUE.contains(a)) {
+            throw new Usage.Error("unknown option: " + a, Usage.QUERY);
+          }
+        }
       }
-      if (a.equals("--quiet")) {
-        quiet = true;
+      if (!WITH_VALUE.contains(a)) {
         continue;
       }
       if (++i == args.length) {
@@ -92,9 +118,24 @@ record QueryOptions(String host, int port, int protocol, Compression compression
         case "--max-rows" -> maxRows = number(a, v, 1, Long.MAX_VALUE);
         case "--file" -> file = Path.of(v);
         case "--timeout" -> timeout = number(a, v, 0, Long.MAX_VALUE / 1_000_000_000L);
-        default -> throw new Usage.Error("unknown option: " + a, Usage.QUERY);
+        case "--ssl-ca" -> sslCa = Path.of(v);
+        case "--ssl-cert" -> sslCert = Path.of(v);
+        case "--ssl-key" -> sslKey = Path.of(v);
+        case "--ssl-server-name" -> sslServerName = v;
+        default -> throw new AssertionError(a);
       }
     }
+    if ((sslCert == null) != (sslKey == null)) {
+      throw new Usage.Error("--ssl-cert and --ssl-key go together (mutual TLS)", Usage.QUERY);
+    }
+    if (sslInsecure && sslCa != null) {
+      throw new Usage.Error("give --ssl-ca or --ssl-insecure, not both", Usage.QUERY);
+    }
+    if (sslServerName != null && sslServerName.isBlank()) {
+      throw new Usage.Error("--ssl-server-name: empty", Usage.QUERY);
+    }
+    Tls tls = ssl || sslInsecure || sslCa != null || sslCert != null || sslServerName != null
+        ? new Tls(sslCa, sslCert, sslKey, sslInsecure, sslServerName) : null;
     if (file != null && !statements.isEmpty()) {
       throw new Usage.Error("give statements or --file, not both", Usage.QUERY);
     }
@@ -110,8 +151,14 @@ record QueryOptions(String host, int port, int protocol, Compression compression
     }
     return new QueryOptions(host, port, protocol, compression, user, passwordEnv, keyspace,
         consistency, pageSize, format, output, maxRows, streaming, quiet, timeout, file,
-        List.copyOf(statements));
+        List.copyOf(statements), tls);
   }
+
+  /** The options that take a value. */
+  private static final Set<String> WITH_VALUE = Set.of("--host", "--port", "--protocol",
+      "--compression", "--user", "--password-env", "--keyspace", "--consistency", "--page-size",
+      "--format", "--output", "--max-rows", "--file", "--timeout", "--ssl-ca", "--ssl-cert",
+      "--ssl-key", "--ssl-server-name");
 
   private static Compression compression(String v) {
     return switch (v) {

@@ -10,9 +10,13 @@ import io.cqlrows.netty.client.FakeCqlServer;
 import io.cqlrows.netty.compression.Compression;
 import io.cqlrows.testing.Corpus;
 import io.netty.channel.EventLoopGroup;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.apache.arrow.memory.RootAllocator;
@@ -159,6 +163,49 @@ class QueryCommandTest {
     }
   }
 
+  /**
+   * SIGINT while the command connects to a peer that accepts the connection and never answers
+   * (neither the CQL handshake nor, with --ssl, the TLS one): exit 130 at once, not after the
+   * 120 s of --timeout. Runs the command as a process.
+   */
+  @ParameterizedTest
+  @CsvSource({"false", "true"})
+  void ctrlCWhileConnectingExitsAtOnce(boolean tls) throws Exception {
+    try (ServerSocket silent = new ServerSocket(0, 4, InetAddress.getByName("127.0.0.1"))) {
+      List<String> command = new ArrayList<>(List.of(
+          Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+          "--add-opens=java.base/java.nio=ALL-UNNAMED", "-cp",
+          System.getProperty("java.class.path"), CqlRowsCli.class.getName(), "query",
+          "--port", Integer.toString(silent.getLocalPort()), "--quiet", "--timeout", "120"));
+      if (tls) {
+        command.add("--ssl-insecure");
+      }
+      command.add("SELECT 1");
+      Process p = new ProcessBuilder(command).redirectErrorStream(true)
+          .redirectOutput(dir.resolve("out.txt").toFile()).start();
+      silent.setSoTimeout(60_000);
+      try (Socket accepted = silent.accept()) {
+        // the client is connected and waits for an answer that never comes
+        if (tls) {
+          assertEquals(0x16, accepted.getInputStream().read(), "a TLS ClientHello");
+        } else {
+          assertEquals(0x05, accepted.getInputStream().read(), "a v5 OPTIONS");
+        }
+        Thread.sleep(200);
+        long start = System.nanoTime();
+        Process kill = new ProcessBuilder("kill", "-INT", Long.toString(p.pid())).start();
+        assertEquals(0, kill.waitFor());
+        assertTrue(p.waitFor(60, TimeUnit.SECONDS), "exited");
+        long millis = (System.nanoTime() - start) / 1_000_000;
+        assertEquals(130, p.exitValue(), Files.readString(dir.resolve("out.txt")));
+        // a second on an idle machine; the margin is for a loaded one, far below --timeout
+        assertTrue(millis < 5_000, "exited " + millis + " ms after SIGINT");
+      } finally {
+        p.destroyForcibly();
+      }
+    }
+  }
+
   @Test
   void statementsFromAFileOnePerLine() throws Exception {
     Path file = dir.resolve("statements.cql");
@@ -191,7 +238,7 @@ class QueryCommandTest {
   void aServerThatNeverAnswersTimesOut() throws Exception {
     CliRun r = query(4, Compression.NONE, "--timeout", "1", "NEVER");
     assertEquals(1, r.status());
-    assertEquals("cqlrows: 127.0.0.1:" + server.port() + ": no response in 1 s",
+    assertEquals("cqlrows: 127.0.0.1:" + server.port() + ": no response within 1 s (--timeout)",
         r.err().strip());
   }
 
