@@ -41,10 +41,22 @@ public final class CqlRowsCli {
    *
    * @param args the arguments
    * @param out where results and help go
-   * @param err where usage errors, progress and input errors go
+   * @param err where usage errors, progress and input errors go; what the command writes there
+   *     reaches it through a {@link TerminalText.Filter}, since messages carry server and
+   *     capture text (stderr never carries data)
    * @return the exit status
    */
   static int run(String[] args, PrintStream out, PrintStream err) {
+    PrintStream terminal = new PrintStream(new TerminalText.Filter(err), true,
+        StandardCharsets.UTF_8);
+    try {
+      return command(args, out, terminal);
+    } finally {
+      terminal.flush();
+    }
+  }
+
+  private static int command(String[] args, PrintStream out, PrintStream err) {
     if (args.length > 0 && args[0].equals("query")) {
       QueryOptions query;
       try {
