@@ -22,14 +22,14 @@ public final class CqlRowsCli {
 
   /** Runs the command line with UTF-8 output and exits with its status. */
   public static void main(String[] args) {
-    // Arrow logs through SLF4J, and the command bundles no SLF4J backend: without this, SLF4J
-    // says so on stderr at the first Arrow output.
-    System.setProperty("slf4j.internal.verbosity", "ERROR");
     PrintStream out = new PrintStream(
         new BufferedOutputStream(new FileOutputStream(FileDescriptor.out), 1 << 16), false,
         StandardCharsets.UTF_8);
     PrintStream err = new PrintStream(
-        new FileOutputStream(FileDescriptor.err), true, StandardCharsets.UTF_8);
+        new TerminalText.Filter(new FileOutputStream(FileDescriptor.err)), true,
+        StandardCharsets.UTF_8);
+    // the logging provider writes to System.err, and Netty's warnings may quote server text
+    System.setErr(err);
     int status = run(args, out, err);
     out.flush();
     err.flush();
@@ -41,10 +41,22 @@ public final class CqlRowsCli {
    *
    * @param args the arguments
    * @param out where results and help go
-   * @param err where usage errors, progress and input errors go
+   * @param err where usage errors, progress and input errors go; what the command writes there
+   *     reaches it through a {@link TerminalText.Filter}, since messages carry server and
+   *     capture text (stderr never carries data)
    * @return the exit status
    */
   static int run(String[] args, PrintStream out, PrintStream err) {
+    PrintStream terminal = new PrintStream(new TerminalText.Filter(err), true,
+        StandardCharsets.UTF_8);
+    try {
+      return command(args, out, terminal);
+    } finally {
+      terminal.flush();
+    }
+  }
+
+  private static int command(String[] args, PrintStream out, PrintStream err) {
     if (args.length > 0 && args[0].equals("query")) {
       QueryOptions query;
       try {

@@ -84,7 +84,7 @@ abstract class RenderedRowsSink implements RowSink {
   public final void onEmpty(int column) {
     StringBuilder sb = new StringBuilder();
     CanonicalJson.appendEmpty(sb, columns.get(slot[column]).type());
-    row[slot[column]] = sb.toString().equals("null") ? nullCell() : unquoted(sb);
+    row[slot[column]] = sb.toString().equals("null") ? nullCell() : cell(unquoted(sb));
   }
 
   @Override
@@ -107,6 +107,11 @@ abstract class RenderedRowsSink implements RowSink {
 
   /** A value as a cell. */
   abstract String render(CqlType type, Object value);
+
+  /** The cell of a value whose canonical JSON, unquoted, is {@code unquoted}; that by default. */
+  String cell(String unquoted) {
+    return unquoted;
+  }
 
   /** Prints one result. */
   abstract void print(String title, List<ColumnSpec> columns, List<String[]> rows);

@@ -150,9 +150,10 @@ final class ReplayCommand implements ReplayListener {
       endResult();
     }
     if (json == null) {
+      // a line of the table output (or of stderr): its names and messages come from the capture
       PrintStream to = options.format().equals("csv") || arrow != null ? err : out;
-      to.println(response.connection() + ", stream " + response.streamId() + ": error: "
-          + CqlRowsCli.oneLine(error));
+      to.println(TerminalText.escape(response.connection() + ", stream " + response.streamId()
+          + ": error: " + CqlRowsCli.oneLine(error)));
       return;
     }
     StringBuilder line = new StringBuilder(128);

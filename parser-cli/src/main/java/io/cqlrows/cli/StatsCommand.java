@@ -124,7 +124,7 @@ final class StatsCommand {
     c.results.forEach((k, v) -> kinds.append(kinds.length() == 0 ? "" : ", ")
         .append(v).append(' ').append(k));
     double mbPerSecond = c.parseNanos == 0 ? 0 : c.resultBytes * 1e3 / c.parseNanos;
-    out.printf(Locale.ROOT, "%s:%n", label);
+    out.printf(Locale.ROOT, "%s:%n", TerminalText.escape(label));
     if (serverBytes >= 0) {
       out.printf(Locale.ROOT, "  bytes from server: %d%n", serverBytes);
     }

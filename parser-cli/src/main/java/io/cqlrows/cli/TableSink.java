@@ -12,10 +12,11 @@ import java.util.List;
  * when known) and an aligned text table: column names, a rule, one line per row. Cells are the
  * canonical JSON rendering with the quotes of a JSON string dropped (escapes stay, so control
  * characters remain visible), cut to {@value #MAX_CELL} characters ({@value #MAX_VERTICAL_CELL}
- * in {@link Layout#VERTICAL}). A result whose table would be wider than the terminal prints as
- * vertical blocks under {@link Layout#AUTO}. Vectors show their first
- * {@value #VECTOR_PREVIEW} elements, each cut to {@value #MAX_ELEMENT} characters, then {@code …
- * (N)}. Not thread-safe; one instance per output.
+ * in {@link Layout#VERTICAL}). In cells, titles and column names alike, every character a
+ * terminal would act on rather than show is escaped that way ({@link TerminalText}). A result
+ * whose table would be wider than the terminal prints as vertical blocks under {@link
+ * Layout#AUTO}. Vectors show their first {@value #VECTOR_PREVIEW} elements, each cut to {@value
+ * #MAX_ELEMENT} characters, then {@code … (N)}. Not thread-safe; one instance per output.
  */
 final class TableSink extends RenderedRowsSink {
   /** How results print. */
@@ -74,12 +75,12 @@ final class TableSink extends RenderedRowsSink {
   void print(String title, List<ColumnSpec> columns, List<String[]> rows) {
     StringBuilder text = new StringBuilder(256);
     int n = rows.size();
-    text.append(title).append(n).append(n == 1 ? " row\n" : " rows\n");
+    text.append(TerminalText.escape(title)).append(n).append(n == 1 ? " row\n" : " rows\n");
     String[] header = new String[columns.size()];
     String[] rule = new String[columns.size()];
     int[] widths = new int[columns.size()];
     for (int c = 0; c < header.length; c++) {
-      header[c] = cut(columns.get(c).name(), maxCell);
+      header[c] = cut(TerminalText.escape(columns.get(c).name()), maxCell);
       widths[c] = width(header[c]);
       for (String[] r : rows) {
         widths[c] = Math.max(widths[c], width(r[c]));
@@ -140,13 +141,19 @@ final class TableSink extends RenderedRowsSink {
     text.append('\n');
   }
 
-  /** A value as a cell: unquoted canonical JSON, cut; a vector abbreviated. */
+  /** A value as a cell (see {@link #cell}); a vector abbreviated. */
   @Override
   String render(CqlType type, Object value) {
     if (type instanceof VectorType && value != null) {
       return renderVector(value);
     }
-    return cut(unquoted(value), maxCell);
+    return cell(unquoted(value));
+  }
+
+  /** Unquoted canonical JSON as a cell: escaped for the terminal, cut. */
+  @Override
+  String cell(String unquoted) {
+    return cut(TerminalText.escape(unquoted), maxCell);
   }
 
   /** {@code [e0,e1,e2,… (N)]} for a primitive array or a list. */
@@ -156,7 +163,8 @@ final class TableSink extends RenderedRowsSink {
     StringBuilder sb = new StringBuilder("[");
     for (int i = 0; i < Math.min(n, VECTOR_PREVIEW); i++) {
       Object element = list != null ? list.get(i) : Array.get(vector, i);
-      sb.append(i > 0 ? "," : "").append(cut(unquoted(element), MAX_ELEMENT));
+      sb.append(i > 0 ? "," : "")
+          .append(cut(TerminalText.escape(unquoted(element)), MAX_ELEMENT));
     }
     if (n > VECTOR_PREVIEW) {
       sb.append(",… (").append(n).append(')');
