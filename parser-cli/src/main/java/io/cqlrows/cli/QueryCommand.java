@@ -174,7 +174,7 @@ final class QueryCommand {
           .withPageSize(pageSize).withPagingState(pagingState);
       QueryResult result = await(client.query(cql, output.sink(), parameters));
       for (String warning : result.warnings()) {
-        err.println("cqlrows: warning: " + CqlRowsCli.oneLine(new Exception(warning)));
+        err.println("cqlrows: warning: " + warning.replaceAll("\\s*[\\r\\n]+\\s*", " "));
       }
       RowsResult page = result.rows();
       if (page == null) {
