@@ -54,6 +54,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -88,7 +89,11 @@ import org.junit.jupiter.params.provider.EnumSource;
  *
  * <p>Prints one line per combo: requests/s and the p50, p99 and max latency from the call to the
  * completion of the future (on the event loop).
+ *
+ * <p>Tagged {@code load} as well as {@code live}: it takes minutes, so {@code mvn verify} leaves
+ * it out and {@code mvn verify -Pload} runs it (the CI does, on its own).
  */
+@Tag("load")
 class ClientLoadLiveTest extends LiveTestSupport {
   /** Requests in flight at most: futures not yet completed. */
   static final int WINDOW = 1024;
