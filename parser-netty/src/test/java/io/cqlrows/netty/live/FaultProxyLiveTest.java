@@ -25,9 +25,9 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 /**
- * {@link CqlClient} through a {@link FaultProxy} to the live {@link CassandraServer}, in v4,
- * v4 + LZ4, v5 and v5 + LZ4: without a fault, queries work and the proxy counts the responses;
- * a dropped response leaves its request unanswered while the next one is answered; a response
+ * {@link CqlClient} through a {@link FaultProxy} to the live {@link CassandraServer}: without a
+ * fault, queries work and the proxy counts the responses (v4, v4 + LZ4, v5, v5 + LZ4); a
+ * dropped response leaves its request unanswered while the next one is answered; a response
  * cut in half fails the request that waits for it.
  */
 @Tag("live")
@@ -85,8 +85,9 @@ class FaultProxyLiveTest {
         proxy.bytesToClient() + " bytes to the client, " + proxy.bytesToServer() + " back");
   }
 
+  /** v4 frames, v5 uncompressed segments (rewritten) and LZ4 segments (stored anew). */
   @ParameterizedTest
-  @EnumSource(Combo.class)
+  @EnumSource(value = Combo.class, names = {"V4", "V5", "V5_LZ4"})
   void aDroppedResponseLeavesItsRequestUnanswered(Combo combo) throws Exception {
     Fault drop = Fault.dropAfterResponses(2);
     proxy.faultNextConnection(drop);
@@ -100,7 +101,7 @@ class FaultProxyLiveTest {
   }
 
   @ParameterizedTest
-  @EnumSource(Combo.class)
+  @EnumSource(value = Combo.class, names = {"V4", "V5_LZ4"})
   void aCutResponseFailsItsRequest(Combo combo) throws Exception {
     Fault cut = Fault.cutAfterResponses(2);
     proxy.faultNextConnection(cut);
