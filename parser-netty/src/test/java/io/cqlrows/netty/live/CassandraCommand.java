@@ -20,7 +20,8 @@ import java.util.stream.Collectors;
  * {@code CassandraDaemon} in a child JVM of the same JDK, with the JVM options of
  * {@code jvm17-server.options} and jamm as agent. Everything is on 127.0.0.1. The template's
  * authenticator is {@value #ALLOW_ALL}; {@link #prepare(Path, Ports, List, String)} can set
- * another, e.g. {@value #PASSWORD}.
+ * another, e.g. {@value #PASSWORD}, and {@link #prepare(Path, Ports, List, String, String)}
+ * append settings the template lacks (the TLS servers' {@code client_encryption_options}).
  *
  * <p>Stateless apart from the folder it writes; starts nothing. Safe from any thread.
  */
@@ -72,6 +73,18 @@ final class CassandraCommand {
    */
   static List<String> prepare(Path dir, Ports ports, List<Path> classpath, String authenticator)
       throws IOException {
+    return prepare(dir, ports, classpath, authenticator, "");
+  }
+
+  /**
+   * As {@link #prepare(Path, Ports, List, String)}, with {@code extraYaml} appended to
+   * cassandra.yaml: settings the template does not have, e.g. a {@code
+   * client_encryption_options:} block.
+   *
+   * @param extraYaml top-level YAML entries, each ending with a newline; empty for none
+   */
+  static List<String> prepare(Path dir, Ports ports, List<Path> classpath, String authenticator,
+      String extraYaml) throws IOException {
     Files.createDirectories(dir.resolve("logs"));
     String template = resource("cassandra.yaml.template");
     String allowAll = "authenticator: " + ALLOW_ALL + "\n";
@@ -83,7 +96,8 @@ final class CassandraCommand {
         .replace("@BASE@", dir.toString())
         .replace("@NATIVE_PORT@", Integer.toString(ports.nativePort()))
         .replace("@STORAGE_PORT@", Integer.toString(ports.storagePort()))
-        .replace("@SSL_STORAGE_PORT@", Integer.toString(ports.sslStoragePort()));
+        .replace("@SSL_STORAGE_PORT@", Integer.toString(ports.sslStoragePort()))
+        + (extraYaml.isEmpty() || template.endsWith("\n") ? "" : "\n") + extraYaml;
     Files.writeString(dir.resolve("cassandra.yaml"), yaml, StandardCharsets.UTF_8);
     Files.writeString(dir.resolve("logback.xml"), resource("logback.xml"), StandardCharsets.UTF_8);
 

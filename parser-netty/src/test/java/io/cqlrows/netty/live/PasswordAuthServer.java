@@ -4,6 +4,7 @@ import io.cqlrows.netty.EventLoops;
 import io.cqlrows.netty.client.CqlClient;
 import io.cqlrows.netty.client.Credentials;
 import io.cqlrows.netty.compression.Compression;
+import io.netty.channel.ChannelPipeline;
 import io.netty.channel.EventLoopGroup;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -14,6 +15,7 @@ import java.util.List;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Consumer;
 
 /**
  * A second local Cassandra 5.0.6 for the live tests of authentication, configured with {@code
@@ -84,7 +86,7 @@ public final class PasswordAuthServer implements AutoCloseable {
     try {
       process.awaitReady(CassandraServer.START_TIMEOUT);
       long listening = System.nanoTime();
-      server.awaitLogin();
+      awaitLogin(process, server.port, p -> {});
       ready = true;
       System.err.printf("[cqlrows] Cassandra 5.0.6 with PasswordAuthenticator (pid %d) at %s:%d:"
           + " listening after %d ms, %s/%s logged in %d ms later; data in %s%n", process.pid(),
@@ -98,8 +100,15 @@ public final class PasswordAuthServer implements AutoCloseable {
     }
   }
 
-  /** Polls a login with the default superuser until it succeeds or {@link #LOGIN_TIMEOUT}. */
-  private void awaitLogin() throws InterruptedException {
+  /**
+   * Polls a login of the default superuser to {@code process}'s server at {@code port} until it
+   * succeeds or {@link #LOGIN_TIMEOUT} passes, or the process exits.
+   *
+   * @param customizer the pipeline customizer of each connection, e.g. one adding TLS
+   */
+  static void awaitLogin(CassandraProcess process, int port,
+      Consumer<ChannelPipeline> customizer) throws InterruptedException {
+    String host = CassandraCommand.HOST;
     EventLoopGroup group = EventLoops.nio(1);
     try {
       long deadline = System.nanoTime() + LOGIN_TIMEOUT.toNanos();
@@ -107,8 +116,8 @@ public final class PasswordAuthServer implements AutoCloseable {
       while (true) {
         Credentials credentials = new Credentials(USER, PASSWORD.toCharArray());
         try {
-          CqlClient client = CqlClient.connect(host(), port, 5, Compression.NONE, credentials,
-              group, p -> {}).get(30, TimeUnit.SECONDS);
+          CqlClient client = CqlClient.connect(host, port, 5, Compression.NONE, credentials,
+              group, customizer).get(30, TimeUnit.SECONDS);
           client.close().get(10, TimeUnit.SECONDS);
           return;
         } catch (ExecutionException e) {
@@ -125,7 +134,7 @@ public final class PasswordAuthServer implements AutoCloseable {
         }
         if (System.nanoTime() - deadline > 0) {
           throw new IllegalStateException(USER + "/" + PASSWORD + " could not log in to "
-              + host() + ":" + port + " in " + LOGIN_TIMEOUT.toSeconds() + " s; last failure: "
+              + host + ":" + port + " in " + LOGIN_TIMEOUT.toSeconds() + " s; last failure: "
               + last + "\n" + LogTail.of(process.dir().resolve("logs").resolve("system.log"), 60));
         }
         Thread.sleep(POLL_MILLIS);
