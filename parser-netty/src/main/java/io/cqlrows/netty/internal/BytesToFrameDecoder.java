@@ -25,7 +25,6 @@ import java.util.Objects;
  * <p><b>States.</b> {@code HEADER}: the 9 bytes are checked before the length is trusted.
  * {@code BODY}: the whole frame is awaited, then decompressed and its prelude read. {@code
  * STREAM}: a large RESULT body goes on as {@link FrameChunk}s ({@link #streamResultsFrom}).
- * {@code SKIP}: a frame over {@link ParseLimits#maxFrameBodyLength()} is dropped as it arrives.
  *
  * <p><b>v5.</b> After the server's READY or AUTHENTICATE a v5 connection switches to segments:
  * the decoder hands the frame on, then asks its {@link SegmentSwitch}, if it has one, to put
@@ -33,13 +32,15 @@ import java.util.Objects;
  * (replay) also asks after a v5 STARTUP request, and tells LZ4 from Snappy on the first
  * compressed v3/v4 body.
  *
- * <p><b>Errors.</b> A version byte outside 3-6, a negative length, the compression flag 0x01 on
- * v3/v4 when no compression was negotiated, or a body that does not decompress is a
- * connection-level {@link CqlFrameException}, after which the decoder is broken (see {@link
- * ConnectionDecoder}). Frame-local problems are fired for the frame's stream and decoding goes
- * on: a malformed prelude, an undefined opcode, and a body over the limit (the frame is skipped;
- * the cause is Netty's {@link TooLongFrameException}). Input that ends inside a frame is a
- * connection-level error when the channel closes.
+ * <p><b>Errors.</b> A version byte outside 3-6, a negative length, a length over {@link
+ * ParseLimits#maxFrameBodyLength()} (for the header's stream; the cause is Netty's {@link
+ * TooLongFrameException}), the compression flag 0x01 on v3/v4 when no compression was
+ * negotiated, or a body that does not decompress is a connection-level {@link
+ * CqlFrameException}, after which the decoder is broken (see {@link ConnectionDecoder}): the
+ * length is all that delimits a frame, so the decoder neither skips the bytes a length it does
+ * not believe announces nor looks for a header further on. Frame-local problems are fired for
+ * the frame's stream and decoding goes on: a malformed prelude and an undefined opcode. Input
+ * that ends inside a frame is a connection-level error when the channel closes.
  *
  * <p><b>Reads.</b> A frame of 64 KiB or more that arrives in several reads is kept in those
  * reads (its body is then a slice of a composite buffer) if it is not compressed, and copied
@@ -57,7 +58,7 @@ public final class BytesToFrameDecoder extends ConnectionDecoder {
   private static final int MIN_VERSION = 3;
   private static final int MAX_VERSION = 6;
 
-  private enum State { HEADER, BODY, STREAM, SKIP }
+  private enum State { HEADER, BODY, STREAM }
 
   /** Largest body accepted, prelude included. */
   private final int maxBodyLength;
@@ -71,8 +72,6 @@ public final class BytesToFrameDecoder extends ConnectionDecoder {
   private long headerOffset = -1;
   private int headerStreamId;
   private int headerBodyLength;
-  /** Bytes still to drop of a frame over the limit. */
-  private long skipLeft;
 
   /** A decoder without compression, with {@link ParseLimits#defaults()}. */
   public BytesToFrameDecoder() {
@@ -160,14 +159,13 @@ public final class BytesToFrameDecoder extends ConnectionDecoder {
       case HEADER -> decodeHeader(ctx, in, out);
       case BODY -> decodeBody(ctx, in, out);
       case STREAM -> decodeChunk(in, out);
-      case SKIP -> skip(in);
       default -> throw new AssertionError(state);
     }
   }
 
   /**
    * Checks the header before its length is trusted (the length is a signed {@code [int]}); then
-   * streams, skips or awaits the frame.
+   * streams or awaits the frame.
    */
   private void decodeHeader(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) {
     cumulator.merge();
@@ -196,10 +194,7 @@ public final class BytesToFrameDecoder extends ConnectionDecoder {
     headerStreamId = in.getShort(h + 2);
     headerBodyLength = bodyLength;
     if (bodyLength > maxBodyLength) {
-      ctx.fireExceptionCaught(tooLong());
-      skipLeft = HEADER_LENGTH + (long) bodyLength;
-      state = State.SKIP;
-      return;
+      throw tooLarge();
     }
     if (streaming.threshold() > 0) {
       Envelopes.StreamStart s = Envelopes.streamStart(in, h, in.writerIndex(), headerOffset,
@@ -260,16 +255,6 @@ public final class BytesToFrameDecoder extends ConnectionDecoder {
     }
   }
 
-  /** Drops the bytes of a frame over the limit as they arrive. */
-  private void skip(ByteBuf in) {
-    int n = (int) Math.min(in.readableBytes(), skipLeft);
-    in.skipBytes(n);
-    skipLeft -= n;
-    if (skipLeft == 0) {
-      state = State.HEADER;
-    }
-  }
-
   /**
    * Decompresses and reads the prelude of a complete frame; null (and the error fired) if the
    * frame is unusable. Connection-level errors are thrown.
@@ -322,10 +307,11 @@ public final class BytesToFrameDecoder extends ConnectionDecoder {
         : frame.opcode() == Opcode.STARTUP;
   }
 
-  private CqlFrameException tooLong() {
-    return CqlFrameException.frameError(Reason.FRAME_TOO_LARGE, headerStreamId, headerOffset,
-        "body length: " + headerBodyLength + " (expected: <= " + maxBodyLength
-            + ", ParseLimits.maxFrameBodyLength); frame skipped",
+  /** The connection-level error for a header whose body length is over the limit. */
+  private CqlFrameException tooLarge() {
+    return CqlFrameException.connectionError(Reason.FRAME_TOO_LARGE, headerStreamId, headerOffset,
+        "frame header", "body length: " + headerBodyLength + " (expected: <= " + maxBodyLength
+            + ", ParseLimits.maxFrameBodyLength)",
         new TooLongFrameException("frame body of " + headerBodyLength + " bytes"));
   }
 
@@ -336,8 +322,8 @@ public final class BytesToFrameDecoder extends ConnectionDecoder {
           "end of input", "input ends inside a streamed frame body, " + streaming.left()
               + " bytes before its end", null);
     }
-    if (state == State.SKIP || !in.isReadable()) {
-      return null; // a skipped frame was reported when it began
+    if (!in.isReadable()) {
+      return null;
     }
     int have = in.readableBytes();
     long at = offsetOf(in.readerIndex());

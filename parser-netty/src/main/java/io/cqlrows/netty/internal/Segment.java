@@ -13,16 +13,30 @@ import io.netty.buffer.DefaultByteBufHolder;
 public final class Segment extends DefaultByteBufHolder {
   /** Whether the payload holds whole envelopes only. */
   private final boolean selfContained;
+  /** Offset of the segment's header in the connection's inbound stream, or -1. */
+  private final long offset;
+
+  /**
+   * A segment whose place in the connection is unknown.
+   *
+   * @param payload the payload. Ownership transferred (released with the segment).
+   * @param selfContained whether the payload holds whole envelopes only
+   */
+  public Segment(ByteBuf payload, boolean selfContained) {
+    this(payload, selfContained, -1);
+  }
 
   /**
    * A segment.
    *
    * @param payload the payload. Ownership transferred (released with the segment).
    * @param selfContained whether the payload holds whole envelopes only
+   * @param offset offset of the segment's header in the connection's inbound stream, or -1
    */
-  public Segment(ByteBuf payload, boolean selfContained) {
+  public Segment(ByteBuf payload, boolean selfContained, long offset) {
     super(payload);
     this.selfContained = selfContained;
+    this.offset = offset;
   }
 
   /** The payload (decompressed). Valid while the segment is not released. */
@@ -35,9 +49,14 @@ public final class Segment extends DefaultByteBufHolder {
     return selfContained;
   }
 
+  /** Offset of the segment's header in the connection's inbound stream, or -1 if unknown. */
+  public long offset() {
+    return offset;
+  }
+
   @Override
   public Segment replace(ByteBuf content) {
-    return new Segment(content, selfContained);
+    return new Segment(content, selfContained, offset);
   }
 
   @Override

@@ -20,17 +20,17 @@ import java.util.List;
  * <p><b>States.</b> {@code IDLE}: between envelopes. {@code GATHER}: the slices of a large
  * envelope are gathered without copying into a {@link CompositeByteBuf} until the length in its
  * header is reached. {@code STREAM}: a large RESULT body goes on as {@link FrameChunk}s, one per
- * slice ({@link #streamResultsFrom}). {@code SKIP}: the slices of an envelope whose body is over
- * {@link ParseLimits#maxFrameBodyLength()} are released as they come, and a frame-local {@link
- * CqlFrameException} (cause: Netty's {@link TooLongFrameException}) is fired for its stream once
- * they are all skipped. An envelope over the limit inside a self-contained segment is skipped and
- * reported the same way.
+ * slice ({@link #streamResultsFrom}).
  *
  * <p><b>Errors.</b> Segments that contradict the envelopes in them (a self-contained segment that
  * ends inside an envelope, slices that run past their envelope, a self-contained segment while an
- * envelope is incomplete) and a bad version byte or length are connection-level: fired once, then
- * all further segments are released unread ({@link Breakage}). A bad opcode or prelude is
- * frame-local and fired in order with the frames.
+ * envelope is incomplete), a bad version byte, a negative length, and a length over {@link
+ * ParseLimits#maxFrameBodyLength()} (for the envelope's stream; the cause is Netty's {@link
+ * TooLongFrameException}) are connection-level: fired once, then all further segments are
+ * released unread ({@link Breakage}). The segments' CRCs vouch for their bytes, but inside them
+ * envelopes are delimited by their lengths alone, so the decoder does not skip an envelope whose
+ * length it does not believe. A bad opcode or prelude is frame-local and fired in order with the
+ * frames. Errors name the segment they were found in by its offset ({@link Segment#offset()}).
  *
  * <p><b>Ownership.</b> Segments are released after decoding (by {@link MessageToMessageDecoder});
  * slices kept for gathering are retained and released once the envelope is decoded. Frames are
@@ -42,7 +42,10 @@ public final class SegmentToFrameDecoder extends MessageToMessageDecoder<Segment
   /** Above this many slices the composite consolidates, bounding per-slice overhead. */
   private static final int MAX_COMPONENTS = 1024;
 
-  private enum State { IDLE, GATHER, STREAM, SKIP }
+  /** The structure of an error in an envelope's header. */
+  static final String ENVELOPE = "envelope in segment";
+
+  private enum State { IDLE, GATHER, STREAM }
 
   private final int maxBodyLength;
   private final Breakage breakage = new Breakage();
@@ -52,10 +55,10 @@ public final class SegmentToFrameDecoder extends MessageToMessageDecoder<Segment
   private CompositeByteBuf pending;
   /** 9 + body length of the envelope being gathered, or -1 while its header is incomplete. */
   private long target = -1;
-  /** Bytes still to skip of an envelope over the limit (SKIP), its stream and body length. */
-  private long skipLeft;
-  private int skipStream;
-  private long skipBodyLength;
+  /** Offset of the segment being decoded, or -1. */
+  private long segmentOffset = -1;
+  /** Offset of the segment the envelope being gathered starts in, or -1. */
+  private long envelopeOffset = -1;
 
   /** A decoder with {@link ParseLimits#defaults()}. */
   public SegmentToFrameDecoder() {
@@ -108,6 +111,7 @@ public final class SegmentToFrameDecoder extends MessageToMessageDecoder<Segment
   protected void decode(ChannelHandlerContext ctx, Segment segment, List<Object> out) {
     try {
       ByteBuf p = segment.payload();
+      segmentOffset = segment.offset();
       if (segment.selfContained()) {
         selfContained(ctx, p);
         return;
@@ -116,7 +120,6 @@ public final class SegmentToFrameDecoder extends MessageToMessageDecoder<Segment
         case IDLE -> firstSlice(ctx, p);
         case GATHER -> gather(ctx, p);
         case STREAM -> chunk(ctx, p, p.readerIndex(), p.readableBytes());
-        case SKIP -> skip(ctx, p.readableBytes());
         default -> throw new AssertionError(state);
       }
     } catch (CqlFrameException e) {
@@ -138,17 +141,12 @@ public final class SegmentToFrameDecoder extends MessageToMessageDecoder<Segment
       if (end - i < Envelopes.HEADER_LENGTH) {
         throw mismatch("self-contained segment ends inside an envelope header");
       }
-      long body = bodyLength(p, i);
-      long length = Envelopes.HEADER_LENGTH + body;
+      long length = Envelopes.HEADER_LENGTH + bodyLength(p, i, segmentOffset);
       if (length > end - i) {
         throw mismatch("envelope of " + length + " bytes runs past its self-contained segment ("
             + (end - i) + " bytes left)");
       }
-      if (body > maxBodyLength) {
-        ctx.fireExceptionCaught(tooLong(p.getShort(i + 2), body));
-      } else {
-        emit(ctx, p.slice(i, (int) length));
-      }
+      emit(ctx, p.slice(i, (int) length));
       i += (int) length;
     }
   }
@@ -159,7 +157,7 @@ public final class SegmentToFrameDecoder extends MessageToMessageDecoder<Segment
       Envelopes.StreamStart s = Envelopes.streamStart(p, p.readerIndex(), p.writerIndex(), -1,
           streaming.threshold(), maxBodyLength);
       if (s != null && s != Envelopes.StreamStart.WAIT) {
-        bodyLength(p, p.readerIndex()); // the version checks every envelope gets
+        bodyLength(p, p.readerIndex(), segmentOffset); // the checks every envelope gets
         ctx.fireChannelRead(streaming.start(s.head()));
         state = State.STREAM;
         int rest = p.readableBytes() - s.length();
@@ -172,6 +170,7 @@ public final class SegmentToFrameDecoder extends MessageToMessageDecoder<Segment
     }
     pending = ctx.alloc().compositeBuffer(MAX_COMPONENTS);
     target = -1;
+    envelopeOffset = segmentOffset;
     state = State.GATHER;
     gather(ctx, p);
   }
@@ -179,18 +178,7 @@ public final class SegmentToFrameDecoder extends MessageToMessageDecoder<Segment
   private void gather(ChannelHandlerContext ctx, ByteBuf p) {
     pending.addComponent(true, p.retainedSlice());
     if (target < 0 && pending.readableBytes() >= Envelopes.HEADER_LENGTH) {
-      long body = bodyLength(pending, 0);
-      if (body > maxBodyLength) {
-        skipStream = pending.getShort(2);
-        skipBodyLength = body;
-        long seen = pending.readableBytes();
-        releasePending();
-        skipLeft = Envelopes.HEADER_LENGTH + body;
-        state = State.SKIP;
-        skip(ctx, seen);
-        return;
-      }
-      target = Envelopes.HEADER_LENGTH + body;
+      target = Envelopes.HEADER_LENGTH + bodyLength(pending, 0, envelopeOffset);
     }
     if (target >= 0 && pending.readableBytes() >= target) {
       if (pending.readableBytes() > target) {
@@ -217,43 +205,36 @@ public final class SegmentToFrameDecoder extends MessageToMessageDecoder<Segment
     }
   }
 
-  /** Skips {@code n} bytes of an envelope over the limit; reports it once it is all skipped. */
-  private void skip(ChannelHandlerContext ctx, long n) {
-    skipLeft -= n;
-    if (skipLeft < 0) {
-      throw mismatch("slices run past their envelope by " + (-skipLeft) + " bytes");
-    }
-    if (skipLeft == 0) {
-      state = State.IDLE;
-      ctx.fireExceptionCaught(tooLong(skipStream, skipBodyLength));
-    }
+  /** A connection-level error in the segment being decoded. */
+  private CqlFrameException mismatch(String detail) {
+    return CqlFrameException.connectionError(Reason.SEGMENT_MISMATCH, segmentOffset,
+        BytesToSegmentDecoder.SEGMENT, detail, null);
   }
 
-  /** The frame-local error for an envelope whose body is over the limit. */
-  private CqlFrameException tooLong(int streamId, long bodyLength) {
-    return CqlFrameException.frameError(Reason.FRAME_TOO_LARGE, streamId, -1,
-        "body length: " + bodyLength + " (expected: <= " + maxBodyLength
-            + ", ParseLimits.maxFrameBodyLength); frame skipped",
-        new TooLongFrameException("frame body of " + bodyLength + " bytes"));
-  }
-
-  private static CqlFrameException mismatch(String detail) {
-    return CqlFrameException.connectionError(Reason.SEGMENT_MISMATCH, -1, null, detail, null);
-  }
-
-  /** Checks the version byte, then returns the envelope's signed body length. */
-  private static long bodyLength(ByteBuf buf, int header) {
+  /**
+   * Checks the header of the envelope at {@code header}, then returns its body length: a version
+   * byte of 5 or 6, a length from 0 to the limit.
+   *
+   * @param at offset of the segment the header is in, or -1
+   */
+  private long bodyLength(ByteBuf buf, int header, long at) {
     int versionByte = buf.getUnsignedByte(header);
     int version = versionByte & 0x7F;
     if (version < 5 || version > 6) {
-      throw CqlFrameException.connectionError(Reason.BAD_VERSION, -1, null, String.format(
+      throw CqlFrameException.connectionError(Reason.BAD_VERSION, at, ENVELOPE, String.format(
           "version byte in segment: 0x%02x (expected: 0x05, 0x06, 0x85 or 0x86)", versionByte),
           null);
     }
     int length = buf.getInt(header + 5);
     if (length < 0) {
-      throw CqlFrameException.connectionError(Reason.BAD_LENGTH, -1, null,
+      throw CqlFrameException.connectionError(Reason.BAD_LENGTH, at, ENVELOPE,
           "body length in segment: " + length + " (expected: >= 0)", null);
+    }
+    if (length > maxBodyLength) {
+      throw CqlFrameException.connectionError(Reason.FRAME_TOO_LARGE, buf.getShort(header + 2),
+          at, ENVELOPE, "body length in segment: " + length + " (expected: <= " + maxBodyLength
+              + ", ParseLimits.maxFrameBodyLength)",
+          new TooLongFrameException("frame body of " + length + " bytes"));
     }
     return length;
   }

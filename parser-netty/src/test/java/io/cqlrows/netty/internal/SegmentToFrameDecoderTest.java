@@ -90,56 +90,76 @@ class SegmentToFrameDecoderTest {
     assertFalse(channel.finishAndReleaseAll());
   }
 
-  @ParameterizedTest
-  @ValueSource(ints = {4, 9, 500})
-  void skipsAnEnvelopeOverTheLimitAndDecodesTheNextOne(int firstCut) {
-    byte[] tooLong = envelope(7, RESULT, random(3000, 3));
-    int[] cuts = {0, firstCut, 1500, 2500, tooLong.length};
+  @Test
+  void decodesEnvelopesOfExactlyTheLimit() {
+    byte[] body = random(1000, 3);
     EmbeddedChannel channel = channel(LIMIT_1000);
-    for (int i = 0; i < 3; i++) {
-      Segment slice = segment(false, Arrays.copyOfRange(tooLong, cuts[i], cuts[i + 1]));
-      assertFalse(channel.writeInbound(slice));
-      if (cuts[i + 1] >= 9) {
-        assertEquals(0, slice.refCnt(), "slice " + i + " is released, not gathered");
-        assertEquals(0, decoder(channel).bufferedBytes());
-      }
-    }
-    Segment last = segment(false, Arrays.copyOfRange(tooLong, cuts[3], cuts[4]));
-    CqlFrameException e = assertThrows(CqlFrameException.class, () -> channel.writeInbound(last));
-    assertFalse(e.connectionLevel());
-    assertEquals(7, e.streamId());
-    assertInstanceOf(TooLongFrameException.class, e.getCause());
-    assertEquals(Reason.FRAME_TOO_LARGE, e.reason());
-    assertFalse(decoder(channel).isBroken());
-    assertAllInputsReleased();
-
-    // the next envelope, self-contained or in slices, decodes
-    assertTrue(channel.writeInbound(segment(true, envelope(8, RESULT, VOID_BODY))));
-    assertFrame(channel.readInbound(), 8, Opcode.RESULT, VOID_BODY);
-    byte[] next = envelope(9, RESULT, random(999, 4));
-    channel.writeInbound(segment(false, Arrays.copyOf(next, 500)));
-    assertTrue(channel.writeInbound(segment(false, Arrays.copyOfRange(next, 500, next.length))));
-    assertFrame(channel.readInbound(), 9, Opcode.RESULT, Arrays.copyOfRange(next, 9, 1008));
+    assertTrue(channel.writeInbound(segment(true, envelope(1, RESULT, body))));
+    assertFrame(channel.readInbound(), 1, Opcode.RESULT, body);
+    byte[] sliced = envelope(2, RESULT, body);
+    assertFalse(channel.writeInbound(segment(false, Arrays.copyOf(sliced, 500))));
+    assertTrue(channel.writeInbound(segment(false, Arrays.copyOfRange(sliced, 500, 1009))));
+    assertFrame(channel.readInbound(), 2, Opcode.RESULT, body);
     assertAllInputsReleased();
     assertFalse(channel.finishAndReleaseAll());
   }
 
+  /**
+   * An envelope over the limit breaks the connection as soon as its header is in, whether the
+   * first slice ends inside the header, at its end, or after it; it names the envelope's stream
+   * and the segment its header starts in.
+   */
+  @ParameterizedTest
+  @ValueSource(ints = {4, 9, 500})
+  void failsTheConnectionAtAnEnvelopeOverTheLimitInSlices(int firstCut) {
+    byte[] tooLong = envelope(7, RESULT, random(3000, 3));
+    EmbeddedChannel channel = channel(LIMIT_1000);
+    Segment first = segment(false, 1000, Arrays.copyOf(tooLong, firstCut));
+    Segment second = segment(false, 2000, Arrays.copyOfRange(tooLong, firstCut, 1500));
+    CqlFrameException e;
+    if (firstCut < 9) {
+      assertFalse(channel.writeInbound(first));
+      e = assertThrows(CqlFrameException.class, () -> channel.writeInbound(second));
+    } else {
+      e = assertThrows(CqlFrameException.class, () -> channel.writeInbound(first));
+      assertFalse(channel.writeInbound(second));
+      assertEquals(0, second.refCnt(), "a later slice is released unread");
+    }
+    assertTrue(e.connectionLevel());
+    assertEquals(Reason.FRAME_TOO_LARGE, e.reason());
+    assertEquals(7, e.streamId());
+    assertEquals(1000, e.offset(), "the segment the envelope starts in");
+    assertEquals(SegmentToFrameDecoder.ENVELOPE, e.structure());
+    assertInstanceOf(TooLongFrameException.class, e.getCause());
+    assertBroken(channel);
+  }
+
   @Test
-  void skipsAnEnvelopeOverTheLimitInASelfContainedSegment() {
+  void failsTheConnectionAtAnEnvelopeOverTheLimitInASelfContainedSegment() {
     EmbeddedChannel channel = channel(LIMIT_1000);
     CqlFrameException e = assertThrows(CqlFrameException.class, () -> channel.writeInbound(
-        segment(true, envelope(1, RESULT, VOID_BODY), envelope(2, RESULT, random(1001, 12)),
+        segment(true, 500, envelope(1, RESULT, VOID_BODY), envelope(2, RESULT, random(1001, 12)),
             envelope(3, RESULT, VOID_BODY))));
-    assertFalse(e.connectionLevel());
-    assertEquals(2, e.streamId());
-    assertInstanceOf(TooLongFrameException.class, e.getCause());
+    assertTrue(e.connectionLevel());
     assertEquals(Reason.FRAME_TOO_LARGE, e.reason());
+    assertEquals(2, e.streamId());
+    assertEquals(500, e.offset());
     assertFrame(channel.readInbound(), 1, Opcode.RESULT, VOID_BODY);
-    assertFrame(channel.readInbound(), 3, Opcode.RESULT, VOID_BODY);
-    assertNull(channel.readInbound());
-    assertFalse(decoder(channel).isBroken());
-    assertAllInputsReleased();
-    assertFalse(channel.finishAndReleaseAll());
+    assertNull(channel.readInbound(), "the envelope after it is not decoded");
+    assertBroken(channel);
+  }
+
+  @Test
+  void failsTheConnectionAtALengthOverTheLimitBeforeCheckingItAgainstTheSegment() {
+    // a 2 GiB length also runs past its segment: the length is what is reported
+    byte[] header = Arrays.copyOf(envelope(4, RESULT, new byte[0]), 9);
+    header[5] = 0x7F;
+    EmbeddedChannel channel = channel(ParseLimits.defaults());
+    CqlFrameException e = assertThrows(CqlFrameException.class,
+        () -> channel.writeInbound(segment(true, header)));
+    assertEquals(Reason.FRAME_TOO_LARGE, e.reason());
+    assertEquals(4, e.streamId());
+    assertBroken(channel);
   }
 
   @Test
@@ -157,19 +177,6 @@ class SegmentToFrameDecoderTest {
   }
 
   @Test
-  void rejectsSlicesThatRunPastAnEnvelopeOverTheLimit() {
-    byte[] tooLong = envelope(5, RESULT, random(2000, 6));
-    EmbeddedChannel channel = channel(LIMIT_1000);
-    channel.writeInbound(segment(false, Arrays.copyOf(tooLong, 1000)));
-    Segment overshoot = segment(false, Arrays.copyOfRange(tooLong, 1000, tooLong.length),
-        new byte[] {1});
-    CqlFrameException e =
-        assertThrows(CqlFrameException.class, () -> channel.writeInbound(overshoot));
-    assertTrue(e.connectionLevel());
-    assertBroken(channel);
-  }
-
-  @Test
   void rejectsASelfContainedSegmentWhileSlicesArePending() {
     byte[] envelope = envelope(5, RESULT, random(100, 7));
     EmbeddedChannel channel = channel(ParseLimits.defaults());
@@ -182,17 +189,6 @@ class SegmentToFrameDecoderTest {
     assertEquals(Reason.SEGMENT_MISMATCH, e.reason());
     assertEquals(0, pending.refCnt(), "the pending slice is released");
     assertEquals(0, decoder(channel).bufferedBytes());
-    assertBroken(channel);
-  }
-
-  @Test
-  void rejectsASelfContainedSegmentWhileAnEnvelopeOverTheLimitIsSkipped() {
-    byte[] tooLong = envelope(5, RESULT, random(2000, 8));
-    EmbeddedChannel channel = channel(LIMIT_1000);
-    channel.writeInbound(segment(false, Arrays.copyOf(tooLong, 1000)));
-    CqlFrameException e = assertThrows(CqlFrameException.class,
-        () -> channel.writeInbound(segment(true, envelope(6, RESULT, VOID_BODY))));
-    assertTrue(e.connectionLevel());
     assertBroken(channel);
   }
 
@@ -297,17 +293,6 @@ class SegmentToFrameDecoderTest {
   }
 
   @Test
-  void reportsTheChannelClosingWhileAnEnvelopeOverTheLimitIsSkipped() {
-    byte[] tooLong = envelope(5, RESULT, random(2000, 11));
-    EmbeddedChannel channel = channel(LIMIT_1000);
-    channel.writeInbound(segment(false, Arrays.copyOf(tooLong, 1500)));
-    CqlFrameException e = assertThrows(CqlFrameException.class, channel::finish);
-    assertTrue(e.connectionLevel());
-    assertAllInputsReleased();
-    assertFalse(channel.finishAndReleaseAll());
-  }
-
-  @Test
   void releasesPendingSlicesWhenRemoved() {
     EmbeddedChannel channel = channel(ParseLimits.defaults());
     channel.writeInbound(segment(false, Arrays.copyOf(envelope(5, RESULT, new byte[100]), 50)));
@@ -347,9 +332,14 @@ class SegmentToFrameDecoderTest {
 
   /** A segment whose payload is the parts; the test keeps the payload to check its release. */
   private Segment segment(boolean selfContained, byte[]... parts) {
+    return segment(selfContained, -1, parts);
+  }
+
+  /** A segment at {@code offset} in the connection. */
+  private Segment segment(boolean selfContained, long offset, byte[]... parts) {
     ByteBuf payload = tracked(parts);
     inputs.add(payload);
-    return new Segment(payload, selfContained);
+    return new Segment(payload, selfContained, offset);
   }
 
   private static byte[] envelope(int streamId, int opcode, byte[] body) {
