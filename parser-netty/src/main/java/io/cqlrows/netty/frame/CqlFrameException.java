@@ -18,10 +18,10 @@ import java.util.Objects;
  *       the header's stream id when the header was read ({@link Reason#FRAME_TOO_LARGE}), else
  *       -1 (or the stream of a response whose streamed body the break cut off).
  *   <li><b>Frame-local</b>: one well-delimited frame is unusable (a malformed prelude, an
- *       undefined opcode, a body the RESULT parser rejects). Only the request on {@link
- *       #streamId()} fails; decoding goes on with the next frame. When the RESULT parser
- *       rejected the body, the {@link #getCause() cause} is its {@link CqlParseException}
- *       ({@link #parseError()}).
+ *       undefined opcode, a compressed body that would decompress to more than the limit, a
+ *       body the RESULT parser rejects). Only the request on {@link #streamId()} fails;
+ *       decoding goes on with the next frame. When the RESULT parser rejected the body, the
+ *       {@link #getCause() cause} is its {@link CqlParseException} ({@link #parseError()}).
  * </ul>
  *
  * <p>The message is derived from the fields, for example {@code version byte: 0x47 (expected:
@@ -42,7 +42,7 @@ public final class CqlFrameException extends CqlException {
     UNEXPECTED_COMPRESSION,
     /**
      * A compressed body or segment payload that does not decompress (LZ4, Snappy) to the length
-     * it declares, or whose declared length is over the limit.
+     * it declares, or that declares more than its compressed length can make: connection-level.
      */
     CORRUPT_COMPRESSION,
     /** A v5 segment header whose CRC24 does not match (or matches neither segment format). */
@@ -56,6 +56,14 @@ public final class CqlFrameException extends CqlException {
      * after the header can be placed (docs/protocol.md, "A bad length ends the connection").
      */
     FRAME_TOO_LARGE,
+    /**
+     * A compressed v3/v4 body that declares more uncompressed bytes than {@link
+     * io.cqlrows.core.ParseLimits#maxDecompressedLength()} (or {@code maxFrameBodyLength()})
+     * allows, or a v5 envelope whose LZ4 segments decompress to more: frame-local, for its
+     * stream, found before anything of that size is allocated. Its compressed bytes are
+     * delimited by the frame header or by the segments, so decoding goes on with the next frame.
+     */
+    DECOMPRESSED_TOO_LARGE,
     /**
      * Input that ends inside a frame, a segment or an envelope split across segments, or a
      * streamed body that the connection cut off.

@@ -39,8 +39,10 @@ import java.util.Objects;
  * CqlFrameException}, after which the decoder is broken (see {@link ConnectionDecoder}): the
  * length is all that delimits a frame, so the decoder neither skips the bytes a length it does
  * not believe announces nor looks for a header further on. Frame-local problems are fired for
- * the frame's stream and decoding goes on: a malformed prelude and an undefined opcode. Input
- * that ends inside a frame is a connection-level error when the channel closes.
+ * the frame's stream and decoding goes on: a malformed prelude, an undefined opcode, and a
+ * compressed body that declares more than {@link ParseLimits#maxDecompressedLength()} (found
+ * before its output is allocated). Input that ends inside a frame is a connection-level error
+ * when the channel closes.
  *
  * <p><b>Reads.</b> A frame of 64 KiB or more that arrives in several reads is kept in those
  * reads (its body is then a slice of a composite buffer) if it is not compressed, and copied
@@ -60,6 +62,8 @@ public final class BytesToFrameDecoder extends ConnectionDecoder {
 
   private enum State { HEADER, BODY, STREAM }
 
+  /** Bound the frame body and what a compressed one decompresses to. */
+  private final ParseLimits limits;
   /** Largest body accepted, prelude included. */
   private final int maxBodyLength;
   /** How v3/v4 bodies with flag 0x01 are compressed; null while detecting. */
@@ -82,7 +86,8 @@ public final class BytesToFrameDecoder extends ConnectionDecoder {
    * A decoder for one connection.
    *
    * @param limits its {@link ParseLimits#maxFrameBodyLength()} bounds the frame body (prelude
-   *     included), compressed and decompressed
+   *     included), compressed and decompressed; its {@link ParseLimits#maxDecompressedLength()}
+   *     what a compressed body may decompress to
    * @param compression what the STARTUP negotiated; applies to v3/v4 bodies with flag 0x01
    */
   public BytesToFrameDecoder(ParseLimits limits, Compression compression) {
@@ -101,6 +106,7 @@ public final class BytesToFrameDecoder extends ConnectionDecoder {
   public BytesToFrameDecoder(ParseLimits limits, Compression compression,
       SegmentSwitch segmentSwitch) {
     super(0);
+    this.limits = limits;
     this.maxBodyLength = limits.maxFrameBodyLength();
     this.compression = compression;
     this.segmentSwitch = segmentSwitch;
@@ -265,7 +271,7 @@ public final class BytesToFrameDecoder extends ConnectionDecoder {
         compression = detectCompression(ctx, raw);
       }
       Compression c = compression == null ? Compression.NONE : compression;
-      return Envelopes.decode(ctx.alloc(), raw, headerOffset, c, maxBodyLength);
+      return Envelopes.decode(ctx.alloc(), raw, headerOffset, c, limits);
     } catch (CqlFrameException e) {
       if (e.connectionLevel()) {
         throw e;
@@ -281,17 +287,30 @@ public final class BytesToFrameDecoder extends ConnectionDecoder {
         && (raw.getUnsignedByte(h) & 0x7F) < 5;
   }
 
-  /** The compression of the first compressed body: whichever of LZ4 and Snappy decodes it. */
+  /**
+   * The compression of the first compressed body: whichever of LZ4 and Snappy decodes it. A body
+   * that one of them reads as declaring more than the decompression limit, and that the other
+   * cannot decode, is not decompressed (so its compression stays unknown): its frame-local
+   * {@link Reason#DECOMPRESSED_TOO_LARGE} is thrown, and the next compressed body is tried.
+   */
   private Compression detectCompression(ChannelHandlerContext ctx, ByteBuf raw) {
     ByteBuf body = raw.slice(raw.readerIndex() + HEADER_LENGTH,
         raw.readableBytes() - HEADER_LENGTH);
+    CqlFrameException overLimit = null;
     for (Compression c : new Compression[] {Compression.LZ4, Compression.SNAPPY}) {
       try {
-        Envelopes.decompress(ctx.alloc(), body, headerOffset, c, maxBodyLength).release();
+        Envelopes.decompress(ctx.alloc(), body, headerOffset, headerStreamId, c, limits)
+            .release();
         return c;
       } catch (CqlFrameException e) {
-        // not this one
+        // not this one, or one that would make too much
+        if (!e.connectionLevel() && overLimit == null) {
+          overLimit = e;
+        }
       }
+    }
+    if (overLimit != null) {
+      throw overLimit;
     }
     throw CqlFrameException.connectionError(Reason.CORRUPT_COMPRESSION, headerOffset,
         "compressed frame body (flag 0x01) is neither LZ4 nor Snappy");

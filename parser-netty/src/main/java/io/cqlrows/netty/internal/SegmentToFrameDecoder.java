@@ -47,6 +47,7 @@ public final class SegmentToFrameDecoder extends MessageToMessageDecoder<Segment
 
   private enum State { IDLE, GATHER, STREAM }
 
+  private final ParseLimits limits;
   private final int maxBodyLength;
   private final Breakage breakage = new Breakage();
   private final BodyStreaming streaming = new BodyStreaming();
@@ -72,6 +73,7 @@ public final class SegmentToFrameDecoder extends MessageToMessageDecoder<Segment
    */
   public SegmentToFrameDecoder(ParseLimits limits) {
     super(Segment.class);
+    this.limits = limits;
     this.maxBodyLength = limits.maxFrameBodyLength();
   }
 
@@ -242,7 +244,7 @@ public final class SegmentToFrameDecoder extends MessageToMessageDecoder<Segment
   private void emit(ChannelHandlerContext ctx, ByteBuf envelope) {
     Frame frame;
     try {
-      frame = Envelopes.decode(ctx.alloc(), envelope, -1, Compression.NONE, maxBodyLength);
+      frame = Envelopes.decode(ctx.alloc(), envelope, -1, Compression.NONE, limits);
     } catch (CqlFrameException e) {
       if (e.connectionLevel()) {
         throw e;

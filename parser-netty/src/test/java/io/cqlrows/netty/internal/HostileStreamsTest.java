@@ -184,15 +184,68 @@ class HostileStreamsTest {
     assertNull(f.alloc.unreleased(), name);
   }
 
+  /** Decompression limit of {@link #failsOnlyTheResponseThatWouldDecompressOverTheLimit}. */
+  static final int SMALL_LIMIT = 1 << 20;
+
+  static Stream<Arguments> bombs() {
+    byte[] over = new byte[4 * SMALL_LIMIT];
+    over[3] = 1; // a VOID kind, then zeros
+    return Stream.of(
+        v4(Compression.LZ4, "LZ4 body of 4 MiB (16 KiB on the wire)",
+            lz4Body(over.length, SegmentBuilder.compress(over))),
+        v4(Compression.SNAPPY, "Snappy body of 4 MiB (200 KB on the wire)", snappy(over)),
+        v4(null, "LZ4 body of 4 MiB, compression not yet detected",
+            lz4Body(over.length, SegmentBuilder.compress(over))));
+  }
+
+  /**
+   * A response whose compressed body would decompress to more than {@link
+   * ParseLimits#maxDecompressedLength()} fails alone: its stream gets a failure, the responses
+   * before and after it are delivered, the connection stays open, nothing of the declared size is
+   * allocated, and every buffer is released.
+   */
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("bombs")
+  void failsOnlyTheResponseThatWouldDecompressOverTheLimit(String name,
+      Consumer<Fixture> install, byte[] good, byte[] hostile, byte[] later,
+      CqlFrameException.Reason unused) {
+    Fixture f = new Fixture(
+        ParseLimits.builder().maxDecompressedLength(SMALL_LIMIT).build());
+    install.accept(f);
+    f.rows.expect(1, new CountingSink());
+    f.rows.expect(2, new CountingSink());
+    f.rows.expect(3, new CountingSink());
+    f.write(good);
+    long before = Allocations.current();
+    f.write(hostile);
+    long allocated = Allocations.current() - before;
+    assertTrue(allocated < CHEAP, name + ": the hostile read allocated " + allocated + " bytes");
+    f.write(later);
+    assertEquals(List.of("response 1", "failure 2", "response 3"), f.recorder.events, name);
+    assertEquals(CqlFrameException.Reason.DECOMPRESSED_TOO_LARGE,
+        f.recorder.failures.get(0).reason(), name);
+    assertTrue(f.channel.isOpen(), name);
+    f.channel.close();
+    f.channel.finishAndReleaseAll();
+    assertEquals(List.of(), f.recorder.foreign, name);
+    assertEquals(List.of(), f.recorder.connectionErrors, name);
+    assertNull(f.alloc.unreleased(), name);
+  }
+
   /** A channel with the pipeline, a tracking allocator and a recorder at the end. */
   static final class Fixture {
     final TrackingAllocator alloc = new TrackingAllocator();
     final EmbeddedChannel channel = new EmbeddedChannel();
     final Recorder recorder = new Recorder();
-    final ParseLimits limits = ParseLimits.defaults();
+    final ParseLimits limits;
     RowsFrameHandler rows;
 
     Fixture() {
+      this(ParseLimits.defaults());
+    }
+
+    Fixture(ParseLimits limits) {
+      this.limits = limits;
       channel.config().setAllocator(alloc);
     }
 
@@ -226,6 +279,7 @@ class HostileStreamsTest {
   static final class Recorder extends ChannelInboundHandlerAdapter {
     final List<String> events = new ArrayList<>();
     final List<CqlFrameException> connectionErrors = new ArrayList<>();
+    final List<CqlFrameException> failures = new ArrayList<>();
     final List<Throwable> foreign = new ArrayList<>();
 
     @Override
@@ -234,6 +288,7 @@ class HostileStreamsTest {
         events.add("response " + r.streamId());
       } else if (msg instanceof RowsFailure r) {
         events.add("failure " + r.streamId());
+        failures.add(r.cause());
       } else {
         events.add("message " + msg);
       }
