@@ -20,7 +20,21 @@ import java.util.List;
  * <p><b>States.</b> {@code IDLE}: between envelopes. {@code GATHER}: the slices of a large
  * envelope are gathered without copying into a {@link CompositeByteBuf} until the length in its
  * header is reached. {@code STREAM}: a large RESULT body goes on as {@link FrameChunk}s, one per
- * slice ({@link #streamResultsFrom}).
+ * slice ({@link #streamResultsFrom}). {@code DISCARD}: the rest of the slices of an envelope
+ * that decompressed to too much (below) are released as they come.
+ *
+ * <p><b>Decompression.</b> LZ4 segments can make an envelope gathered from them far larger than
+ * its bytes on the wire (2,000 segments of 600 bytes make 256 MB). The payload lengths of the
+ * slices that were decompressed ({@link Segment#decompressed()}) are added up per envelope, as
+ * each slice arrives and before it is kept; above {@link ParseLimits#maxDecompressedLength()}
+ * the slices gathered are released, a frame-local {@link CqlFrameException} ({@link
+ * CqlFrameException.Reason#DECOMPRESSED_TOO_LARGE}) is fired for the envelope's stream at once,
+ * and the rest of its slices, which the segments delimit, are discarded; the connection goes on.
+ * Slices stored uncompressed add nothing: their bytes came over the wire, and {@link
+ * ParseLimits#maxFrameBodyLength()} bounds them. Envelopes inside one self-contained segment are
+ * not counted (a segment's payload is at most 128 KiB), nor are streamed bodies, whose slices
+ * are passed on one at a time: the decoder holds none of them, and what the handlers after it
+ * keep of a streamed body is bounded by the body length alone.
  *
  * <p><b>Errors.</b> Segments that contradict the envelopes in them (a self-contained segment that
  * ends inside an envelope, slices that run past their envelope, a self-contained segment while an
@@ -45,10 +59,11 @@ public final class SegmentToFrameDecoder extends MessageToMessageDecoder<Segment
   /** The structure of an error in an envelope's header. */
   static final String ENVELOPE = "envelope in segment";
 
-  private enum State { IDLE, GATHER, STREAM }
+  private enum State { IDLE, GATHER, STREAM, DISCARD }
 
   private final ParseLimits limits;
   private final int maxBodyLength;
+  private final int maxDecompressed;
   private final Breakage breakage = new Breakage();
   private final BodyStreaming streaming = new BodyStreaming();
   private State state = State.IDLE;
@@ -60,6 +75,12 @@ public final class SegmentToFrameDecoder extends MessageToMessageDecoder<Segment
   private long segmentOffset = -1;
   /** Offset of the segment the envelope being gathered starts in, or -1. */
   private long envelopeOffset = -1;
+  /** Stream id of the envelope being gathered, once its header is in. */
+  private int envelopeStream;
+  /** Bytes of the envelope being gathered that were decompressed from LZ4 slices. */
+  private long decompressed;
+  /** Bytes still to come of an envelope that decompressed to too much (DISCARD). */
+  private long discardLeft;
 
   /** A decoder with {@link ParseLimits#defaults()}. */
   public SegmentToFrameDecoder() {
@@ -69,12 +90,15 @@ public final class SegmentToFrameDecoder extends MessageToMessageDecoder<Segment
   /**
    * A decoder for one connection.
    *
-   * @param limits {@link ParseLimits#maxFrameBodyLength()} bounds an envelope's body
+   * @param limits {@link ParseLimits#maxFrameBodyLength()} bounds an envelope's body, {@link
+   *     ParseLimits#maxDecompressedLength()} what an envelope gathered from slices may gain from
+   *     LZ4
    */
   public SegmentToFrameDecoder(ParseLimits limits) {
     super(Segment.class);
     this.limits = limits;
     this.maxBodyLength = limits.maxFrameBodyLength();
+    this.maxDecompressed = limits.maxDecompressedLength();
   }
 
   /**
@@ -119,9 +143,10 @@ public final class SegmentToFrameDecoder extends MessageToMessageDecoder<Segment
         return;
       }
       switch (state) {
-        case IDLE -> firstSlice(ctx, p);
-        case GATHER -> gather(ctx, p);
+        case IDLE -> firstSlice(ctx, segment);
+        case GATHER -> gather(ctx, segment);
         case STREAM -> chunk(ctx, p, p.readerIndex(), p.readableBytes());
+        case DISCARD -> discard(p.readableBytes());
         default -> throw new AssertionError(state);
       }
     } catch (CqlFrameException e) {
@@ -134,8 +159,7 @@ public final class SegmentToFrameDecoder extends MessageToMessageDecoder<Segment
   private void selfContained(ChannelHandlerContext ctx, ByteBuf p) {
     if (state != State.IDLE) {
       throw mismatch("self-contained segment while a large envelope is incomplete ("
-          + bufferedBytes() + " bytes of it gathered, " + streaming.left()
-          + " bytes of a streamed body missing)");
+          + incomplete() + ")");
     }
     int i = p.readerIndex();
     int end = p.writerIndex();
@@ -154,7 +178,8 @@ public final class SegmentToFrameDecoder extends MessageToMessageDecoder<Segment
   }
 
   /** The first slice of a large envelope: streamed, or gathered. */
-  private void firstSlice(ChannelHandlerContext ctx, ByteBuf p) {
+  private void firstSlice(ChannelHandlerContext ctx, Segment segment) {
+    ByteBuf p = segment.payload();
     if (streaming.threshold() > 0) {
       Envelopes.StreamStart s = Envelopes.streamStart(p, p.readerIndex(), p.writerIndex(), -1,
           streaming.threshold(), maxBodyLength);
@@ -173,20 +198,48 @@ public final class SegmentToFrameDecoder extends MessageToMessageDecoder<Segment
     pending = ctx.alloc().compositeBuffer(MAX_COMPONENTS);
     target = -1;
     envelopeOffset = segmentOffset;
+    decompressed = 0;
     state = State.GATHER;
-    gather(ctx, p);
+    gather(ctx, segment);
   }
 
-  private void gather(ChannelHandlerContext ctx, ByteBuf p) {
-    pending.addComponent(true, p.retainedSlice());
-    if (target < 0 && pending.readableBytes() >= Envelopes.HEADER_LENGTH) {
-      target = Envelopes.HEADER_LENGTH + bodyLength(pending, 0, envelopeOffset);
+  /**
+   * Keeps a slice of the envelope being gathered, unless the envelope's decompressed slices
+   * would then be over the limit; emits the envelope once its slices reach its length.
+   */
+  private void gather(ChannelHandlerContext ctx, Segment segment) {
+    ByteBuf p = segment.payload();
+    if (segment.decompressed()) {
+      decompressed += p.readableBytes();
     }
-    if (target >= 0 && pending.readableBytes() >= target) {
-      if (pending.readableBytes() > target) {
-        throw mismatch("slices of " + pending.readableBytes() + " bytes run past their envelope"
-            + " of " + target + " bytes");
+    boolean kept = false;
+    if (target < 0) {
+      // the slices before this one hold less than the 9-byte header
+      pending.addComponent(true, p.retainedSlice());
+      kept = true;
+      if (pending.readableBytes() < Envelopes.HEADER_LENGTH) {
+        return;
       }
+      target = Envelopes.HEADER_LENGTH + bodyLength(pending, 0, envelopeOffset);
+      envelopeStream = pending.getShort(2);
+    }
+    long held = pending.readableBytes() + (kept ? 0 : p.readableBytes());
+    if (held > target) {
+      throw mismatch("slices of " + held + " bytes run past their envelope of " + target
+          + " bytes");
+    }
+    if (decompressed > maxDecompressed) {
+      long body = target - Envelopes.HEADER_LENGTH;
+      discardLeft = target - held;
+      releasePending();
+      state = discardLeft == 0 ? State.IDLE : State.DISCARD;
+      ctx.fireExceptionCaught(decompressedTooLarge(body));
+      return;
+    }
+    if (!kept) {
+      pending.addComponent(true, p.retainedSlice());
+    }
+    if (held == target) {
       try {
         emit(ctx, pending);
       } finally {
@@ -194,6 +247,35 @@ public final class SegmentToFrameDecoder extends MessageToMessageDecoder<Segment
         state = State.IDLE;
       }
     }
+  }
+
+  /** Releases {@code n} more bytes of an envelope that decompressed to too much. */
+  private void discard(int n) {
+    if (n > discardLeft) {
+      throw mismatch("slices run past their envelope by " + (n - discardLeft) + " bytes");
+    }
+    discardLeft -= n;
+    if (discardLeft == 0) {
+      state = State.IDLE;
+    }
+  }
+
+  /** The frame-local error for the envelope being gathered, whose slices decompressed to much. */
+  private CqlFrameException decompressedTooLarge(long bodyLength) {
+    return CqlFrameException.frameError(Reason.DECOMPRESSED_TOO_LARGE, envelopeStream,
+        envelopeOffset, "body of " + bodyLength + " bytes in LZ4 segments: "
+            + decompressed + " bytes decompressed so far (expected: <= " + maxDecompressed
+            + ", ParseLimits.maxDecompressedLength)", null);
+  }
+
+  /** What there is of the envelope being gathered, streamed or discarded, for messages. */
+  private String incomplete() {
+    return switch (state) {
+      case GATHER -> bufferedBytes() + " bytes of it gathered";
+      case STREAM -> streaming.left() + " bytes of its streamed body missing";
+      case DISCARD -> discardLeft + " bytes of a failed one to discard";
+      default -> "nothing of it";
+    };
   }
 
   /** Fires {@code n} bytes of the streamed body as a chunk. */
@@ -266,6 +348,7 @@ public final class SegmentToFrameDecoder extends MessageToMessageDecoder<Segment
   /** Back to IDLE, nothing held. */
   private void reset() {
     releasePending();
+    discardLeft = 0;
     state = State.IDLE;
   }
 
@@ -278,12 +361,11 @@ public final class SegmentToFrameDecoder extends MessageToMessageDecoder<Segment
   @Override
   public void channelInactive(ChannelHandlerContext ctx) throws Exception {
     boolean incomplete = state != State.IDLE && !breakage.isBroken();
-    int held = bufferedBytes();
+    String what = incomplete();
     reset();
     if (incomplete) {
       breakage.fail(ctx, CqlFrameException.connectionError(Reason.TRUNCATED, -1, null,
-          "input ends inside an envelope split across segments, after " + held + " bytes",
-          null));
+          "input ends inside an envelope split across segments (" + what + ")", null));
     }
     super.channelInactive(ctx);
   }

@@ -96,6 +96,78 @@ class DecompressionLimitTest {
     finish(channel);
   }
 
+  /**
+   * v5: an envelope gathered from LZ4 segments that decompress to exactly the limit decodes; one
+   * whose segments decompress to 100 bytes more fails for its stream, and the envelope after it
+   * decodes. (A last slice of a few bytes would be stored, LZ4 cannot shrink it, and not count.)
+   */
+  @Test
+  void boundsWhatAnEnvelopeGainsFromItsLz4Segments() {
+    EmbeddedChannel channel = v5Channel(LIMITS);
+    // the 9-byte header is in the first slice and counts: a body of LIMIT - 9 bytes
+    write(channel, v5Slices(v5Envelope(2, new byte[LIMIT - 9]), LIMIT / 16));
+    Frame frame = channel.readInbound();
+    assertEquals(LIMIT - 9, frame.body().readableBytes());
+    assertTrue(frame.release());
+
+    byte[] over = v5Slices(v5Envelope(3, new byte[LIMIT + 91]), LIMIT / 16);
+    byte[] next = SegmentBuilder.lz4(v5Envelope(4, VOID_BODY), true);
+    CqlFrameException e = assertThrows(CqlFrameException.class,
+        () -> write(channel, concat(over, next)));
+    assertEquals(Reason.DECOMPRESSED_TOO_LARGE, e.reason());
+    assertFalse(e.connectionLevel());
+    assertEquals(3, e.streamId());
+    assertEquals(frameBytesOf(channel) - over.length - next.length, e.offset(),
+        "the segment the envelope starts in");
+    assertStreams(channel, 4);
+    finish(channel);
+  }
+
+  /**
+   * Segments LZ4 stores as they are (random bytes do not shrink) add nothing: their bytes came
+   * over the wire, bounded by the frame limit.
+   */
+  @Test
+  void doesNotCountSegmentsStoredUncompressed() {
+    byte[] body = new byte[4 * LIMIT];
+    new java.util.Random(1).nextBytes(body);
+    EmbeddedChannel channel = v5Channel(LIMITS);
+    write(channel, v5Slices(v5Envelope(2, body), SegmentBuilder.MAX_PAYLOAD));
+    Frame frame = channel.readInbound();
+    assertEquals(body.length, frame.body().readableBytes());
+    assertTrue(frame.release());
+    finish(channel);
+  }
+
+  private EmbeddedChannel v5Channel(ParseLimits limits) {
+    return channel(new BytesToSegmentDecoder(SegmentFormat.LZ4, 0),
+        new SegmentToFrameDecoder(limits));
+  }
+
+  /** Bytes the channel's segment decoder has consumed. */
+  private static long frameBytesOf(EmbeddedChannel channel) {
+    return channel.pipeline().get(BytesToSegmentDecoder.class).consumedBytes();
+  }
+
+  /** A v5 RESULT envelope on {@code stream}. */
+  static byte[] v5Envelope(int stream, byte[] body) {
+    return frameBytes(0x85, 0, stream, 0x08, body);
+  }
+
+  /**
+   * An envelope cut into LZ4 slices of {@code size} bytes, each compressed when that makes it
+   * smaller, as Cassandra's encoder writes them.
+   */
+  static byte[] v5Slices(byte[] envelope, int size) {
+    java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+    for (int at = 0; at < envelope.length; at += size) {
+      byte[] slice = java.util.Arrays.copyOfRange(envelope, at,
+          Math.min(envelope.length, at + size));
+      out.writeBytes(SegmentBuilder.lz4(slice, false));
+    }
+    return out.toByteArray();
+  }
+
   private static void assertTooLarge(CqlFrameException e, int streamId, long offset) {
     assertEquals(Reason.DECOMPRESSED_TOO_LARGE, e.reason());
     assertFalse(e.connectionLevel());

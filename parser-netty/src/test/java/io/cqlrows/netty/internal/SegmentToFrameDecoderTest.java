@@ -162,6 +162,175 @@ class SegmentToFrameDecoderTest {
     assertBroken(channel);
   }
 
+  /** Decompression limit of the tests of decompressed slices. */
+  private static final ParseLimits DECOMPRESS_1000 = ParseLimits.builder()
+      .maxDecompressedLength(1000).build();
+
+  @Test
+  void decodesAnEnvelopeWhoseDecompressedSlicesMakeExactlyTheLimit() {
+    byte[] envelope = envelope(6, RESULT, random(991, 13));
+    EmbeddedChannel channel = channel(DECOMPRESS_1000);
+    assertFalse(channel.writeInbound(decompressed(false, 0, Arrays.copyOf(envelope, 400))));
+    assertTrue(channel.writeInbound(
+        decompressed(false, 0, Arrays.copyOfRange(envelope, 400, 1000))));
+    assertFrame(channel.readInbound(), 6, Opcode.RESULT, Arrays.copyOfRange(envelope, 9, 1000));
+    assertAllInputsReleased();
+    assertFalse(channel.finishAndReleaseAll());
+  }
+
+  /** Slices stored as they came over the wire count against the frame limit only. */
+  @Test
+  void countsOnlyTheSlicesThatWereDecompressed() {
+    byte[] envelope = envelope(6, RESULT, random(2991, 14));
+    EmbeddedChannel channel = channel(DECOMPRESS_1000);
+    channel.writeInbound(decompressed(false, 0, Arrays.copyOf(envelope, 1000)));
+    channel.writeInbound(segment(false, Arrays.copyOfRange(envelope, 1000, 2500)));
+    assertTrue(channel.writeInbound(segment(false, Arrays.copyOfRange(envelope, 2500, 3000))));
+    assertFrame(channel.readInbound(), 6, Opcode.RESULT, Arrays.copyOfRange(envelope, 9, 3000));
+    assertAllInputsReleased();
+    assertFalse(channel.finishAndReleaseAll());
+  }
+
+  /**
+   * The slice that takes the decompressed bytes over the limit fails the envelope for its
+   * stream, before it is kept: nothing is held any more, the rest of the envelope's slices are
+   * released as they come, and the envelopes after it decode. The first slice ends inside the
+   * header, at its end, or after it.
+   */
+  @ParameterizedTest
+  @ValueSource(ints = {4, 9, 500})
+  void failsOnlyTheEnvelopeWhoseDecompressedSlicesGoOverTheLimit(int firstCut) {
+    byte[] envelope = envelope(7, RESULT, random(2991, 15));
+    int[] cuts = {0, firstCut, 1001, 2000, 3000};
+    EmbeddedChannel channel = channel(DECOMPRESS_1000);
+    assertFalse(channel.writeInbound(decompressed(false, 100, Arrays.copyOf(envelope, cuts[1]))));
+    Segment over = decompressed(false, 200, Arrays.copyOfRange(envelope, cuts[1], cuts[2]));
+    CqlFrameException e = assertThrows(CqlFrameException.class,
+        () -> channel.writeInbound(over));
+    assertFalse(e.connectionLevel());
+    assertEquals(Reason.DECOMPRESSED_TOO_LARGE, e.reason());
+    assertEquals(7, e.streamId());
+    assertEquals(100, e.offset(), "the segment the envelope starts in");
+    assertEquals(0, decoder(channel).bufferedBytes());
+    assertAllInputsReleased();
+    for (int i = 2; i < 4; i++) {
+      Segment rest = decompressed(false, 300, Arrays.copyOfRange(envelope, cuts[i], cuts[i + 1]));
+      assertFalse(channel.writeInbound(rest));
+      assertEquals(0, rest.refCnt(), "slice " + i + " is released, not kept");
+    }
+    assertFalse(decoder(channel).isBroken());
+
+    assertTrue(channel.writeInbound(decompressed(true, 400, envelope(8, RESULT, VOID_BODY))));
+    assertFrame(channel.readInbound(), 8, Opcode.RESULT, VOID_BODY);
+    byte[] next = envelope(9, RESULT, random(991, 16));
+    channel.writeInbound(decompressed(false, 500, Arrays.copyOf(next, 500)));
+    assertTrue(channel.writeInbound(
+        decompressed(false, 600, Arrays.copyOfRange(next, 500, next.length))));
+    assertFrame(channel.readInbound(), 9, Opcode.RESULT, Arrays.copyOfRange(next, 9, 1000));
+    assertAllInputsReleased();
+    assertFalse(channel.finishAndReleaseAll());
+  }
+
+  @Test
+  void failsAnEnvelopeWhoseLastSliceGoesOverTheLimitWithoutDiscardingAnyMore() {
+    byte[] envelope = envelope(7, RESULT, random(1491, 17));
+    EmbeddedChannel channel = channel(DECOMPRESS_1000);
+    channel.writeInbound(decompressed(false, 0, Arrays.copyOf(envelope, 900)));
+    CqlFrameException e = assertThrows(CqlFrameException.class, () -> channel.writeInbound(
+        decompressed(false, 0, Arrays.copyOfRange(envelope, 900, envelope.length))));
+    assertEquals(Reason.DECOMPRESSED_TOO_LARGE, e.reason());
+    assertTrue(channel.writeInbound(segment(true, envelope(8, RESULT, VOID_BODY))));
+    assertFrame(channel.readInbound(), 8, Opcode.RESULT, VOID_BODY);
+    assertAllInputsReleased();
+    assertFalse(channel.finishAndReleaseAll());
+  }
+
+  /** The decoder never keeps more decompressed bytes than the limit, however many slices come. */
+  @Test
+  void neverHoldsMoreDecompressedBytesThanTheLimit() {
+    byte[] envelope = envelope(7, RESULT, new byte[100_000]);
+    EmbeddedChannel channel = channel(DECOMPRESS_1000);
+    List<Integer> held = new ArrayList<>();
+    assertThrows(CqlFrameException.class, () -> {
+      for (int at = 0; at < envelope.length; at += 300) {
+        channel.writeInbound(decompressed(false, 0,
+            Arrays.copyOfRange(envelope, at, Math.min(envelope.length, at + 300))));
+        held.add(decoder(channel).bufferedBytes());
+      }
+    });
+    for (int at = 1200; at < envelope.length; at += 300) {
+      channel.writeInbound(decompressed(false, 0,
+          Arrays.copyOfRange(envelope, at, Math.min(envelope.length, at + 300))));
+      held.add(decoder(channel).bufferedBytes());
+    }
+    assertEquals(List.of(300, 600, 900), held.subList(0, 3));
+    assertTrue(held.subList(3, held.size()).stream().allMatch(n -> n == 0), held.toString());
+    assertFalse(decoder(channel).isBroken());
+    assertAllInputsReleased();
+    assertFalse(channel.finishAndReleaseAll());
+  }
+
+  @Test
+  void rejectsSlicesThatRunPastAnEnvelopeBeingDiscarded() {
+    byte[] envelope = envelope(7, RESULT, random(2991, 18));
+    EmbeddedChannel channel = channel(DECOMPRESS_1000);
+    assertThrows(CqlFrameException.class, () -> channel.writeInbound(
+        decompressed(false, 0, Arrays.copyOf(envelope, 1500))));
+    CqlFrameException e = assertThrows(CqlFrameException.class, () -> channel.writeInbound(
+        segment(false, Arrays.copyOfRange(envelope, 1500, envelope.length), new byte[] {1})));
+    assertTrue(e.connectionLevel());
+    assertEquals(Reason.SEGMENT_MISMATCH, e.reason());
+    assertBroken(channel);
+  }
+
+  @Test
+  void rejectsASelfContainedSegmentWhileAnEnvelopeIsDiscarded() {
+    byte[] envelope = envelope(7, RESULT, random(2991, 19));
+    EmbeddedChannel channel = channel(DECOMPRESS_1000);
+    assertThrows(CqlFrameException.class, () -> channel.writeInbound(
+        decompressed(false, 0, Arrays.copyOf(envelope, 1500))));
+    CqlFrameException e = assertThrows(CqlFrameException.class,
+        () -> channel.writeInbound(segment(true, envelope(8, RESULT, VOID_BODY))));
+    assertTrue(e.connectionLevel());
+    assertEquals(Reason.SEGMENT_MISMATCH, e.reason());
+    assertBroken(channel);
+  }
+
+  @Test
+  void reportsTheChannelClosingWhileAnEnvelopeIsDiscarded() {
+    byte[] envelope = envelope(7, RESULT, random(2991, 20));
+    EmbeddedChannel channel = channel(DECOMPRESS_1000);
+    assertThrows(CqlFrameException.class, () -> channel.writeInbound(
+        decompressed(false, 0, Arrays.copyOf(envelope, 1500))));
+    CqlFrameException e = assertThrows(CqlFrameException.class, channel::finish);
+    assertTrue(e.connectionLevel());
+    assertEquals(Reason.TRUNCATED, e.reason());
+    assertAllInputsReleased();
+    assertFalse(channel.finishAndReleaseAll());
+  }
+
+  /** Slices of a streamed body pass on one at a time and are not counted. */
+  @Test
+  void doesNotCountTheSlicesOfAStreamedBody() {
+    byte[] envelope = envelope(7, RESULT, random(2991, 21));
+    SegmentToFrameDecoder decoder = new SegmentToFrameDecoder(DECOMPRESS_1000)
+        .streamResultsFrom(1000);
+    EmbeddedChannel channel = new EmbeddedChannel(decoder);
+    for (int at = 0; at < envelope.length; at += 1000) {
+      assertTrue(channel.writeInbound(
+          decompressed(false, 0, Arrays.copyOfRange(envelope, at, at + 1000))));
+    }
+    assertInstanceOf(FrameHead.class, channel.readInbound());
+    int chunks = 0;
+    for (Object m; (m = channel.readInbound()) != null; chunks++) {
+      FrameChunk c = (FrameChunk) m;
+      assertTrue(c.release());
+    }
+    assertEquals(3, chunks);
+    assertAllInputsReleased();
+    assertFalse(channel.finishAndReleaseAll());
+  }
+
   @Test
   void rejectsSlicesThatRunPastTheirEnvelope() {
     byte[] envelope = envelope(5, RESULT, random(100, 5));
@@ -335,11 +504,18 @@ class SegmentToFrameDecoderTest {
     return segment(selfContained, -1, parts);
   }
 
+  /** A segment whose payload was decompressed from LZ4, at {@code offset}. */
+  private Segment decompressed(boolean selfContained, long offset, byte[]... parts) {
+    ByteBuf payload = tracked(parts);
+    inputs.add(payload);
+    return new Segment(payload, selfContained, true, offset);
+  }
+
   /** A segment at {@code offset} in the connection. */
   private Segment segment(boolean selfContained, long offset, byte[]... parts) {
     ByteBuf payload = tracked(parts);
     inputs.add(payload);
-    return new Segment(payload, selfContained, offset);
+    return new Segment(payload, selfContained, false, offset);
   }
 
   private static byte[] envelope(int streamId, int opcode, byte[] body) {
