@@ -214,7 +214,7 @@ public final class SegmentToFrameDecoder extends MessageToMessageDecoder<Segment
     }
     boolean kept = false;
     if (target < 0) {
-      // the slices before this one hold less than the 9-byte header
+      // the slices so far hold less than the 9-byte header: keep this one to read it
       pending.addComponent(true, p.retainedSlice());
       kept = true;
       if (pending.readableBytes() < Envelopes.HEADER_LENGTH) {
@@ -260,7 +260,7 @@ public final class SegmentToFrameDecoder extends MessageToMessageDecoder<Segment
     }
   }
 
-  /** The frame-local error for the envelope being gathered, whose slices decompressed to much. */
+  /** The frame-local error for the envelope being gathered: its slices decompress to too much. */
   private CqlFrameException decompressedTooLarge(long bodyLength) {
     return CqlFrameException.frameError(Reason.DECOMPRESSED_TOO_LARGE, envelopeStream,
         envelopeOffset, "body of " + bodyLength + " bytes in LZ4 segments: "
