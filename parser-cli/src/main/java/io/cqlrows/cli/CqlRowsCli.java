@@ -13,9 +13,10 @@ import java.nio.file.NoSuchFileException;
  * The {@code cqlrows} command line: {@code query}, {@code replay} and {@code stats}; see {@link
  * Usage}.
  *
- * <p>Exit status: 0 when the capture was replayed (frame-local errors are printed as output and
- * do not change it), 1 when the input cannot be read or a byte stream is broken (one line on
- * stderr per problem, never a stack trace), 2 for a usage error.
+ * <p>Exit status of {@code replay} and {@code stats}: 0 when the capture was replayed and every
+ * response decoded; 1 when the input cannot be read or a byte stream is broken (one line on
+ * stderr per problem, never a stack trace), or when a response could not be decoded ({@code
+ * replay} prints an error for it and goes on; {@code stats} counts it); 2 for a usage error.
  */
 public final class CqlRowsCli {
   private CqlRowsCli() {}

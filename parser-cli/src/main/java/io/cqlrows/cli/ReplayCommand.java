@@ -16,7 +16,8 @@ import java.io.UncheckedIOException;
 /**
  * {@code cqlrows replay}: prints the ROWS results of every connection of a capture, in the
  * chosen format. A connection whose byte stream breaks gets one line on stderr; the others are
- * still replayed, and the exit status is 1. Single-threaded; one instance per run.
+ * still replayed, and the exit status is 1. A response that cannot be decoded is printed as an
+ * error and the replay goes on; the exit status is 1 too. Single-threaded; one instance per run.
  */
 final class ReplayCommand implements ReplayListener {
   /** Above this many bytes a connection's progress is reported on stderr. */
@@ -30,6 +31,8 @@ final class ReplayCommand implements ReplayListener {
   private final ArrowOutput arrow;
   /** Results and error lines printed so far. */
   private long printed;
+  /** Whether an error line was printed for a response. */
+  private boolean undecodable;
   private String file;
   private long total;
   private long nextProgress;
@@ -83,7 +86,7 @@ final class ReplayCommand implements ReplayListener {
       }
     }
     out.flush();
-    return status;
+    return undecodable ? 1 : status;
   }
 
   @Override
@@ -146,6 +149,7 @@ final class ReplayCommand implements ReplayListener {
       return;
     }
     printed++;
+    undecodable = true;
     if (arrow != null) {
       endResult();
     }

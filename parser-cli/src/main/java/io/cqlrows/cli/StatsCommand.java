@@ -18,7 +18,8 @@ import java.util.TreeMap;
 /**
  * {@code cqlrows stats}: decodes every response of a capture into a {@link CountingSink} and
  * prints counts per connection and in total. Parse throughput is the RESULT body bytes divided by
- * the time spent inside the parser (framing and I/O excluded). Single-threaded; one per run.
+ * the time spent inside the parser (framing and I/O excluded). A broken byte stream or a response
+ * that cannot be decoded makes the exit status 1. Single-threaded; one per run.
  */
 final class StatsCommand {
   private static final String[] KINDS = {"", "void", "rows", "set_keyspace", "prepared",
@@ -116,7 +117,7 @@ final class StatsCommand {
     out.printf(Locale.ROOT, "total: %d connections, %d rows, %d cells (%d null)%n",
         connections, rows, cells, nulls);
     out.flush();
-    return status;
+    return all.errors > 0 ? 1 : status;
   }
 
   private void print(String label, Counts c, long serverBytes) {

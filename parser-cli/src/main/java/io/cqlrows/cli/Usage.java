@@ -48,7 +48,8 @@ final class Usage {
       "detected by themselves.",
       "",
       "'cqlrows COMMAND --help' describes a command.",
-      "Exit status: 0 done, 1 unreadable input or broken byte stream, 2 usage error.",
+      "Exit status: 0 done, 1 unreadable input, a broken byte stream or a response that",
+      "could not be decoded, 2 usage error.",
       "");
 
   static final String REPLAY = String.join("\n",
@@ -90,8 +91,9 @@ final class Usage {
       EXTENSIONS,
       "",
       "A response that cannot be decoded prints {\"connection\":...,\"stream\":N,\"error\":\"...\"}",
-      "(or an error line) and the replay goes on. A broken byte stream (bad header, CRC",
-      "mismatch, corrupt compression, truncation) ends with one line on stderr and exit 1.",
+      "(or an error line), the replay goes on, and the exit status is 1. A broken byte stream",
+      "(bad header, a length over the limit, CRC mismatch, corrupt compression, truncation)",
+      "ends with one line on stderr and exit 1.",
       "");
 
   static final String QUERY = String.join("\n",

@@ -310,7 +310,8 @@ class CqlRowsCliTest {
   @Test
   void reportsCompressedFrameOnOneLine() throws IOException {
     Path file = dir.resolve("lz4.bin");
-    // a compressed READY whose body is neither LZ4 (negative length) nor Snappy (2^31-1 bytes)
+    // a compressed READY whose body is neither LZ4 (4 GiB from 1 byte) nor Snappy (2^35 - 1
+    // bytes from 5)
     byte[] body = {(byte) 0xff, (byte) 0xff, (byte) 0xff, (byte) 0xff, 0x7f};
     Files.write(file, frameBytes(0x84, 0x01, 0, 0x02, body));
     CliRun r = CliRun.of("replay", file.toString());
@@ -318,20 +319,54 @@ class CqlRowsCliTest {
     assertOneErrorLine(r, "neither LZ4 nor Snappy (frame header at offset 0)");
   }
 
+  /** A response that cannot be decoded is printed as an error and makes the status 1. */
   @Test
   void printsFrameLocalErrorAsJsonAndGoesOn() throws IOException {
-    // ROWS, one int column, one row whose cell is 3 bytes long; then a good READY and a Void
+    // ROWS, one int column, one row whose cell is 3 bytes long; then a good ROWS
     byte[] rows = ByteBufUtil.decodeHexDump(
         "00000002" + "00000001" + "00000001" + "00026b73" + "000174" + "000178" + "0009"
             + "00000001" + "00000003" + "010203");
+    byte[] good = ByteBufUtil.decodeHexDump(
+        "00000002" + "00000001" + "00000001" + "00026b73" + "000174" + "000178" + "0009"
+            + "00000001" + "00000004" + "01020304");
     Path file = dir.resolve("bad-cell.bin");
     Files.write(file, concat(frameBytes(0x84, 0, 7, 0x08, rows),
-        frameBytes(0x84, 0, 8, 0x08, ByteBufUtil.decodeHexDump("00000001"))));
+        frameBytes(0x84, 0, 8, 0x08, good)));
     CliRun r = CliRun.of("replay", file.toString());
-    assertEquals(0, r.status(), r.err());
-    JsonNode line = json(r.out());
+    assertEquals(1, r.status(), r.err());
+    assertEquals("", r.err());
+    List<String> lines = r.out().lines().toList();
+    assertEquals(2, lines.size(), r.out());
+    JsonNode line = json(lines.get(0));
     assertEquals(7, line.get("stream").asInt());
     assertTrue(line.get("error").asText().contains("row 0, column 0 'x' int"), r.out());
+    assertEquals(16909060, json(lines.get(1)).get("rows").get(0).get(0).asInt(), "goes on");
+
+    CliRun other = CliRun.of("replay", "--stream", "8", file.toString());
+    assertEquals(0, other.status(), "only what is printed counts: " + other.out());
+    CliRun stats = CliRun.of("stats", file.toString());
+    assertEquals(1, stats.status(), stats.out());
+    assertTrue(stats.out().contains("(1 undecodable)"), stats.out());
+  }
+
+  /**
+   * A header declaring 2 GiB ends the connection: the result before it is printed, the valid
+   * frames after it are not (nothing says where they start), one line on stderr, status 1.
+   */
+  @Test
+  void reportsALengthOverTheLimitOnOneLineAndReadsNothingAfterIt() throws IOException {
+    byte[] voidResult = frameBytes(0x84, 0, 1, 0x08, ByteBufUtil.decodeHexDump("00000001"));
+    byte[] rows = frameBytes(0x84, 0, 2, 0x08, ByteBufUtil.decodeHexDump(
+        "00000002" + "00000001" + "00000001" + "00026b73" + "000174" + "000178" + "0009"
+            + "00000001" + "00000004" + "01020304"));
+    byte[] liar = ByteBufUtil.decodeHexDump("84" + "00" + "0003" + "08" + "7fffffff");
+    Path file = dir.resolve("liar.bin");
+    Files.write(file, concat(concat(concat(rows, liar), concat(rows, voidResult)), rows));
+    CliRun r = CliRun.of("replay", file.toString());
+    assertEquals(1, r.status());
+    assertOneErrorLine(r, "stream 3: body length: 2147483647 (expected: <= 268435456");
+    assertTrue(r.err().contains("(frame header at offset " + rows.length + ")"), r.err());
+    assertEquals(1, r.out().lines().count(), "only the result before it: " + r.out());
   }
 
   /** A text cell that is not UTF-8: an error by default, U+FFFD with --lenient-text. */
@@ -345,7 +380,7 @@ class CqlRowsCliTest {
     Files.write(file, frameBytes(0x84, 0, 3, 0x08, rows));
 
     CliRun strict = CliRun.of("replay", file.toString());
-    assertEquals(0, strict.status(), strict.err());
+    assertEquals(1, strict.status(), "a response could not be decoded: " + strict.err());
     assertTrue(json(strict.out()).get("error").asText().contains("column 0 't' text"), strict.out());
 
     CliRun lenient = CliRun.of("replay", "--lenient-text", file.toString());

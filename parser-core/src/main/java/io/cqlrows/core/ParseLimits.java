@@ -13,6 +13,13 @@ package io.cqlrows.core;
 public final class ParseLimits {
   /** Default {@link #maxFrameBodyLength()}: 256 MiB, the protocol's own frame limit. */
   public static final int DEFAULT_MAX_FRAME_BODY_LENGTH = 256 * 1024 * 1024;
+  /**
+   * Default {@link #maxDecompressedLength()}: 64 MiB. A compressed page that decompresses to more
+   * is rare (5,000 rows, the drivers' default page size, of more than 13 KB each), and a 1 MB
+   * frame declaring 255 MB then costs at most 64 MiB, which a JVM of 128 MiB survives beside the
+   * rest of a replay.
+   */
+  public static final int DEFAULT_MAX_DECOMPRESSED_LENGTH = 64 * 1024 * 1024;
   /** Default {@link #maxColumns()}. */
   public static final int DEFAULT_MAX_COLUMNS = 65_535;
   /** Default {@link #maxTypeDepth()}: deeper than any schema Cassandra accepts in practice. */
@@ -29,6 +36,7 @@ public final class ParseLimits {
   private static final ParseLimits DEFAULTS = new Builder().build();
 
   private final int maxFrameBodyLength;
+  private final int maxDecompressedLength;
   private final int maxColumns;
   private final int maxTypeDepth;
   private final int maxTypeNameLength;
@@ -39,6 +47,7 @@ public final class ParseLimits {
 
   private ParseLimits(Builder b) {
     this.maxFrameBodyLength = b.maxFrameBodyLength;
+    this.maxDecompressedLength = b.maxDecompressedLength;
     this.maxColumns = b.maxColumns;
     this.maxTypeDepth = b.maxTypeDepth;
     this.maxTypeNameLength = b.maxTypeNameLength;
@@ -62,6 +71,7 @@ public final class ParseLimits {
   public Builder toBuilder() {
     Builder b = new Builder();
     b.maxFrameBodyLength = maxFrameBodyLength;
+    b.maxDecompressedLength = maxDecompressedLength;
     b.maxColumns = maxColumns;
     b.maxTypeDepth = maxTypeDepth;
     b.maxTypeNameLength = maxTypeNameLength;
@@ -72,9 +82,39 @@ public final class ParseLimits {
     return b;
   }
 
-  /** Largest envelope body (after decompression) accepted, in bytes. */
+  /**
+   * Largest envelope body accepted, in bytes: the body length a v3/v4 frame header or a v5
+   * envelope header declares (for a compressed v3/v4 frame, the compressed length), and a
+   * decompressed v3/v4 body. The decoders of parser-netty check a declared length before they
+   * wait for the body; since the length is all that delimits a frame, one above this limit fails
+   * the connection.
+   */
   public int maxFrameBodyLength() {
     return maxFrameBodyLength;
+  }
+
+  /**
+   * Largest number of bytes decompression may make for one envelope, in bytes. It bounds:
+   *
+   * <ul>
+   *   <li>a compressed v3/v4 frame body: the uncompressed length it declares (LZ4's 4-byte
+   *       length, Snappy's preamble), checked before the output buffer is allocated; the body is
+   *       also bounded by {@link #maxFrameBodyLength()};
+   *   <li>a v5 envelope gathered from several segments: the sum of the payload lengths of those
+   *       of its segments that are LZ4-compressed, checked as each segment arrives, before it is
+   *       kept. Segments stored uncompressed inside the LZ4 format, and all segments of the
+   *       uncompressed format, add nothing: their bytes came over the wire, and {@link
+   *       #maxFrameBodyLength()} bounds them. One segment's payload is at most 128 KiB by the
+   *       format, so envelopes in a single segment are not counted, nor are bodies streamed a
+   *       segment at a time, which the decoder does not hold.
+   * </ul>
+   *
+   * <p>A compressed body is small on the wire: LZ4 expands up to 255 times, so a 1 MB frame,
+   * well under the frame limit, can hold 255 MB. Above this limit only that response fails; its
+   * compressed bytes are delimited by the frame or its segments, so the connection goes on.
+   */
+  public int maxDecompressedLength() {
+    return maxDecompressedLength;
   }
 
   /** Largest {@code columns_count} accepted in result or prepared metadata. */
@@ -129,6 +169,7 @@ public final class ParseLimits {
   @Override
   public String toString() {
     return "ParseLimits{maxFrameBodyLength=" + maxFrameBodyLength
+        + ", maxDecompressedLength=" + maxDecompressedLength
         + ", maxColumns=" + maxColumns
         + ", maxTypeDepth=" + maxTypeDepth
         + ", maxTypeNameLength=" + maxTypeNameLength
@@ -141,6 +182,7 @@ public final class ParseLimits {
   /** Builds {@link ParseLimits}; every limit must be positive. */
   public static final class Builder {
     private int maxFrameBodyLength = DEFAULT_MAX_FRAME_BODY_LENGTH;
+    private int maxDecompressedLength = DEFAULT_MAX_DECOMPRESSED_LENGTH;
     private int maxColumns = DEFAULT_MAX_COLUMNS;
     private int maxTypeDepth = DEFAULT_MAX_TYPE_DEPTH;
     private int maxTypeNameLength = DEFAULT_MAX_TYPE_NAME_LENGTH;
@@ -154,6 +196,12 @@ public final class ParseLimits {
     /** See {@link ParseLimits#maxFrameBodyLength()}. */
     public Builder maxFrameBodyLength(int value) {
       this.maxFrameBodyLength = positive("maxFrameBodyLength", value);
+      return this;
+    }
+
+    /** See {@link ParseLimits#maxDecompressedLength()}. */
+    public Builder maxDecompressedLength(int value) {
+      this.maxDecompressedLength = positive("maxDecompressedLength", value);
       return this;
     }
 

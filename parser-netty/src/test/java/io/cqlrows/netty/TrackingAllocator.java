@@ -58,6 +58,20 @@ public final class TrackingAllocator extends AbstractByteBufAllocator {
   }
 
   /**
+   * The largest capacity of a non-composite buffer handed out so far (a composite's components
+   * are buffers handed out, or the inputs), or 0.
+   */
+  public int largestCapacity() {
+    int largest = 0;
+    for (ByteBuf b : allocated) {
+      if (!(b instanceof CompositeByteBuf)) {
+        largest = Math.max(largest, b.capacity());
+      }
+    }
+    return largest;
+  }
+
+  /**
    * Describes the buffers still referenced, or returns null if all were released.
    */
   public String unreleased() {

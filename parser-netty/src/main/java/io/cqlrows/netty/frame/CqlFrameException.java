@@ -12,20 +12,22 @@ import java.util.Objects;
  *
  * <ul>
  *   <li><b>Connection-level</b>: the byte stream itself is broken (a header that is not a CQL
- *       header, a CRC mismatch, a corrupt compressed block, input ending inside a frame).
- *       Nothing after it can be trusted; the decoders discard all further input, and the
- *       connection should be closed.
- *   <li><b>Frame-local</b>: one well-delimited frame is unusable (a malformed prelude, a body
- *       the RESULT parser rejects, a frame over the size limit, which is skipped). Only the
- *       request on {@link #streamId()} fails; decoding goes on with the next frame. When the
- *       RESULT parser rejected the body, the {@link #getCause() cause} is its {@link
- *       CqlParseException} ({@link #parseError()}).
+ *       header, a declared body length over the limit, a CRC mismatch, a corrupt compressed
+ *       block, input ending inside a frame). Nothing after it can be trusted; the decoders
+ *       discard all further input, and the connection should be closed. {@link #streamId()} is
+ *       the header's stream id when the header was read ({@link Reason#FRAME_TOO_LARGE}), else
+ *       -1 (or the stream of a response whose streamed body the break cut off).
+ *   <li><b>Frame-local</b>: one well-delimited frame is unusable (a malformed prelude, an
+ *       undefined opcode, a compressed body that would decompress to more than the limit, a
+ *       body the RESULT parser rejects). Only the request on {@link #streamId()} fails;
+ *       decoding goes on with the next frame. When the RESULT parser rejected the body, the
+ *       {@link #getCause() cause} is its {@link CqlParseException} ({@link #parseError()}).
  * </ul>
  *
  * <p>The message is derived from the fields, for example {@code version byte: 0x47 (expected:
  * protocol version 3-6, 0x03-0x06 or 0x83-0x86) (frame header at offset 0)} or {@code stream 7:
- * body length: 300000000 (expected: <= 268435456, ParseLimits.maxFrameBodyLength); frame skipped
- * (connection offset 1024)}. Callers and tests should look at the fields. Immutable.
+ * body length: 2147483647 (expected: <= 268435456, ParseLimits.maxFrameBodyLength) (frame header
+ * at offset 1024)}. Callers and tests should look at the fields. Immutable.
  */
 public final class CqlFrameException extends CqlException {
   private static final long serialVersionUID = 1L;
@@ -40,7 +42,7 @@ public final class CqlFrameException extends CqlException {
     UNEXPECTED_COMPRESSION,
     /**
      * A compressed body or segment payload that does not decompress (LZ4, Snappy) to the length
-     * it declares, or whose declared length is over the limit.
+     * it declares, or that declares more than its compressed length can make: connection-level.
      */
     CORRUPT_COMPRESSION,
     /** A v5 segment header whose CRC24 does not match (or matches neither segment format). */
@@ -48,10 +50,20 @@ public final class CqlFrameException extends CqlException {
     /** A v5 segment payload whose CRC32 does not match. */
     CRC32_MISMATCH,
     /**
-     * A frame whose body is longer than {@link io.cqlrows.core.ParseLimits#maxFrameBodyLength()}:
-     * frame-local, the frame is skipped.
+     * A frame or envelope header that declares a body longer than {@link
+     * io.cqlrows.core.ParseLimits#maxFrameBodyLength()}: connection-level, with the header's
+     * stream id. The length is all that delimits a frame, so once it is not believed, nothing
+     * after the header can be placed (docs/protocol.md, "A bad length ends the connection").
      */
     FRAME_TOO_LARGE,
+    /**
+     * A compressed v3/v4 body that declares more uncompressed bytes than {@link
+     * io.cqlrows.core.ParseLimits#maxDecompressedLength()} (or {@code maxFrameBodyLength()})
+     * allows, or a v5 envelope whose LZ4 segments decompress to more: frame-local, for its
+     * stream, found before anything of that size is allocated. Its compressed bytes are
+     * delimited by the frame header or by the segments, so decoding goes on with the next frame.
+     */
+    DECOMPRESSED_TOO_LARGE,
     /**
      * Input that ends inside a frame, a segment or an envelope split across segments, or a
      * streamed body that the connection cut off.
@@ -121,6 +133,23 @@ public final class CqlFrameException extends CqlException {
   public static CqlFrameException connectionError(Reason reason, long offset, String structure,
       String detail, Throwable cause) {
     return new CqlFrameException(reason, true, -1, offset, structure, detail, cause);
+  }
+
+  /**
+   * A connection-level error at a header whose stream id was read: the frame on {@code
+   * streamId} broke the connection (its declared length is over the limit).
+   *
+   * @param reason what was wrong
+   * @param streamId the stream id in the header
+   * @param offset byte offset of {@code structure} in the connection's inbound stream, or -1
+   * @param structure what is at the offset, e.g. {@code "frame header"}, {@code "envelope in
+   *     segment"}
+   * @param detail what was expected and found
+   * @param cause the underlying error, or {@code null}
+   */
+  public static CqlFrameException connectionError(Reason reason, int streamId, long offset,
+      String structure, String detail, Throwable cause) {
+    return new CqlFrameException(reason, true, streamId, offset, structure, detail, cause);
   }
 
   /**

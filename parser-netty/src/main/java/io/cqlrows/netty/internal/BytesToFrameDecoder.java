@@ -25,7 +25,6 @@ import java.util.Objects;
  * <p><b>States.</b> {@code HEADER}: the 9 bytes are checked before the length is trusted.
  * {@code BODY}: the whole frame is awaited, then decompressed and its prelude read. {@code
  * STREAM}: a large RESULT body goes on as {@link FrameChunk}s ({@link #streamResultsFrom}).
- * {@code SKIP}: a frame over {@link ParseLimits#maxFrameBodyLength()} is dropped as it arrives.
  *
  * <p><b>v5.</b> After the server's READY or AUTHENTICATE a v5 connection switches to segments:
  * the decoder hands the frame on, then asks its {@link SegmentSwitch}, if it has one, to put
@@ -33,13 +32,17 @@ import java.util.Objects;
  * (replay) also asks after a v5 STARTUP request, and tells LZ4 from Snappy on the first
  * compressed v3/v4 body.
  *
- * <p><b>Errors.</b> A version byte outside 3-6, a negative length, the compression flag 0x01 on
- * v3/v4 when no compression was negotiated, or a body that does not decompress is a
- * connection-level {@link CqlFrameException}, after which the decoder is broken (see {@link
- * ConnectionDecoder}). Frame-local problems are fired for the frame's stream and decoding goes
- * on: a malformed prelude, an undefined opcode, and a body over the limit (the frame is skipped;
- * the cause is Netty's {@link TooLongFrameException}). Input that ends inside a frame is a
- * connection-level error when the channel closes.
+ * <p><b>Errors.</b> A version byte outside 3-6, a negative length, a length over {@link
+ * ParseLimits#maxFrameBodyLength()} (for the header's stream; the cause is Netty's {@link
+ * TooLongFrameException}), the compression flag 0x01 on v3/v4 when no compression was
+ * negotiated, or a body that does not decompress is a connection-level {@link
+ * CqlFrameException}, after which the decoder is broken (see {@link ConnectionDecoder}): the
+ * length is all that delimits a frame, so the decoder neither skips the bytes a length it does
+ * not believe announces nor looks for a header further on. Frame-local problems are fired for
+ * the frame's stream and decoding goes on: a malformed prelude, an undefined opcode, and a
+ * compressed body that declares more than {@link ParseLimits#maxDecompressedLength()} (found
+ * before its output is allocated). Input that ends inside a frame is a connection-level error
+ * when the channel closes.
  *
  * <p><b>Reads.</b> A frame of 64 KiB or more that arrives in several reads is kept in those
  * reads (its body is then a slice of a composite buffer) if it is not compressed, and copied
@@ -57,8 +60,10 @@ public final class BytesToFrameDecoder extends ConnectionDecoder {
   private static final int MIN_VERSION = 3;
   private static final int MAX_VERSION = 6;
 
-  private enum State { HEADER, BODY, STREAM, SKIP }
+  private enum State { HEADER, BODY, STREAM }
 
+  /** Bound the frame body and what a compressed one decompresses to. */
+  private final ParseLimits limits;
   /** Largest body accepted, prelude included. */
   private final int maxBodyLength;
   /** How v3/v4 bodies with flag 0x01 are compressed; null while detecting. */
@@ -71,8 +76,6 @@ public final class BytesToFrameDecoder extends ConnectionDecoder {
   private long headerOffset = -1;
   private int headerStreamId;
   private int headerBodyLength;
-  /** Bytes still to drop of a frame over the limit. */
-  private long skipLeft;
 
   /** A decoder without compression, with {@link ParseLimits#defaults()}. */
   public BytesToFrameDecoder() {
@@ -83,7 +86,8 @@ public final class BytesToFrameDecoder extends ConnectionDecoder {
    * A decoder for one connection.
    *
    * @param limits its {@link ParseLimits#maxFrameBodyLength()} bounds the frame body (prelude
-   *     included), compressed and decompressed
+   *     included), compressed and decompressed; its {@link ParseLimits#maxDecompressedLength()}
+   *     what a compressed body may decompress to
    * @param compression what the STARTUP negotiated; applies to v3/v4 bodies with flag 0x01
    */
   public BytesToFrameDecoder(ParseLimits limits, Compression compression) {
@@ -102,6 +106,7 @@ public final class BytesToFrameDecoder extends ConnectionDecoder {
   public BytesToFrameDecoder(ParseLimits limits, Compression compression,
       SegmentSwitch segmentSwitch) {
     super(0);
+    this.limits = limits;
     this.maxBodyLength = limits.maxFrameBodyLength();
     this.compression = compression;
     this.segmentSwitch = segmentSwitch;
@@ -160,14 +165,13 @@ public final class BytesToFrameDecoder extends ConnectionDecoder {
       case HEADER -> decodeHeader(ctx, in, out);
       case BODY -> decodeBody(ctx, in, out);
       case STREAM -> decodeChunk(in, out);
-      case SKIP -> skip(in);
       default -> throw new AssertionError(state);
     }
   }
 
   /**
    * Checks the header before its length is trusted (the length is a signed {@code [int]}); then
-   * streams, skips or awaits the frame.
+   * streams or awaits the frame.
    */
   private void decodeHeader(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) {
     cumulator.merge();
@@ -196,10 +200,7 @@ public final class BytesToFrameDecoder extends ConnectionDecoder {
     headerStreamId = in.getShort(h + 2);
     headerBodyLength = bodyLength;
     if (bodyLength > maxBodyLength) {
-      ctx.fireExceptionCaught(tooLong());
-      skipLeft = HEADER_LENGTH + (long) bodyLength;
-      state = State.SKIP;
-      return;
+      throw tooLarge();
     }
     if (streaming.threshold() > 0) {
       Envelopes.StreamStart s = Envelopes.streamStart(in, h, in.writerIndex(), headerOffset,
@@ -260,16 +261,6 @@ public final class BytesToFrameDecoder extends ConnectionDecoder {
     }
   }
 
-  /** Drops the bytes of a frame over the limit as they arrive. */
-  private void skip(ByteBuf in) {
-    int n = (int) Math.min(in.readableBytes(), skipLeft);
-    in.skipBytes(n);
-    skipLeft -= n;
-    if (skipLeft == 0) {
-      state = State.HEADER;
-    }
-  }
-
   /**
    * Decompresses and reads the prelude of a complete frame; null (and the error fired) if the
    * frame is unusable. Connection-level errors are thrown.
@@ -280,7 +271,7 @@ public final class BytesToFrameDecoder extends ConnectionDecoder {
         compression = detectCompression(ctx, raw);
       }
       Compression c = compression == null ? Compression.NONE : compression;
-      return Envelopes.decode(ctx.alloc(), raw, headerOffset, c, maxBodyLength);
+      return Envelopes.decode(ctx.alloc(), raw, headerOffset, c, limits);
     } catch (CqlFrameException e) {
       if (e.connectionLevel()) {
         throw e;
@@ -296,17 +287,30 @@ public final class BytesToFrameDecoder extends ConnectionDecoder {
         && (raw.getUnsignedByte(h) & 0x7F) < 5;
   }
 
-  /** The compression of the first compressed body: whichever of LZ4 and Snappy decodes it. */
+  /**
+   * The compression of the first compressed body: whichever of LZ4 and Snappy decodes it. A body
+   * that one of them reads as declaring more than the decompression limit, and that the other
+   * cannot decode, is not decompressed (so its compression stays unknown): its frame-local
+   * {@link Reason#DECOMPRESSED_TOO_LARGE} is thrown, and the next compressed body is tried.
+   */
   private Compression detectCompression(ChannelHandlerContext ctx, ByteBuf raw) {
     ByteBuf body = raw.slice(raw.readerIndex() + HEADER_LENGTH,
         raw.readableBytes() - HEADER_LENGTH);
+    CqlFrameException overLimit = null;
     for (Compression c : new Compression[] {Compression.LZ4, Compression.SNAPPY}) {
       try {
-        Envelopes.decompress(ctx.alloc(), body, headerOffset, c, maxBodyLength).release();
+        Envelopes.decompress(ctx.alloc(), body, headerOffset, headerStreamId, c, limits)
+            .release();
         return c;
       } catch (CqlFrameException e) {
-        // not this one
+        // not this one, or one that would make too much
+        if (!e.connectionLevel() && overLimit == null) {
+          overLimit = e;
+        }
       }
+    }
+    if (overLimit != null) {
+      throw overLimit;
     }
     throw CqlFrameException.connectionError(Reason.CORRUPT_COMPRESSION, headerOffset,
         "compressed frame body (flag 0x01) is neither LZ4 nor Snappy");
@@ -322,10 +326,11 @@ public final class BytesToFrameDecoder extends ConnectionDecoder {
         : frame.opcode() == Opcode.STARTUP;
   }
 
-  private CqlFrameException tooLong() {
-    return CqlFrameException.frameError(Reason.FRAME_TOO_LARGE, headerStreamId, headerOffset,
-        "body length: " + headerBodyLength + " (expected: <= " + maxBodyLength
-            + ", ParseLimits.maxFrameBodyLength); frame skipped",
+  /** The connection-level error for a header whose body length is over the limit. */
+  private CqlFrameException tooLarge() {
+    return CqlFrameException.connectionError(Reason.FRAME_TOO_LARGE, headerStreamId, headerOffset,
+        "frame header", "body length: " + headerBodyLength + " (expected: <= " + maxBodyLength
+            + ", ParseLimits.maxFrameBodyLength)",
         new TooLongFrameException("frame body of " + headerBodyLength + " bytes"));
   }
 
@@ -336,8 +341,8 @@ public final class BytesToFrameDecoder extends ConnectionDecoder {
           "end of input", "input ends inside a streamed frame body, " + streaming.left()
               + " bytes before its end", null);
     }
-    if (state == State.SKIP || !in.isReadable()) {
-      return null; // a skipped frame was reported when it began
+    if (!in.isReadable()) {
+      return null;
     }
     int have = in.readableBytes();
     long at = offsetOf(in.readerIndex());

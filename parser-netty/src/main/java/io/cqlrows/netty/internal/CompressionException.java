@@ -4,8 +4,10 @@ import io.netty.handler.codec.DecoderException;
 
 /**
  * Compressed bytes that cannot be decompressed: corrupt data, a declared length that is a lie or
- * over the limit. The framing decoders turn it into a connection-level error with the offset,
- * keeping this as the cause.
+ * over the limit. The framing decoders turn it into a {@code CqlFrameException} with the offset,
+ * keeping this as the cause: {@link Fault#LENGTH_OVER_LIMIT} into a frame-local one for the
+ * frame's stream (the bytes may be honest, there are just too many), any other fault into a
+ * connection-level one.
  */
 public final class CompressionException extends DecoderException {
   private static final long serialVersionUID = 1L;
@@ -14,9 +16,15 @@ public final class CompressionException extends DecoderException {
   public enum Fault {
     /** The body ends before its declared uncompressed length (LZ4's 4 bytes, Snappy's varint). */
     NO_LENGTH,
-    /** A declared uncompressed length that is negative or over the limit. */
+    /**
+     * A declared uncompressed length over the caller's limit that the compressed bytes could
+     * reach.
+     */
     LENGTH_OVER_LIMIT,
-    /** A declared length more than the format's largest expansion ratio can reach. */
+    /**
+     * A declared length more than the format's largest expansion ratio can reach: a lie, checked
+     * before the limit.
+     */
     IMPOSSIBLE_RATIO,
     /** The block decompressed to another length than declared, or left bytes over. */
     LENGTH_MISMATCH,
@@ -38,7 +46,10 @@ public final class CompressionException extends DecoderException {
     return fault;
   }
 
-  /** The uncompressed length the bytes declare, or -1 when they declare none. */
+  /**
+   * The uncompressed length the bytes declare (read unsigned, so never negative), or -1 when they
+   * declare none.
+   */
   public long declaredLength() {
     return declaredLength;
   }

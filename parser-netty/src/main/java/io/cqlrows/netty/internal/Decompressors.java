@@ -13,11 +13,13 @@ import net.jpountz.lz4.LZ4SafeDecompressor;
  * Decompression of v3/v4 frame bodies (native_protocol_v4.spec section 5) and v5 LZ4 segment
  * payloads (native_protocol_v5.spec section 2.2).
  *
- * <p>Every declared uncompressed length is checked against the caller's limit <em>before</em>
- * anything is allocated, the output buffer cannot grow beyond it, and the result must be exactly
- * the declared length: a decompression bomb or a lying length is a {@link CompressionException},
- * never an {@code OutOfMemoryError}. LZ4 uses lz4-java's <em>safe</em> decompressor, which
- * bounds-checks every read and write of a hostile block.
+ * <p>Every declared uncompressed length is checked <em>before</em> anything is allocated: first
+ * against the largest expansion of the format, since a longer one proves the bytes a lie ({@link
+ * Fault#IMPOSSIBLE_RATIO}), then against the caller's limit ({@link Fault#LENGTH_OVER_LIMIT}). The
+ * output buffer cannot grow beyond the declared length, and the result must be exactly that
+ * length: a decompression bomb or a lying length is a {@link CompressionException}, never an
+ * {@code OutOfMemoryError}. LZ4 uses lz4-java's <em>safe</em> decompressor, which bounds-checks
+ * every read and write of a hostile block.
  *
  * <p><b>Ownership.</b> Inputs are borrowed. The returned buffer is Ownership transferred (the
  * caller releases it); on failure nothing is left allocated. Thread-safe (stateless).
@@ -28,13 +30,14 @@ public final class Decompressors {
   private static final long MAX_LZ4_RATIO = 255;
   /** No Snappy block decompresses to this many times its own length or more. */
   private static final long MAX_SNAPPY_RATIO = 22;
-  /** Largest uncompressed length a 5-byte Snappy varint preamble can declare that we read. */
+  /** Longest Snappy varint preamble read: 5 bytes declare up to 2^35 - 1. */
   private static final int MAX_SNAPPY_PREAMBLE_BYTES = 5;
 
   private Decompressors() {}
 
   /**
-   * A v3/v4 LZ4 frame body: a 4-byte big-endian uncompressed length, then one raw LZ4 block.
+   * A v3/v4 LZ4 frame body: a 4-byte big-endian uncompressed length, then one raw LZ4 block. The
+   * length is read unsigned: one with its top bit set declares 2 GiB or more.
    *
    * @param in the compressed body, reader index to writer index. Borrowed.
    * @param maxLength the largest uncompressed length accepted
@@ -44,12 +47,11 @@ public final class Decompressors {
       throw new CompressionException(Fault.NO_LENGTH, -1, "LZ4 body of " + in.readableBytes()
           + " bytes has no 4-byte uncompressed length", null);
     }
-    int length = in.getInt(in.readerIndex());
-    if (length < 0 || length > maxLength) {
-      throw new CompressionException(Fault.LENGTH_OVER_LIMIT, length,
-          "LZ4 uncompressed length: " + length + " (expected: 0-" + maxLength + ")", null);
-    }
-    return lz4Block(alloc, in.slice(in.readerIndex() + 4, in.readableBytes() - 4), length);
+    long length = in.getUnsignedInt(in.readerIndex());
+    ByteBuf block = in.slice(in.readerIndex() + 4, in.readableBytes() - 4);
+    checkLz4Ratio(block, length);
+    checkLimit("LZ4", length, maxLength);
+    return lz4Block(alloc, block, (int) length);
   }
 
   /**
@@ -60,13 +62,7 @@ public final class Decompressors {
    * @param length the exact uncompressed length, already checked against a limit
    */
   public static ByteBuf lz4Block(ByteBufAllocator alloc, ByteBuf in, int length) {
-    // a match length byte stands for at most 255 bytes, so a block expands less than 255 times:
-    // a longer declared length is a lie, rejected before its buffer is allocated
-    if (length > MAX_LZ4_RATIO * in.readableBytes()) {
-      throw new CompressionException(Fault.IMPOSSIBLE_RATIO, length,
-          "LZ4 block of " + in.readableBytes() + " bytes cannot decompress to " + length
-              + " bytes (expected: at most " + MAX_LZ4_RATIO + " times as many)", null);
-    }
+    checkLz4Ratio(in, length);
     ByteBuf out = alloc.heapBuffer(length, length);
     boolean ok = false;
     try {
@@ -99,19 +95,16 @@ public final class Decompressors {
    * @param maxLength the largest uncompressed length accepted
    */
   public static ByteBuf snappyBody(ByteBufAllocator alloc, ByteBuf in, int maxLength) {
-    int length = snappyPreamble(in);
-    if (length < 0 || length > maxLength) {
-      throw new CompressionException(Fault.LENGTH_OVER_LIMIT, Integer.toUnsignedLong(length),
-          "Snappy uncompressed length: " + Integer.toUnsignedString(length) + " (expected: 0-"
-              + maxLength + ")", null);
-    }
+    long declared = snappyPreamble(in);
     // the longest element, a 3-byte copy, makes 64 bytes: a block expands less than 22 times,
     // and a longer declared length is a lie, rejected before its buffer is allocated
-    if (length > MAX_SNAPPY_RATIO * in.readableBytes()) {
-      throw new CompressionException(Fault.IMPOSSIBLE_RATIO, length,
-          "Snappy block of " + in.readableBytes() + " bytes cannot decompress to " + length
+    if (declared > MAX_SNAPPY_RATIO * in.readableBytes()) {
+      throw new CompressionException(Fault.IMPOSSIBLE_RATIO, declared,
+          "Snappy block of " + in.readableBytes() + " bytes cannot decompress to " + declared
               + " bytes (expected: at most " + MAX_SNAPPY_RATIO + " times as many)", null);
     }
+    checkLimit("Snappy", declared, maxLength);
+    int length = (int) declared;
     ByteBuf out = alloc.heapBuffer(length, length);
     boolean ok = false;
     try {
@@ -144,9 +137,29 @@ public final class Decompressors {
     }
   }
 
+  /**
+   * Rejects an uncompressed length that no LZ4 block of {@code in}'s length can reach: a match
+   * length byte stands for at most 255 bytes, so a block expands less than 255 times.
+   */
+  private static void checkLz4Ratio(ByteBuf in, long length) {
+    if (length > MAX_LZ4_RATIO * in.readableBytes()) {
+      throw new CompressionException(Fault.IMPOSSIBLE_RATIO, length,
+          "LZ4 block of " + in.readableBytes() + " bytes cannot decompress to " + length
+              + " bytes (expected: at most " + MAX_LZ4_RATIO + " times as many)", null);
+    }
+  }
+
+  /** Rejects a declared uncompressed length over the caller's limit. */
+  private static void checkLimit(String format, long length, int maxLength) {
+    if (length > maxLength) {
+      throw new CompressionException(Fault.LENGTH_OVER_LIMIT, length,
+          format + " uncompressed length: " + length + " (expected: <= " + maxLength + ")", null);
+    }
+  }
+
   /** The little-endian base-128 varint that starts a Snappy block. */
-  private static int snappyPreamble(ByteBuf in) {
-    int result = 0;
+  private static long snappyPreamble(ByteBuf in) {
+    long result = 0;
     int i = in.readerIndex();
     for (int shift = 0, n = 0; n < MAX_SNAPPY_PREAMBLE_BYTES; n++, shift += 7) {
       if (i + n >= in.writerIndex()) {
@@ -154,7 +167,7 @@ public final class Decompressors {
             "Snappy body ends inside its length preamble", null);
       }
       int b = in.getUnsignedByte(i + n);
-      result |= (b & 0x7F) << shift;
+      result |= (long) (b & 0x7F) << shift;
       if ((b & 0x80) == 0) {
         return result;
       }

@@ -1,5 +1,6 @@
 package io.cqlrows.netty.internal;
 
+import io.cqlrows.core.ParseLimits;
 import io.cqlrows.netty.compression.Compression;
 import io.cqlrows.netty.frame.CqlFrameException;
 import io.cqlrows.netty.frame.CqlFrameException.Reason;
@@ -15,8 +16,9 @@ import io.netty.buffer.ByteBufAllocator;
  * Shared by the v3/v4 frame decoder and the v5 segment-to-frame decoder.
  *
  * <p>Errors: a body that cannot be decompressed is connection-level (the compression stream is
- * broken); an undefined opcode or a malformed prelude is frame-local. Both are thrown as {@link
- * CqlFrameException}, which the decoders fire.
+ * broken); a body that declares more uncompressed bytes than the limits allow, an undefined
+ * opcode or a malformed prelude is frame-local. All are thrown as {@link CqlFrameException},
+ * which the decoders fire.
  *
  * <p><b>Ownership.</b> The envelope is borrowed. The frame holds a retained slice of it, or of the
  * decompressed body, taken after the last check that can throw. Stateless.
@@ -34,10 +36,10 @@ final class Envelopes {
    * @param offset connection offset of the header, or -1 when unknown (inside segments)
    * @param compression how a v3/v4 body with flag 0x01 is compressed; {@link Compression#NONE}
    *     makes such a body a connection-level error. Ignored for v5+, where the flag is deprecated.
-   * @param maxBodyLength largest decompressed body accepted
+   * @param limits bound a decompressed body ({@link #maxDecompressed})
    */
   static Frame decode(ByteBufAllocator alloc, ByteBuf envelope, long offset,
-      Compression compression, int maxBodyLength) {
+      Compression compression, ParseLimits limits) {
     int h = envelope.readerIndex();
     int versionByte = envelope.getUnsignedByte(h);
     int version = versionByte & 0x7F;
@@ -52,7 +54,7 @@ final class Envelopes {
     }
     ByteBuf body = envelope.slice(h + HEADER_LENGTH, envelope.writerIndex() - h - HEADER_LENGTH);
     if ((flags & Frame.FLAG_COMPRESSION) != 0 && version < 5) {
-      ByteBuf plain = decompress(alloc, body, offset, compression, maxBodyLength);
+      ByteBuf plain = decompress(alloc, body, offset, streamId, compression, limits);
       try {
         return withPrelude(version, versionByte, flags, streamId, opcode, plain, -1);
       } finally {
@@ -63,23 +65,48 @@ final class Envelopes {
     return withPrelude(version, versionByte, flags, streamId, opcode, body, bodyOffset);
   }
 
-  /** Decompresses a v3/v4 body: Ownership transferred (caller releases). */
-  static ByteBuf decompress(ByteBufAllocator alloc, ByteBuf body, long offset,
-      Compression compression, int maxBodyLength) {
+  /**
+   * Decompresses a v3/v4 body: Ownership transferred (caller releases). A body that declares more
+   * than {@link #maxDecompressed} is a frame-local {@link Reason#DECOMPRESSED_TOO_LARGE} for
+   * {@code streamId}, found before anything is allocated; any other fault of the compressed
+   * bytes is a connection-level {@link Reason#CORRUPT_COMPRESSION}.
+   *
+   * @param offset connection offset of the frame header, or -1
+   * @param streamId the frame's stream id
+   */
+  static ByteBuf decompress(ByteBufAllocator alloc, ByteBuf body, long offset, int streamId,
+      Compression compression, ParseLimits limits) {
+    int max = maxDecompressed(limits);
     try {
       switch (compression) {
         case LZ4:
-          return Decompressors.lz4Body(alloc, body, maxBodyLength);
+          return Decompressors.lz4Body(alloc, body, max);
         case SNAPPY:
-          return Decompressors.snappyBody(alloc, body, maxBodyLength);
+          return Decompressors.snappyBody(alloc, body, max);
         default:
           throw CqlFrameException.connectionError(Reason.UNEXPECTED_COMPRESSION, offset,
               "frame body is compressed (flag 0x01) but no compression was negotiated");
       }
     } catch (CompressionException e) {
+      if (e.fault() == CompressionException.Fault.LENGTH_OVER_LIMIT) {
+        String name = max == limits.maxDecompressedLength()
+            ? "maxDecompressedLength" : "maxFrameBodyLength";
+        throw CqlFrameException.frameError(Reason.DECOMPRESSED_TOO_LARGE, streamId, offset,
+            compression + " frame body: uncompressed length: " + e.declaredLength()
+                + " (expected: <= " + max + ", ParseLimits." + name + ")", e);
+      }
       throw CqlFrameException.connectionError(Reason.CORRUPT_COMPRESSION, offset,
           "frame header", compression + " frame body: " + e.getMessage(), e);
     }
+  }
+
+  /**
+   * The most a compressed v3/v4 body may decompress to: {@link
+   * ParseLimits#maxDecompressedLength()}, and no more than {@link
+   * ParseLimits#maxFrameBodyLength()}, which bounds every body.
+   */
+  static int maxDecompressed(ParseLimits limits) {
+    return Math.min(limits.maxDecompressedLength(), limits.maxFrameBodyLength());
   }
 
   private static Frame withPrelude(int version, int versionByte, int flags, int streamId,

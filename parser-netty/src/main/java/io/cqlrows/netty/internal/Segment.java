@@ -13,16 +13,34 @@ import io.netty.buffer.DefaultByteBufHolder;
 public final class Segment extends DefaultByteBufHolder {
   /** Whether the payload holds whole envelopes only. */
   private final boolean selfContained;
+  /** Whether the payload was decompressed from an LZ4 block. */
+  private final boolean decompressed;
+  /** Offset of the segment's header in the connection's inbound stream, or -1. */
+  private final long offset;
+
+  /**
+   * A segment that was not compressed, whose place in the connection is unknown.
+   *
+   * @param payload the payload. Ownership transferred (released with the segment).
+   * @param selfContained whether the payload holds whole envelopes only
+   */
+  public Segment(ByteBuf payload, boolean selfContained) {
+    this(payload, selfContained, false, -1);
+  }
 
   /**
    * A segment.
    *
    * @param payload the payload. Ownership transferred (released with the segment).
    * @param selfContained whether the payload holds whole envelopes only
+   * @param decompressed whether the payload was decompressed from an LZ4 block (not stored as is)
+   * @param offset offset of the segment's header in the connection's inbound stream, or -1
    */
-  public Segment(ByteBuf payload, boolean selfContained) {
+  public Segment(ByteBuf payload, boolean selfContained, boolean decompressed, long offset) {
     super(payload);
     this.selfContained = selfContained;
+    this.decompressed = decompressed;
+    this.offset = offset;
   }
 
   /** The payload (decompressed). Valid while the segment is not released. */
@@ -35,14 +53,29 @@ public final class Segment extends DefaultByteBufHolder {
     return selfContained;
   }
 
+  /**
+   * Whether the payload was decompressed from an LZ4 block: its bytes did not come over the wire
+   * as they are, so they count against {@link io.cqlrows.core.ParseLimits#maxDecompressedLength()}
+   * when an envelope is gathered from them.
+   */
+  public boolean decompressed() {
+    return decompressed;
+  }
+
+  /** Offset of the segment's header in the connection's inbound stream, or -1 if unknown. */
+  public long offset() {
+    return offset;
+  }
+
   @Override
   public Segment replace(ByteBuf content) {
-    return new Segment(content, selfContained);
+    return new Segment(content, selfContained, decompressed, offset);
   }
 
   @Override
   public String toString() {
     return "Segment(" + content().readableBytes() + " bytes"
+        + (decompressed ? ", decompressed" : "")
         + (selfContained ? ", self-contained)" : ", slice)");
   }
 }

@@ -20,17 +20,31 @@ import java.util.List;
  * <p><b>States.</b> {@code IDLE}: between envelopes. {@code GATHER}: the slices of a large
  * envelope are gathered without copying into a {@link CompositeByteBuf} until the length in its
  * header is reached. {@code STREAM}: a large RESULT body goes on as {@link FrameChunk}s, one per
- * slice ({@link #streamResultsFrom}). {@code SKIP}: the slices of an envelope whose body is over
- * {@link ParseLimits#maxFrameBodyLength()} are released as they come, and a frame-local {@link
- * CqlFrameException} (cause: Netty's {@link TooLongFrameException}) is fired for its stream once
- * they are all skipped. An envelope over the limit inside a self-contained segment is skipped and
- * reported the same way.
+ * slice ({@link #streamResultsFrom}). {@code DISCARD}: the rest of the slices of an envelope
+ * that decompressed to too much (below) are released as they come.
+ *
+ * <p><b>Decompression.</b> LZ4 segments can make an envelope gathered from them far larger than
+ * its bytes on the wire (2,000 segments of 600 bytes make 256 MB). The payload lengths of the
+ * slices that were decompressed ({@link Segment#decompressed()}) are added up per envelope, as
+ * each slice arrives and before it is kept; above {@link ParseLimits#maxDecompressedLength()}
+ * the slices gathered are released, a frame-local {@link CqlFrameException} ({@link
+ * CqlFrameException.Reason#DECOMPRESSED_TOO_LARGE}) is fired for the envelope's stream at once,
+ * and the rest of its slices, which the segments delimit, are discarded; the connection goes on.
+ * Slices stored uncompressed add nothing: their bytes came over the wire, and {@link
+ * ParseLimits#maxFrameBodyLength()} bounds them. Envelopes inside one self-contained segment are
+ * not counted (a segment's payload is at most 128 KiB), nor are streamed bodies, whose slices
+ * are passed on one at a time: the decoder holds none of them, and what the handlers after it
+ * keep of a streamed body is bounded by the body length alone.
  *
  * <p><b>Errors.</b> Segments that contradict the envelopes in them (a self-contained segment that
  * ends inside an envelope, slices that run past their envelope, a self-contained segment while an
- * envelope is incomplete) and a bad version byte or length are connection-level: fired once, then
- * all further segments are released unread ({@link Breakage}). A bad opcode or prelude is
- * frame-local and fired in order with the frames.
+ * envelope is incomplete), a bad version byte, a negative length, and a length over {@link
+ * ParseLimits#maxFrameBodyLength()} (for the envelope's stream; the cause is Netty's {@link
+ * TooLongFrameException}) are connection-level: fired once, then all further segments are
+ * released unread ({@link Breakage}). The segments' CRCs vouch for their bytes, but inside them
+ * envelopes are delimited by their lengths alone, so the decoder does not skip an envelope whose
+ * length it does not believe. A bad opcode or prelude is frame-local and fired in order with the
+ * frames. Errors name the segment they were found in by its offset ({@link Segment#offset()}).
  *
  * <p><b>Ownership.</b> Segments are released after decoding (by {@link MessageToMessageDecoder});
  * slices kept for gathering are retained and released once the envelope is decoded. Frames are
@@ -42,9 +56,14 @@ public final class SegmentToFrameDecoder extends MessageToMessageDecoder<Segment
   /** Above this many slices the composite consolidates, bounding per-slice overhead. */
   private static final int MAX_COMPONENTS = 1024;
 
-  private enum State { IDLE, GATHER, STREAM, SKIP }
+  /** The structure of an error in an envelope's header. */
+  static final String ENVELOPE = "envelope in segment";
 
+  private enum State { IDLE, GATHER, STREAM, DISCARD }
+
+  private final ParseLimits limits;
   private final int maxBodyLength;
+  private final int maxDecompressed;
   private final Breakage breakage = new Breakage();
   private final BodyStreaming streaming = new BodyStreaming();
   private State state = State.IDLE;
@@ -52,10 +71,16 @@ public final class SegmentToFrameDecoder extends MessageToMessageDecoder<Segment
   private CompositeByteBuf pending;
   /** 9 + body length of the envelope being gathered, or -1 while its header is incomplete. */
   private long target = -1;
-  /** Bytes still to skip of an envelope over the limit (SKIP), its stream and body length. */
-  private long skipLeft;
-  private int skipStream;
-  private long skipBodyLength;
+  /** Offset of the segment being decoded, or -1. */
+  private long segmentOffset = -1;
+  /** Offset of the segment the envelope being gathered starts in, or -1. */
+  private long envelopeOffset = -1;
+  /** Stream id of the envelope being gathered, once its header is in. */
+  private int envelopeStream;
+  /** Bytes of the envelope being gathered that were decompressed from LZ4 slices. */
+  private long decompressed;
+  /** Bytes still to come of an envelope that decompressed to too much (DISCARD). */
+  private long discardLeft;
 
   /** A decoder with {@link ParseLimits#defaults()}. */
   public SegmentToFrameDecoder() {
@@ -65,11 +90,15 @@ public final class SegmentToFrameDecoder extends MessageToMessageDecoder<Segment
   /**
    * A decoder for one connection.
    *
-   * @param limits {@link ParseLimits#maxFrameBodyLength()} bounds an envelope's body
+   * @param limits {@link ParseLimits#maxFrameBodyLength()} bounds an envelope's body, {@link
+   *     ParseLimits#maxDecompressedLength()} what an envelope gathered from slices may gain from
+   *     LZ4
    */
   public SegmentToFrameDecoder(ParseLimits limits) {
     super(Segment.class);
+    this.limits = limits;
     this.maxBodyLength = limits.maxFrameBodyLength();
+    this.maxDecompressed = limits.maxDecompressedLength();
   }
 
   /**
@@ -108,15 +137,16 @@ public final class SegmentToFrameDecoder extends MessageToMessageDecoder<Segment
   protected void decode(ChannelHandlerContext ctx, Segment segment, List<Object> out) {
     try {
       ByteBuf p = segment.payload();
+      segmentOffset = segment.offset();
       if (segment.selfContained()) {
         selfContained(ctx, p);
         return;
       }
       switch (state) {
-        case IDLE -> firstSlice(ctx, p);
-        case GATHER -> gather(ctx, p);
+        case IDLE -> firstSlice(ctx, segment);
+        case GATHER -> gather(ctx, segment);
         case STREAM -> chunk(ctx, p, p.readerIndex(), p.readableBytes());
-        case SKIP -> skip(ctx, p.readableBytes());
+        case DISCARD -> discard(p.readableBytes());
         default -> throw new AssertionError(state);
       }
     } catch (CqlFrameException e) {
@@ -129,8 +159,7 @@ public final class SegmentToFrameDecoder extends MessageToMessageDecoder<Segment
   private void selfContained(ChannelHandlerContext ctx, ByteBuf p) {
     if (state != State.IDLE) {
       throw mismatch("self-contained segment while a large envelope is incomplete ("
-          + bufferedBytes() + " bytes of it gathered, " + streaming.left()
-          + " bytes of a streamed body missing)");
+          + incomplete() + ")");
     }
     int i = p.readerIndex();
     int end = p.writerIndex();
@@ -138,28 +167,24 @@ public final class SegmentToFrameDecoder extends MessageToMessageDecoder<Segment
       if (end - i < Envelopes.HEADER_LENGTH) {
         throw mismatch("self-contained segment ends inside an envelope header");
       }
-      long body = bodyLength(p, i);
-      long length = Envelopes.HEADER_LENGTH + body;
+      long length = Envelopes.HEADER_LENGTH + bodyLength(p, i, segmentOffset);
       if (length > end - i) {
         throw mismatch("envelope of " + length + " bytes runs past its self-contained segment ("
             + (end - i) + " bytes left)");
       }
-      if (body > maxBodyLength) {
-        ctx.fireExceptionCaught(tooLong(p.getShort(i + 2), body));
-      } else {
-        emit(ctx, p.slice(i, (int) length));
-      }
+      emit(ctx, p.slice(i, (int) length));
       i += (int) length;
     }
   }
 
   /** The first slice of a large envelope: streamed, or gathered. */
-  private void firstSlice(ChannelHandlerContext ctx, ByteBuf p) {
+  private void firstSlice(ChannelHandlerContext ctx, Segment segment) {
+    ByteBuf p = segment.payload();
     if (streaming.threshold() > 0) {
       Envelopes.StreamStart s = Envelopes.streamStart(p, p.readerIndex(), p.writerIndex(), -1,
           streaming.threshold(), maxBodyLength);
       if (s != null && s != Envelopes.StreamStart.WAIT) {
-        bodyLength(p, p.readerIndex()); // the version checks every envelope gets
+        bodyLength(p, p.readerIndex(), segmentOffset); // the checks every envelope gets
         ctx.fireChannelRead(streaming.start(s.head()));
         state = State.STREAM;
         int rest = p.readableBytes() - s.length();
@@ -172,31 +197,49 @@ public final class SegmentToFrameDecoder extends MessageToMessageDecoder<Segment
     }
     pending = ctx.alloc().compositeBuffer(MAX_COMPONENTS);
     target = -1;
+    envelopeOffset = segmentOffset;
+    decompressed = 0;
     state = State.GATHER;
-    gather(ctx, p);
+    gather(ctx, segment);
   }
 
-  private void gather(ChannelHandlerContext ctx, ByteBuf p) {
-    pending.addComponent(true, p.retainedSlice());
-    if (target < 0 && pending.readableBytes() >= Envelopes.HEADER_LENGTH) {
-      long body = bodyLength(pending, 0);
-      if (body > maxBodyLength) {
-        skipStream = pending.getShort(2);
-        skipBodyLength = body;
-        long seen = pending.readableBytes();
-        releasePending();
-        skipLeft = Envelopes.HEADER_LENGTH + body;
-        state = State.SKIP;
-        skip(ctx, seen);
+  /**
+   * Keeps a slice of the envelope being gathered, unless the envelope's decompressed slices
+   * would then be over the limit; emits the envelope once its slices reach its length.
+   */
+  private void gather(ChannelHandlerContext ctx, Segment segment) {
+    ByteBuf p = segment.payload();
+    if (segment.decompressed()) {
+      decompressed += p.readableBytes();
+    }
+    boolean kept = false;
+    if (target < 0) {
+      // the slices so far hold less than the 9-byte header: keep this one to read it
+      pending.addComponent(true, p.retainedSlice());
+      kept = true;
+      if (pending.readableBytes() < Envelopes.HEADER_LENGTH) {
         return;
       }
-      target = Envelopes.HEADER_LENGTH + body;
+      target = Envelopes.HEADER_LENGTH + bodyLength(pending, 0, envelopeOffset);
+      envelopeStream = pending.getShort(2);
     }
-    if (target >= 0 && pending.readableBytes() >= target) {
-      if (pending.readableBytes() > target) {
-        throw mismatch("slices of " + pending.readableBytes() + " bytes run past their envelope"
-            + " of " + target + " bytes");
-      }
+    long held = pending.readableBytes() + (kept ? 0 : p.readableBytes());
+    if (held > target) {
+      throw mismatch("slices of " + held + " bytes run past their envelope of " + target
+          + " bytes");
+    }
+    if (decompressed > maxDecompressed) {
+      long body = target - Envelopes.HEADER_LENGTH;
+      discardLeft = target - held;
+      releasePending();
+      state = discardLeft == 0 ? State.IDLE : State.DISCARD;
+      ctx.fireExceptionCaught(decompressedTooLarge(body));
+      return;
+    }
+    if (!kept) {
+      pending.addComponent(true, p.retainedSlice());
+    }
+    if (held == target) {
       try {
         emit(ctx, pending);
       } finally {
@@ -204,6 +247,35 @@ public final class SegmentToFrameDecoder extends MessageToMessageDecoder<Segment
         state = State.IDLE;
       }
     }
+  }
+
+  /** Releases {@code n} more bytes of an envelope that decompressed to too much. */
+  private void discard(int n) {
+    if (n > discardLeft) {
+      throw mismatch("slices run past their envelope by " + (n - discardLeft) + " bytes");
+    }
+    discardLeft -= n;
+    if (discardLeft == 0) {
+      state = State.IDLE;
+    }
+  }
+
+  /** The frame-local error for the envelope being gathered: its slices decompress to too much. */
+  private CqlFrameException decompressedTooLarge(long bodyLength) {
+    return CqlFrameException.frameError(Reason.DECOMPRESSED_TOO_LARGE, envelopeStream,
+        envelopeOffset, "body of " + bodyLength + " bytes in LZ4 segments: "
+            + decompressed + " bytes decompressed so far (expected: <= " + maxDecompressed
+            + ", ParseLimits.maxDecompressedLength)", null);
+  }
+
+  /** What there is of the envelope being gathered, streamed or discarded, for messages. */
+  private String incomplete() {
+    return switch (state) {
+      case GATHER -> bufferedBytes() + " bytes of it gathered";
+      case STREAM -> streaming.left() + " bytes of its streamed body missing";
+      case DISCARD -> discardLeft + " bytes of a failed one to discard";
+      default -> "nothing of it";
+    };
   }
 
   /** Fires {@code n} bytes of the streamed body as a chunk. */
@@ -217,43 +289,36 @@ public final class SegmentToFrameDecoder extends MessageToMessageDecoder<Segment
     }
   }
 
-  /** Skips {@code n} bytes of an envelope over the limit; reports it once it is all skipped. */
-  private void skip(ChannelHandlerContext ctx, long n) {
-    skipLeft -= n;
-    if (skipLeft < 0) {
-      throw mismatch("slices run past their envelope by " + (-skipLeft) + " bytes");
-    }
-    if (skipLeft == 0) {
-      state = State.IDLE;
-      ctx.fireExceptionCaught(tooLong(skipStream, skipBodyLength));
-    }
+  /** A connection-level error in the segment being decoded. */
+  private CqlFrameException mismatch(String detail) {
+    return CqlFrameException.connectionError(Reason.SEGMENT_MISMATCH, segmentOffset,
+        BytesToSegmentDecoder.SEGMENT, detail, null);
   }
 
-  /** The frame-local error for an envelope whose body is over the limit. */
-  private CqlFrameException tooLong(int streamId, long bodyLength) {
-    return CqlFrameException.frameError(Reason.FRAME_TOO_LARGE, streamId, -1,
-        "body length: " + bodyLength + " (expected: <= " + maxBodyLength
-            + ", ParseLimits.maxFrameBodyLength); frame skipped",
-        new TooLongFrameException("frame body of " + bodyLength + " bytes"));
-  }
-
-  private static CqlFrameException mismatch(String detail) {
-    return CqlFrameException.connectionError(Reason.SEGMENT_MISMATCH, -1, null, detail, null);
-  }
-
-  /** Checks the version byte, then returns the envelope's signed body length. */
-  private static long bodyLength(ByteBuf buf, int header) {
+  /**
+   * Checks the header of the envelope at {@code header}, then returns its body length: a version
+   * byte of 5 or 6, a length from 0 to the limit.
+   *
+   * @param at offset of the segment the header is in, or -1
+   */
+  private long bodyLength(ByteBuf buf, int header, long at) {
     int versionByte = buf.getUnsignedByte(header);
     int version = versionByte & 0x7F;
     if (version < 5 || version > 6) {
-      throw CqlFrameException.connectionError(Reason.BAD_VERSION, -1, null, String.format(
+      throw CqlFrameException.connectionError(Reason.BAD_VERSION, at, ENVELOPE, String.format(
           "version byte in segment: 0x%02x (expected: 0x05, 0x06, 0x85 or 0x86)", versionByte),
           null);
     }
     int length = buf.getInt(header + 5);
     if (length < 0) {
-      throw CqlFrameException.connectionError(Reason.BAD_LENGTH, -1, null,
+      throw CqlFrameException.connectionError(Reason.BAD_LENGTH, at, ENVELOPE,
           "body length in segment: " + length + " (expected: >= 0)", null);
+    }
+    if (length > maxBodyLength) {
+      throw CqlFrameException.connectionError(Reason.FRAME_TOO_LARGE, buf.getShort(header + 2),
+          at, ENVELOPE, "body length in segment: " + length + " (expected: <= " + maxBodyLength
+              + ", ParseLimits.maxFrameBodyLength)",
+          new TooLongFrameException("frame body of " + length + " bytes"));
     }
     return length;
   }
@@ -261,7 +326,7 @@ public final class SegmentToFrameDecoder extends MessageToMessageDecoder<Segment
   private void emit(ChannelHandlerContext ctx, ByteBuf envelope) {
     Frame frame;
     try {
-      frame = Envelopes.decode(ctx.alloc(), envelope, -1, Compression.NONE, maxBodyLength);
+      frame = Envelopes.decode(ctx.alloc(), envelope, -1, Compression.NONE, limits);
     } catch (CqlFrameException e) {
       if (e.connectionLevel()) {
         throw e;
@@ -283,6 +348,7 @@ public final class SegmentToFrameDecoder extends MessageToMessageDecoder<Segment
   /** Back to IDLE, nothing held. */
   private void reset() {
     releasePending();
+    discardLeft = 0;
     state = State.IDLE;
   }
 
@@ -295,12 +361,11 @@ public final class SegmentToFrameDecoder extends MessageToMessageDecoder<Segment
   @Override
   public void channelInactive(ChannelHandlerContext ctx) throws Exception {
     boolean incomplete = state != State.IDLE && !breakage.isBroken();
-    int held = bufferedBytes();
+    String what = incomplete();
     reset();
     if (incomplete) {
       breakage.fail(ctx, CqlFrameException.connectionError(Reason.TRUNCATED, -1, null,
-          "input ends inside an envelope split across segments, after " + held + " bytes",
-          null));
+          "input ends inside an envelope split across segments (" + what + ")", null));
     }
     super.channelInactive(ctx);
   }

@@ -45,13 +45,25 @@ class CqlFrameExceptionTest {
 
   @Test
   void aFrameErrorNamesItsStream() {
-    CqlFrameException e = CqlFrameException.frameError(Reason.FRAME_TOO_LARGE, 7, 300,
-        "body length: 3000 (expected: <= 1000); frame skipped", null);
+    CqlFrameException e = CqlFrameException.frameError(Reason.BAD_PRELUDE, 7, 300,
+        "malformed frame prelude: warnings run past the body", null);
     assertFalse(e.connectionLevel());
     assertEquals(7, e.streamId());
     assertNull(e.structure());
-    assertEquals("stream 7: body length: 3000 (expected: <= 1000); frame skipped (connection "
+    assertEquals("stream 7: malformed frame prelude: warnings run past the body (connection "
         + "offset 300)", e.getMessage());
+  }
+
+  @Test
+  void aLengthOverTheLimitIsConnectionLevelForTheStreamOfItsHeader() {
+    CqlFrameException e = CqlFrameException.connectionError(Reason.FRAME_TOO_LARGE, 7, 1024,
+        "frame header", "body length: 3000 (expected: <= 1000)", null);
+    assertTrue(e.connectionLevel());
+    assertEquals(7, e.streamId());
+    assertEquals(1024, e.offset());
+    assertEquals("frame header", e.structure());
+    assertEquals("stream 7: body length: 3000 (expected: <= 1000) (frame header at offset 1024)",
+        e.getMessage());
   }
 
   @Test

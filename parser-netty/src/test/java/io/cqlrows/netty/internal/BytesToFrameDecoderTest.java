@@ -223,26 +223,63 @@ class BytesToFrameDecoderTest {
   }
 
   @Test
-  void skipsTooLongFrameAndDecodesTheNextOne() {
-    byte[] tooLong = frameBytes(0x84, 0, 3, 0x08, new byte[100]);
+  void decodesABodyOfExactlyTheLimit() {
+    EmbeddedChannel channel = newChannel(ParseLimits.builder().maxFrameBodyLength(64).build());
+    assertTrue(channel.writeInbound(tracked(frameBytes(0x84, 0, 3, 0x08, new byte[64]))));
+    Frame frame = channel.readInbound();
+    assertEquals(64, frame.body().readableBytes());
+    assertTrue(frame.release());
+    assertFalse(channel.finishAndReleaseAll());
+  }
+
+  /**
+   * A length over the limit breaks the connection at its header: the decoder neither waits for
+   * nor skips the bytes it announces, so the valid frames after it are not decoded either.
+   */
+  @ParameterizedTest
+  @ValueSource(ints = {65, Integer.MAX_VALUE})
+  void failsTheConnectionAtAHeaderDeclaringMoreThanTheLimit(int declared) {
+    byte[] good = frameBytes(0x84, 0, 1, 0x08, VOID_BODY);
+    byte[] header = java.util.Arrays.copyOf(frameBytes(0x84, 0, 3, 0x08, new byte[0]), 9);
+    header[5] = (byte) (declared >>> 24);
+    header[6] = (byte) (declared >>> 16);
+    header[7] = (byte) (declared >>> 8);
+    header[8] = (byte) declared;
     byte[] next = frameBytes(0x84, 0, 4, 0x08, VOID_BODY);
     EmbeddedChannel channel = newChannel(ParseLimits.builder().maxFrameBodyLength(64).build());
-    ByteBuf part1 = tracked(java.util.Arrays.copyOf(tooLong, 50));
-    CqlFrameException e = assertThrows(CqlFrameException.class, () -> channel.writeInbound(part1));
-    assertFalse(e.connectionLevel());
+    ByteBuf in = tracked(good, header, next, next);
+    CqlFrameException e = assertThrows(CqlFrameException.class, () -> channel.writeInbound(in));
+    assertTrue(e.connectionLevel());
     assertEquals(Reason.FRAME_TOO_LARGE, e.reason());
-    assertEquals(3, e.streamId());
-    assertEquals(0, e.offset());
+    assertEquals(3, e.streamId(), "the header's stream");
+    assertEquals(good.length, e.offset());
+    assertEquals("frame header", e.structure());
     assertInstanceOf(TooLongFrameException.class, e.getCause());
+    Frame first = channel.readInbound();
+    assertEquals(1, first.streamId());
+    assertTrue(first.release());
+    assertNull(channel.readInbound(), "nothing after the header is decoded");
+    assertEquals(0, in.refCnt());
+    assertTrue(decoder(channel).isBroken());
+    assertEquals(0, decoder(channel).bufferedBytes());
 
-    byte[] rest = new byte[tooLong.length - 50 + next.length];
-    System.arraycopy(tooLong, 50, rest, 0, tooLong.length - 50);
-    System.arraycopy(next, 0, rest, tooLong.length - 50, next.length);
-    assertTrue(channel.writeInbound(tracked(rest)));
-    Frame frame = channel.readInbound();
-    assertEquals(4, frame.streamId());
-    assertEquals(tooLong.length + 9, frame.bodyOffset());
-    assertTrue(frame.release());
+    ByteBuf later = tracked(next);
+    assertFalse(channel.writeInbound(later));
+    assertEquals(0, later.refCnt(), "input after the error is released unread");
+    assertFalse(channel.finish(), "closing a broken decoder reports nothing more");
+    assertFalse(channel.finishAndReleaseAll());
+  }
+
+  @Test
+  void failsTheConnectionAsSoonAsTheHeaderOfAFrameOverTheLimitIsIn() {
+    byte[] tooLong = frameBytes(0x84, 0, 3, 0x08, new byte[100]);
+    EmbeddedChannel channel = newChannel(ParseLimits.builder().maxFrameBodyLength(64).build());
+    assertFalse(channel.writeInbound(tracked(java.util.Arrays.copyOf(tooLong, 8))));
+    CqlFrameException e = assertThrows(CqlFrameException.class,
+        () -> channel.writeInbound(tracked(java.util.Arrays.copyOfRange(tooLong, 8, 9))));
+    assertEquals(Reason.FRAME_TOO_LARGE, e.reason());
+    assertTrue(e.connectionLevel());
+    assertEquals(0, e.offset());
     assertFalse(channel.finishAndReleaseAll());
   }
 

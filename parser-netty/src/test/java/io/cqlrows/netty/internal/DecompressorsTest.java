@@ -105,13 +105,14 @@ class DecompressorsTest {
     byte[] block = lz4(new byte[100]);
     assertEquals(11, block.length);
     ByteBuf in = Unpooled.wrappedBuffer(lz4Body(11 * 255 + 1, block));
-    long allocated = allocatedBytes(() -> assertThrows(CompressionException.class,
-        () -> Decompressors.lz4Body(alloc, in, 256 * MB)));
+    long allocated = allocatedBytes(() -> assertEquals(Fault.IMPOSSIBLE_RATIO, assertThrows(
+        CompressionException.class, () -> Decompressors.lz4Body(alloc, in, 256 * MB)).fault()));
     assertTrue(allocated < MB, allocated + " bytes allocated");
     assertTrue(alloc.made.isEmpty());
+    // over the limit too: the lie is what is reported
     ByteBuf big = Unpooled.wrappedBuffer(lz4Body(200 * MB, block));
-    allocated = allocatedBytes(() -> assertThrows(CompressionException.class,
-        () -> Decompressors.lz4Body(alloc, big, 256 * MB)));
+    allocated = allocatedBytes(() -> assertEquals(Fault.IMPOSSIBLE_RATIO, assertThrows(
+        CompressionException.class, () -> Decompressors.lz4Body(alloc, big, 16 * MB)).fault()));
     assertTrue(allocated < MB, allocated + " bytes allocated");
     assertTrue(alloc.made.isEmpty());
   }
@@ -126,14 +127,37 @@ class DecompressorsTest {
     assertTrue(out.release());
   }
 
+  /** The length is unsigned: its top bit set declares 2 GiB or more, which 11 bytes cannot make. */
   @ParameterizedTest
   @ValueSource(ints = {-1, Integer.MIN_VALUE})
-  void rejectsANegativeDeclaredLz4Length(int declared) {
+  void readsTheDeclaredLz4LengthUnsigned(int declared) {
     ByteBuf in = Unpooled.wrappedBuffer(lz4Body(declared, lz4(new byte[100])));
     CompressionException e = assertThrows(CompressionException.class,
         () -> Decompressors.lz4Body(alloc, in, LIMIT));
-    assertEquals(Fault.LENGTH_OVER_LIMIT, e.fault());
-    assertEquals(declared, e.declaredLength());
+    assertEquals(Fault.IMPOSSIBLE_RATIO, e.fault());
+    assertEquals(Integer.toUnsignedLong(declared), e.declaredLength());
+    assertTrue(alloc.made.isEmpty());
+  }
+
+  @Test
+  void decompressesAnLz4BodyOfExactlyTheLimit() {
+    ByteBuf in = Unpooled.wrappedBuffer(lz4Body(LIMIT, lz4(new byte[LIMIT])));
+    ByteBuf out = Decompressors.lz4Body(alloc, in, LIMIT);
+    assertEquals(LIMIT, out.readableBytes());
+    assertTrue(out.release());
+  }
+
+  /** A length the block could reach, one byte over the limit: no buffer of it is allocated. */
+  @Test
+  void rejectsAnLz4LengthOverTheLimitThatTheBlockCouldReachWithoutAllocating() {
+    ByteBuf in = Unpooled.wrappedBuffer(lz4Body(LIMIT + 1, lz4(new byte[LIMIT + 1])));
+    long allocated = allocatedBytes(() -> {
+      CompressionException e = assertThrows(CompressionException.class,
+          () -> Decompressors.lz4Body(alloc, in, LIMIT));
+      assertEquals(Fault.LENGTH_OVER_LIMIT, e.fault());
+      assertEquals(LIMIT + 1, e.declaredLength());
+    });
+    assertTrue(allocated < MB, allocated + " bytes allocated");
     assertTrue(alloc.made.isEmpty());
   }
 
@@ -209,14 +233,36 @@ class DecompressorsTest {
   }
 
   @Test
-  void rejectsASnappyPreambleOverTheLimitWithoutAllocating() {
-    // varint 0x0fffffff (256 MiB - 1), then a literal
-    ByteBuf in = Unpooled.wrappedBuffer(ByteBufUtil.decodeHexDump("ffffff7f" + "0061"));
+  void decompressesASnappyBodyOfExactlyTheLimit() {
+    byte[] data = sample(MB, 12);
+    ByteBuf out = Decompressors.snappyBody(alloc, Unpooled.wrappedBuffer(snappy(data)), MB);
+    assertEquals(MB, out.readableBytes());
+    assertTrue(out.release());
+  }
+
+  @Test
+  void rejectsASnappyBodyOverTheLimitWithoutAllocating() {
+    ByteBuf in = Unpooled.wrappedBuffer(snappy(new byte[MB + 1]));
     long allocated = allocatedBytes(() -> {
       CompressionException e = assertThrows(CompressionException.class,
-          () -> Decompressors.snappyBody(alloc, in, LIMIT));
+          () -> Decompressors.snappyBody(alloc, in, MB));
       assertEquals(Fault.LENGTH_OVER_LIMIT, e.fault());
-      assertEquals(268435455, e.declaredLength());
+      assertEquals(MB + 1, e.declaredLength());
+    });
+    assertTrue(allocated < MB / 2, allocated + " bytes allocated");
+    assertTrue(alloc.made.isEmpty());
+  }
+
+  /** Up to 2^35 - 1 in five bytes, read as such: never wrapped into a small or negative int. */
+  @ParameterizedTest
+  @ValueSource(strings = {"ffffff7f" + "0061", "8080808010" + "0061", "ffffffff0f" + "0061"})
+  void rejectsASnappyPreambleNoBlockThatShortCanReachWithoutAllocating(String hex) {
+    ByteBuf in = Unpooled.wrappedBuffer(ByteBufUtil.decodeHexDump(hex));
+    long allocated = allocatedBytes(() -> {
+      CompressionException e = assertThrows(CompressionException.class,
+          () -> Decompressors.snappyBody(alloc, in, Integer.MAX_VALUE));
+      assertEquals(Fault.IMPOSSIBLE_RATIO, e.fault());
+      assertTrue(e.declaredLength() >= 268435455, "declared " + e.declaredLength());
     });
     assertTrue(allocated < MB, allocated + " bytes allocated");
     assertTrue(alloc.made.isEmpty());

@@ -49,7 +49,8 @@ import java.util.List;
  *         bits 4-7  read size: {@link #CHUNKS}[bits]
  * byte 1: bits 0-1  ResultReader protocol version 3 + (0-3)
  *         bit 2     ResultReader.rawCellsWithoutMetadata
- *         bit 3     ParseLimits.maxFrameBodyLength 1024 (else the default)
+ *         bit 3     ParseLimits.maxFrameBodyLength 1024 and maxDecompressedLength 512 (else the
+ *                   defaults)
  *         bit 4     sinks registered with expect() for streams 0-3 (else default sinks only)
  *         bit 5     v5Segments: the harness writes correct CRC24/CRC32 into every segment
  *                   header and trailer it can find, so the fuzzer explores what lies behind
@@ -74,7 +75,8 @@ class FrameDecoderFuzzTest {
   /** Sizes of the simulated socket reads; 0 means the whole input in one read. */
   static final int[] CHUNKS = {0, 1, 2, 3, 5, 8, 13, 64, 100, 511, 1024, 4096, 9, 17, 4000, 0};
 
-  private static final ParseLimits SMALL = ParseLimits.builder().maxFrameBodyLength(1024).build();
+  private static final ParseLimits SMALL = ParseLimits.builder().maxFrameBodyLength(1024)
+      .maxDecompressedLength(512).build();
   private static final ProtocolFeatures SCYLLA = ProtocolFeatures.NONE
       .withExtension(ProtocolFeatures.SCYLLA_USE_METADATA_ID)
       .withExtension(ProtocolFeatures.SCYLLA_LWT_ADD_METADATA_MARK)

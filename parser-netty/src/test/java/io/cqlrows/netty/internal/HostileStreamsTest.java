@@ -1,6 +1,7 @@
 package io.cqlrows.netty.internal;
 
 import static io.cqlrows.netty.CqlTestFrames.frameBytes;
+import static io.cqlrows.netty.internal.SegmentBuilder.concat;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -37,12 +38,12 @@ import org.junit.jupiter.params.provider.MethodSource;
 /**
  * Hostile byte streams through the whole pipeline as {@link CqlPipeline} installs it: v5 CRC
  * mismatches, LZ4 length lies and decompression bombs (in v4 bodies and v5 segments), Snappy
- * garbage and bombs, bodies that are neither LZ4 nor Snappy. Each must be one typed
- * connection-level {@link CqlFrameException}, after the response that preceded it was delivered;
- * then a client connection's pipeline closes the channel, and a replay's decoder discards all
- * further input (nothing more arrives, a later read is released); a bomb allocates nothing near
- * what it claims, and once the channel is finished every buffer the pipeline allocated has been
- * released.
+ * garbage and bombs, bodies that are neither LZ4 nor Snappy, frame and envelope headers declaring
+ * 2 GiB. Each must be one typed connection-level {@link CqlFrameException}, after the response
+ * that preceded it was delivered; then a client connection's pipeline closes the channel, and a
+ * replay's decoder discards all further input (nothing more arrives, a later read is released);
+ * a bomb allocates nothing near what it claims, and once the channel is finished every buffer
+ * the pipeline allocated has been released.
  */
 class HostileStreamsTest {
   /** Most the hostile read may allocate (bombs claim up to 2 GiB). */
@@ -79,6 +80,14 @@ class HostileStreamsTest {
             ByteBufUtil.decodeHexDump("0a" + "0061" + "1e0100")),
         // ---- detecting ----
         v4(null, "compressed body neither LZ4 nor Snappy", garbage),
+        // ---- lengths over the limit (the frames after them are valid) ----
+        v4Header(Compression.NONE, "frame header declaring 2 GiB"),
+        v4Header(null, "frame header declaring 2 GiB (detecting)"),
+        tooLarge(segments(SegmentFormat.UNCOMPRESSED,
+            "envelope declaring 2 GiB in a self-contained segment",
+            segment(SegmentFormat.UNCOMPRESSED, TWO_GIB_HEADER))),
+        tooLarge(segments(SegmentFormat.LZ4, "envelope declaring 2 GiB in a slice",
+            SegmentBuilder.lz4(concat(TWO_GIB_HEADER, new byte[1000]), false))),
         // ---- v5 segments ----
         v5(SegmentFormat.UNCOMPRESSED, "header CRC24 mismatch",
             s -> s[3] ^= 0x01),
@@ -98,11 +107,30 @@ class HostileStreamsTest {
             SegmentBuilder.uncompressed(Arrays.copyOf(envelope(0x85, 3, VOID), 10), true)));
   }
 
+  /** A v5 response header on stream 2 declaring a body of 2^31 - 1 bytes. */
+  private static final byte[] TWO_GIB_HEADER =
+      ByteBufUtil.decodeHexDump("85" + "00" + "0002" + "08" + "7fffffff");
+
+  /** A v4 frame header on stream 2 declaring 2^31 - 1 bytes, and a few of them. */
+  private static Arguments v4Header(Compression compression, String name) {
+    byte[] hostile = concat(ByteBufUtil.decodeHexDump("84" + "00" + "0002" + "08" + "7fffffff"),
+        new byte[100]);
+    return tooLarge(Arguments.of((compression == null ? "detecting" : compression) + ": " + name,
+        (Consumer<Fixture>) f -> f.installV4(compression), frameBytes(0x84, 0, 1, 0x08, VOID),
+        hostile, frameBytes(0x84, 0, 3, 0x08, VOID)));
+  }
+
+  /** The case, expected to fail with {@link CqlFrameException.Reason#FRAME_TOO_LARGE}. */
+  private static Arguments tooLarge(Arguments arguments) {
+    Object[] a = arguments.get();
+    return Arguments.of(a[0], a[1], a[2], a[3], a[4], CqlFrameException.Reason.FRAME_TOO_LARGE);
+  }
+
   private static Arguments v4(Compression compression, String name, byte[] compressedBody) {
     byte[] hostile = frameBytes(0x84, 0x01, 2, 0x08, compressedBody);
     return Arguments.of((compression == null ? "detecting" : compression) + ": " + name,
         (Consumer<Fixture>) f -> f.installV4(compression), frameBytes(0x84, 0, 1, 0x08, VOID),
-        hostile, frameBytes(0x84, 0, 3, 0x08, VOID));
+        hostile, frameBytes(0x84, 0, 3, 0x08, VOID), null);
   }
 
   /** A good segment, then a copy of it (stream 2) damaged by {@code damage}. */
@@ -117,13 +145,14 @@ class HostileStreamsTest {
     SegmentFormat written = format == SegmentFormat.DETECT ? SegmentFormat.LZ4 : format;
     return Arguments.of(format + ": " + name, (Consumer<Fixture>) f -> f.installV5(format),
         segment(written, envelope(0x85, 1, VOID)), hostile,
-        segment(written, envelope(0x85, 3, VOID)));
+        segment(written, envelope(0x85, 3, VOID)), null);
   }
 
   @ParameterizedTest(name = "{0}")
   @MethodSource("streams")
   void failsTheConnectionOnceDiscardsTheRestAndReleasesEverything(String name,
-      Consumer<Fixture> install, byte[] good, byte[] hostile, byte[] later) {
+      Consumer<Fixture> install, byte[] good, byte[] hostile, byte[] later,
+      CqlFrameException.Reason expected) {
     Fixture f = new Fixture();
     install.accept(f);
     f.rows.expect(1, new CountingSink());
@@ -148,10 +177,73 @@ class HostileStreamsTest {
     assertEquals(1, f.recorder.connectionErrors.size(),
         name + ": connection-level errors " + f.recorder.connectionErrors);
     CqlFrameException e = f.recorder.connectionErrors.get(0);
-    assertTrue(e.connectionLevel() && e.streamId() == -1, name + ": " + e);
+    if (expected != null) {
+      assertEquals(expected, e.reason(), name + ": " + e);
+    }
+    // a length over the limit names the stream of its header
+    int stream = e.reason() == CqlFrameException.Reason.FRAME_TOO_LARGE ? 2 : -1;
+    assertTrue(e.connectionLevel() && e.streamId() == stream, name + ": " + e);
     // the registered streams fail with it, in order; nothing was decoded after it
     assertEquals(List.of("response 1", "failure 2", "failure 3", "error"), f.recorder.events,
         name + ": " + e.getMessage());
+    assertNull(f.alloc.unreleased(), name);
+  }
+
+  /** Decompression limit of {@link #failsOnlyTheResponseThatWouldDecompressOverTheLimit}. */
+  static final int SMALL_LIMIT = 1 << 20;
+
+  static Stream<Arguments> bombs() {
+    byte[] over = new byte[4 * SMALL_LIMIT];
+    over[3] = 1; // a VOID kind, then zeros
+    return Stream.of(
+        v4(Compression.LZ4, "LZ4 body of 4 MiB (16 KiB on the wire)",
+            lz4Body(over.length, SegmentBuilder.compress(over))),
+        v4(Compression.SNAPPY, "Snappy body of 4 MiB (200 KB on the wire)", snappy(over)),
+        v4(null, "LZ4 body of 4 MiB, compression not yet detected",
+            lz4Body(over.length, SegmentBuilder.compress(over))),
+        segments(SegmentFormat.LZ4, "envelope of 4 MiB in LZ4 segments (17 KB on the wire)",
+            DecompressionLimitTest.v5Slices(envelope(0x85, 2, over), SegmentBuilder.MAX_PAYLOAD)));
+  }
+
+  /**
+   * A response whose compressed body would decompress to more than {@link
+   * ParseLimits#maxDecompressedLength()} fails alone: its stream gets a failure, the responses
+   * before and after it are delivered, the connection stays open, and every buffer is released.
+   * Its bytes arrive in reads of 1 KiB: none of them allocates much (v5 decompresses each
+   * segment, at most 128 KiB), and the segment decoder never holds more than the limit.
+   */
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("bombs")
+  void failsOnlyTheResponseThatWouldDecompressOverTheLimit(String name,
+      Consumer<Fixture> install, byte[] good, byte[] hostile, byte[] later,
+      CqlFrameException.Reason unused) {
+    Fixture f = new Fixture(
+        ParseLimits.builder().maxDecompressedLength(SMALL_LIMIT).build());
+    install.accept(f);
+    f.rows.expect(1, new CountingSink());
+    f.rows.expect(2, new CountingSink());
+    f.rows.expect(3, new CountingSink());
+    f.write(good);
+    SegmentToFrameDecoder segments = f.channel.pipeline().get(SegmentToFrameDecoder.class);
+    for (int at = 0; at < hostile.length; at += 1024) {
+      long before = Allocations.current();
+      f.write(Arrays.copyOfRange(hostile, at, Math.min(hostile.length, at + 1024)));
+      long allocated = Allocations.current() - before;
+      assertTrue(allocated < CHEAP, name + ": a read allocated " + allocated + " bytes");
+      if (segments != null) {
+        assertTrue(segments.bufferedBytes() <= SMALL_LIMIT, name + ": held "
+            + segments.bufferedBytes());
+      }
+    }
+    f.write(later);
+    assertEquals(List.of("response 1", "failure 2", "response 3"), f.recorder.events, name);
+    assertEquals(CqlFrameException.Reason.DECOMPRESSED_TOO_LARGE,
+        f.recorder.failures.get(0).reason(), name);
+    assertTrue(f.channel.isOpen(), name);
+    f.channel.close();
+    f.channel.finishAndReleaseAll();
+    assertEquals(List.of(), f.recorder.foreign, name);
+    assertEquals(List.of(), f.recorder.connectionErrors, name);
     assertNull(f.alloc.unreleased(), name);
   }
 
@@ -160,12 +252,17 @@ class HostileStreamsTest {
     final TrackingAllocator alloc = new TrackingAllocator();
     final EmbeddedChannel channel = new EmbeddedChannel();
     final Recorder recorder = new Recorder();
-    final ParseLimits limits = ParseLimits.defaults();
+    final ParseLimits limits;
     RowsFrameHandler rows;
     /** Whether the pipeline is a client connection's, which closes the channel on an error. */
     boolean closesItself;
 
     Fixture() {
+      this(ParseLimits.defaults());
+    }
+
+    Fixture(ParseLimits limits) {
+      this.limits = limits;
       channel.config().setAllocator(alloc);
     }
 
@@ -201,6 +298,7 @@ class HostileStreamsTest {
   static final class Recorder extends ChannelInboundHandlerAdapter {
     final List<String> events = new ArrayList<>();
     final List<CqlFrameException> connectionErrors = new ArrayList<>();
+    final List<CqlFrameException> failures = new ArrayList<>();
     final List<Throwable> foreign = new ArrayList<>();
 
     @Override
@@ -209,6 +307,7 @@ class HostileStreamsTest {
         events.add("response " + r.streamId());
       } else if (msg instanceof RowsFailure r) {
         events.add("failure " + r.streamId());
+        failures.add(r.cause());
       } else {
         events.add("message " + msg);
       }

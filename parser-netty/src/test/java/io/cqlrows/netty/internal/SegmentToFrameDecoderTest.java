@@ -90,54 +90,243 @@ class SegmentToFrameDecoderTest {
     assertFalse(channel.finishAndReleaseAll());
   }
 
+  @Test
+  void decodesEnvelopesOfExactlyTheLimit() {
+    byte[] body = random(1000, 3);
+    EmbeddedChannel channel = channel(LIMIT_1000);
+    assertTrue(channel.writeInbound(segment(true, envelope(1, RESULT, body))));
+    assertFrame(channel.readInbound(), 1, Opcode.RESULT, body);
+    byte[] sliced = envelope(2, RESULT, body);
+    assertFalse(channel.writeInbound(segment(false, Arrays.copyOf(sliced, 500))));
+    assertTrue(channel.writeInbound(segment(false, Arrays.copyOfRange(sliced, 500, 1009))));
+    assertFrame(channel.readInbound(), 2, Opcode.RESULT, body);
+    assertAllInputsReleased();
+    assertFalse(channel.finishAndReleaseAll());
+  }
+
+  /**
+   * An envelope over the limit breaks the connection as soon as its header is in, whether the
+   * first slice ends inside the header, at its end, or after it; it names the envelope's stream
+   * and the segment its header starts in.
+   */
   @ParameterizedTest
   @ValueSource(ints = {4, 9, 500})
-  void skipsAnEnvelopeOverTheLimitAndDecodesTheNextOne(int firstCut) {
+  void failsTheConnectionAtAnEnvelopeOverTheLimitInSlices(int firstCut) {
     byte[] tooLong = envelope(7, RESULT, random(3000, 3));
-    int[] cuts = {0, firstCut, 1500, 2500, tooLong.length};
     EmbeddedChannel channel = channel(LIMIT_1000);
-    for (int i = 0; i < 3; i++) {
-      Segment slice = segment(false, Arrays.copyOfRange(tooLong, cuts[i], cuts[i + 1]));
-      assertFalse(channel.writeInbound(slice));
-      if (cuts[i + 1] >= 9) {
-        assertEquals(0, slice.refCnt(), "slice " + i + " is released, not gathered");
-        assertEquals(0, decoder(channel).bufferedBytes());
-      }
+    Segment first = segment(false, 1000, Arrays.copyOf(tooLong, firstCut));
+    Segment second = segment(false, 2000, Arrays.copyOfRange(tooLong, firstCut, 1500));
+    CqlFrameException e;
+    if (firstCut < 9) {
+      assertFalse(channel.writeInbound(first));
+      e = assertThrows(CqlFrameException.class, () -> channel.writeInbound(second));
+    } else {
+      e = assertThrows(CqlFrameException.class, () -> channel.writeInbound(first));
+      assertFalse(channel.writeInbound(second));
+      assertEquals(0, second.refCnt(), "a later slice is released unread");
     }
-    Segment last = segment(false, Arrays.copyOfRange(tooLong, cuts[3], cuts[4]));
-    CqlFrameException e = assertThrows(CqlFrameException.class, () -> channel.writeInbound(last));
-    assertFalse(e.connectionLevel());
-    assertEquals(7, e.streamId());
-    assertInstanceOf(TooLongFrameException.class, e.getCause());
+    assertTrue(e.connectionLevel());
     assertEquals(Reason.FRAME_TOO_LARGE, e.reason());
-    assertFalse(decoder(channel).isBroken());
-    assertAllInputsReleased();
+    assertEquals(7, e.streamId());
+    assertEquals(1000, e.offset(), "the segment the envelope starts in");
+    assertEquals(SegmentToFrameDecoder.ENVELOPE, e.structure());
+    assertInstanceOf(TooLongFrameException.class, e.getCause());
+    assertBroken(channel);
+  }
 
-    // the next envelope, self-contained or in slices, decodes
-    assertTrue(channel.writeInbound(segment(true, envelope(8, RESULT, VOID_BODY))));
+  @Test
+  void failsTheConnectionAtAnEnvelopeOverTheLimitInASelfContainedSegment() {
+    EmbeddedChannel channel = channel(LIMIT_1000);
+    CqlFrameException e = assertThrows(CqlFrameException.class, () -> channel.writeInbound(
+        segment(true, 500, envelope(1, RESULT, VOID_BODY), envelope(2, RESULT, random(1001, 12)),
+            envelope(3, RESULT, VOID_BODY))));
+    assertTrue(e.connectionLevel());
+    assertEquals(Reason.FRAME_TOO_LARGE, e.reason());
+    assertEquals(2, e.streamId());
+    assertEquals(500, e.offset());
+    assertFrame(channel.readInbound(), 1, Opcode.RESULT, VOID_BODY);
+    assertNull(channel.readInbound(), "the envelope after it is not decoded");
+    assertBroken(channel);
+  }
+
+  @Test
+  void failsTheConnectionAtALengthOverTheLimitBeforeCheckingItAgainstTheSegment() {
+    // a 2 GiB length also runs past its segment: the length is what is reported
+    byte[] header = Arrays.copyOf(envelope(4, RESULT, new byte[0]), 9);
+    header[5] = 0x7F;
+    EmbeddedChannel channel = channel(ParseLimits.defaults());
+    CqlFrameException e = assertThrows(CqlFrameException.class,
+        () -> channel.writeInbound(segment(true, header)));
+    assertEquals(Reason.FRAME_TOO_LARGE, e.reason());
+    assertEquals(4, e.streamId());
+    assertBroken(channel);
+  }
+
+  /** Decompression limit of the tests of decompressed slices. */
+  private static final ParseLimits DECOMPRESS_1000 = ParseLimits.builder()
+      .maxDecompressedLength(1000).build();
+
+  @Test
+  void decodesAnEnvelopeWhoseDecompressedSlicesMakeExactlyTheLimit() {
+    byte[] envelope = envelope(6, RESULT, random(991, 13));
+    EmbeddedChannel channel = channel(DECOMPRESS_1000);
+    assertFalse(channel.writeInbound(decompressed(false, 0, Arrays.copyOf(envelope, 400))));
+    assertTrue(channel.writeInbound(
+        decompressed(false, 0, Arrays.copyOfRange(envelope, 400, 1000))));
+    assertFrame(channel.readInbound(), 6, Opcode.RESULT, Arrays.copyOfRange(envelope, 9, 1000));
+    assertAllInputsReleased();
+    assertFalse(channel.finishAndReleaseAll());
+  }
+
+  /** Slices stored as they came over the wire count against the frame limit only. */
+  @Test
+  void countsOnlyTheSlicesThatWereDecompressed() {
+    byte[] envelope = envelope(6, RESULT, random(2991, 14));
+    EmbeddedChannel channel = channel(DECOMPRESS_1000);
+    channel.writeInbound(decompressed(false, 0, Arrays.copyOf(envelope, 1000)));
+    channel.writeInbound(segment(false, Arrays.copyOfRange(envelope, 1000, 2500)));
+    assertTrue(channel.writeInbound(segment(false, Arrays.copyOfRange(envelope, 2500, 3000))));
+    assertFrame(channel.readInbound(), 6, Opcode.RESULT, Arrays.copyOfRange(envelope, 9, 3000));
+    assertAllInputsReleased();
+    assertFalse(channel.finishAndReleaseAll());
+  }
+
+  /**
+   * The slice that takes the decompressed bytes over the limit fails the envelope for its
+   * stream, before it is kept: nothing is held any more, the rest of the envelope's slices are
+   * released as they come, and the envelopes after it decode. The first slice ends inside the
+   * header, at its end, or after it.
+   */
+  @ParameterizedTest
+  @ValueSource(ints = {4, 9, 500})
+  void failsOnlyTheEnvelopeWhoseDecompressedSlicesGoOverTheLimit(int firstCut) {
+    byte[] envelope = envelope(7, RESULT, random(2991, 15));
+    int[] cuts = {0, firstCut, 1001, 2000, 3000};
+    EmbeddedChannel channel = channel(DECOMPRESS_1000);
+    assertFalse(channel.writeInbound(decompressed(false, 100, Arrays.copyOf(envelope, cuts[1]))));
+    Segment over = decompressed(false, 200, Arrays.copyOfRange(envelope, cuts[1], cuts[2]));
+    CqlFrameException e = assertThrows(CqlFrameException.class,
+        () -> channel.writeInbound(over));
+    assertFalse(e.connectionLevel());
+    assertEquals(Reason.DECOMPRESSED_TOO_LARGE, e.reason());
+    assertEquals(7, e.streamId());
+    assertEquals(100, e.offset(), "the segment the envelope starts in");
+    assertEquals(0, decoder(channel).bufferedBytes());
+    assertAllInputsReleased();
+    for (int i = 2; i < 4; i++) {
+      Segment rest = decompressed(false, 300, Arrays.copyOfRange(envelope, cuts[i], cuts[i + 1]));
+      assertFalse(channel.writeInbound(rest));
+      assertEquals(0, rest.refCnt(), "slice " + i + " is released, not kept");
+    }
+    assertFalse(decoder(channel).isBroken());
+
+    assertTrue(channel.writeInbound(decompressed(true, 400, envelope(8, RESULT, VOID_BODY))));
     assertFrame(channel.readInbound(), 8, Opcode.RESULT, VOID_BODY);
-    byte[] next = envelope(9, RESULT, random(999, 4));
-    channel.writeInbound(segment(false, Arrays.copyOf(next, 500)));
-    assertTrue(channel.writeInbound(segment(false, Arrays.copyOfRange(next, 500, next.length))));
-    assertFrame(channel.readInbound(), 9, Opcode.RESULT, Arrays.copyOfRange(next, 9, 1008));
+    byte[] next = envelope(9, RESULT, random(991, 16));
+    channel.writeInbound(decompressed(false, 500, Arrays.copyOf(next, 500)));
+    assertTrue(channel.writeInbound(
+        decompressed(false, 600, Arrays.copyOfRange(next, 500, next.length))));
+    assertFrame(channel.readInbound(), 9, Opcode.RESULT, Arrays.copyOfRange(next, 9, 1000));
     assertAllInputsReleased();
     assertFalse(channel.finishAndReleaseAll());
   }
 
   @Test
-  void skipsAnEnvelopeOverTheLimitInASelfContainedSegment() {
-    EmbeddedChannel channel = channel(LIMIT_1000);
+  void failsAnEnvelopeWhoseLastSliceGoesOverTheLimitWithoutDiscardingAnyMore() {
+    byte[] envelope = envelope(7, RESULT, random(1491, 17));
+    EmbeddedChannel channel = channel(DECOMPRESS_1000);
+    channel.writeInbound(decompressed(false, 0, Arrays.copyOf(envelope, 900)));
     CqlFrameException e = assertThrows(CqlFrameException.class, () -> channel.writeInbound(
-        segment(true, envelope(1, RESULT, VOID_BODY), envelope(2, RESULT, random(1001, 12)),
-            envelope(3, RESULT, VOID_BODY))));
-    assertFalse(e.connectionLevel());
-    assertEquals(2, e.streamId());
-    assertInstanceOf(TooLongFrameException.class, e.getCause());
-    assertEquals(Reason.FRAME_TOO_LARGE, e.reason());
-    assertFrame(channel.readInbound(), 1, Opcode.RESULT, VOID_BODY);
-    assertFrame(channel.readInbound(), 3, Opcode.RESULT, VOID_BODY);
-    assertNull(channel.readInbound());
+        decompressed(false, 0, Arrays.copyOfRange(envelope, 900, envelope.length))));
+    assertEquals(Reason.DECOMPRESSED_TOO_LARGE, e.reason());
+    assertTrue(channel.writeInbound(segment(true, envelope(8, RESULT, VOID_BODY))));
+    assertFrame(channel.readInbound(), 8, Opcode.RESULT, VOID_BODY);
+    assertAllInputsReleased();
+    assertFalse(channel.finishAndReleaseAll());
+  }
+
+  /** The decoder never keeps more decompressed bytes than the limit, however many slices come. */
+  @Test
+  void neverHoldsMoreDecompressedBytesThanTheLimit() {
+    byte[] envelope = envelope(7, RESULT, new byte[100_000]);
+    EmbeddedChannel channel = channel(DECOMPRESS_1000);
+    List<Integer> held = new ArrayList<>();
+    assertThrows(CqlFrameException.class, () -> {
+      for (int at = 0; at < envelope.length; at += 300) {
+        channel.writeInbound(decompressed(false, 0,
+            Arrays.copyOfRange(envelope, at, Math.min(envelope.length, at + 300))));
+        held.add(decoder(channel).bufferedBytes());
+      }
+    });
+    for (int at = 1200; at < envelope.length; at += 300) {
+      channel.writeInbound(decompressed(false, 0,
+          Arrays.copyOfRange(envelope, at, Math.min(envelope.length, at + 300))));
+      held.add(decoder(channel).bufferedBytes());
+    }
+    assertEquals(List.of(300, 600, 900), held.subList(0, 3));
+    assertTrue(held.subList(3, held.size()).stream().allMatch(n -> n == 0), held.toString());
     assertFalse(decoder(channel).isBroken());
+    assertAllInputsReleased();
+    assertFalse(channel.finishAndReleaseAll());
+  }
+
+  @Test
+  void rejectsSlicesThatRunPastAnEnvelopeBeingDiscarded() {
+    byte[] envelope = envelope(7, RESULT, random(2991, 18));
+    EmbeddedChannel channel = channel(DECOMPRESS_1000);
+    assertThrows(CqlFrameException.class, () -> channel.writeInbound(
+        decompressed(false, 0, Arrays.copyOf(envelope, 1500))));
+    CqlFrameException e = assertThrows(CqlFrameException.class, () -> channel.writeInbound(
+        segment(false, Arrays.copyOfRange(envelope, 1500, envelope.length), new byte[] {1})));
+    assertTrue(e.connectionLevel());
+    assertEquals(Reason.SEGMENT_MISMATCH, e.reason());
+    assertBroken(channel);
+  }
+
+  @Test
+  void rejectsASelfContainedSegmentWhileAnEnvelopeIsDiscarded() {
+    byte[] envelope = envelope(7, RESULT, random(2991, 19));
+    EmbeddedChannel channel = channel(DECOMPRESS_1000);
+    assertThrows(CqlFrameException.class, () -> channel.writeInbound(
+        decompressed(false, 0, Arrays.copyOf(envelope, 1500))));
+    CqlFrameException e = assertThrows(CqlFrameException.class,
+        () -> channel.writeInbound(segment(true, envelope(8, RESULT, VOID_BODY))));
+    assertTrue(e.connectionLevel());
+    assertEquals(Reason.SEGMENT_MISMATCH, e.reason());
+    assertBroken(channel);
+  }
+
+  @Test
+  void reportsTheChannelClosingWhileAnEnvelopeIsDiscarded() {
+    byte[] envelope = envelope(7, RESULT, random(2991, 20));
+    EmbeddedChannel channel = channel(DECOMPRESS_1000);
+    assertThrows(CqlFrameException.class, () -> channel.writeInbound(
+        decompressed(false, 0, Arrays.copyOf(envelope, 1500))));
+    CqlFrameException e = assertThrows(CqlFrameException.class, channel::finish);
+    assertTrue(e.connectionLevel());
+    assertEquals(Reason.TRUNCATED, e.reason());
+    assertAllInputsReleased();
+    assertFalse(channel.finishAndReleaseAll());
+  }
+
+  /** Slices of a streamed body pass on one at a time and are not counted. */
+  @Test
+  void doesNotCountTheSlicesOfAStreamedBody() {
+    byte[] envelope = envelope(7, RESULT, random(2991, 21));
+    SegmentToFrameDecoder decoder = new SegmentToFrameDecoder(DECOMPRESS_1000)
+        .streamResultsFrom(1000);
+    EmbeddedChannel channel = new EmbeddedChannel(decoder);
+    for (int at = 0; at < envelope.length; at += 1000) {
+      assertTrue(channel.writeInbound(
+          decompressed(false, 0, Arrays.copyOfRange(envelope, at, at + 1000))));
+    }
+    assertInstanceOf(FrameHead.class, channel.readInbound());
+    int chunks = 0;
+    for (Object m; (m = channel.readInbound()) != null; chunks++) {
+      FrameChunk c = (FrameChunk) m;
+      assertTrue(c.release());
+    }
+    assertEquals(3, chunks);
     assertAllInputsReleased();
     assertFalse(channel.finishAndReleaseAll());
   }
@@ -157,19 +346,6 @@ class SegmentToFrameDecoderTest {
   }
 
   @Test
-  void rejectsSlicesThatRunPastAnEnvelopeOverTheLimit() {
-    byte[] tooLong = envelope(5, RESULT, random(2000, 6));
-    EmbeddedChannel channel = channel(LIMIT_1000);
-    channel.writeInbound(segment(false, Arrays.copyOf(tooLong, 1000)));
-    Segment overshoot = segment(false, Arrays.copyOfRange(tooLong, 1000, tooLong.length),
-        new byte[] {1});
-    CqlFrameException e =
-        assertThrows(CqlFrameException.class, () -> channel.writeInbound(overshoot));
-    assertTrue(e.connectionLevel());
-    assertBroken(channel);
-  }
-
-  @Test
   void rejectsASelfContainedSegmentWhileSlicesArePending() {
     byte[] envelope = envelope(5, RESULT, random(100, 7));
     EmbeddedChannel channel = channel(ParseLimits.defaults());
@@ -182,17 +358,6 @@ class SegmentToFrameDecoderTest {
     assertEquals(Reason.SEGMENT_MISMATCH, e.reason());
     assertEquals(0, pending.refCnt(), "the pending slice is released");
     assertEquals(0, decoder(channel).bufferedBytes());
-    assertBroken(channel);
-  }
-
-  @Test
-  void rejectsASelfContainedSegmentWhileAnEnvelopeOverTheLimitIsSkipped() {
-    byte[] tooLong = envelope(5, RESULT, random(2000, 8));
-    EmbeddedChannel channel = channel(LIMIT_1000);
-    channel.writeInbound(segment(false, Arrays.copyOf(tooLong, 1000)));
-    CqlFrameException e = assertThrows(CqlFrameException.class,
-        () -> channel.writeInbound(segment(true, envelope(6, RESULT, VOID_BODY))));
-    assertTrue(e.connectionLevel());
     assertBroken(channel);
   }
 
@@ -297,17 +462,6 @@ class SegmentToFrameDecoderTest {
   }
 
   @Test
-  void reportsTheChannelClosingWhileAnEnvelopeOverTheLimitIsSkipped() {
-    byte[] tooLong = envelope(5, RESULT, random(2000, 11));
-    EmbeddedChannel channel = channel(LIMIT_1000);
-    channel.writeInbound(segment(false, Arrays.copyOf(tooLong, 1500)));
-    CqlFrameException e = assertThrows(CqlFrameException.class, channel::finish);
-    assertTrue(e.connectionLevel());
-    assertAllInputsReleased();
-    assertFalse(channel.finishAndReleaseAll());
-  }
-
-  @Test
   void releasesPendingSlicesWhenRemoved() {
     EmbeddedChannel channel = channel(ParseLimits.defaults());
     channel.writeInbound(segment(false, Arrays.copyOf(envelope(5, RESULT, new byte[100]), 50)));
@@ -347,9 +501,21 @@ class SegmentToFrameDecoderTest {
 
   /** A segment whose payload is the parts; the test keeps the payload to check its release. */
   private Segment segment(boolean selfContained, byte[]... parts) {
+    return segment(selfContained, -1, parts);
+  }
+
+  /** A segment whose payload was decompressed from LZ4, at {@code offset}. */
+  private Segment decompressed(boolean selfContained, long offset, byte[]... parts) {
     ByteBuf payload = tracked(parts);
     inputs.add(payload);
-    return new Segment(payload, selfContained);
+    return new Segment(payload, selfContained, true, offset);
+  }
+
+  /** A segment at {@code offset} in the connection. */
+  private Segment segment(boolean selfContained, long offset, byte[]... parts) {
+    ByteBuf payload = tracked(parts);
+    inputs.add(payload);
+    return new Segment(payload, selfContained, false, offset);
   }
 
   private static byte[] envelope(int streamId, int opcode, byte[] body) {
