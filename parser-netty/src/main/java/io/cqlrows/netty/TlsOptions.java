@@ -102,7 +102,9 @@ public final class TlsOptions {
     SslHandler handler = context.newHandler(alloc, name, port);
     SSLEngine engine = handler.engine();
     SSLParameters parameters = engine.getSSLParameters();
-    parameters.setEndpointIdentificationAlgorithm(verifyHostname ? "HTTPS" : null);
+    // "" rather than null: the JDK keeps the engine's algorithm when given null, and Netty 4.2's
+    // client contexts start with HTTPS
+    parameters.setEndpointIdentificationAlgorithm(verifyHostname ? "HTTPS" : "");
     if (!NetUtil.isValidIpV4Address(name) && !NetUtil.isValidIpV6Address(name)) {
       try {
         parameters.setServerNames(List.of(new SNIHostName(name)));

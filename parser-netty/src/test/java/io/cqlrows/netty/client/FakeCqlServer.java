@@ -22,6 +22,11 @@ import io.netty.channel.group.ChannelGroup;
 import io.netty.channel.group.DefaultChannelGroup;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.util.concurrent.GlobalEventExecutor;
+import io.netty.handler.ssl.SslContext;
+import io.netty.handler.ssl.SslHandler;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -32,6 +37,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
+import javax.net.ssl.ExtendedSSLSession;
+import javax.net.ssl.SNIServerName;
 
 /**
  * A tiny CQL server on 127.0.0.1 for client tests, built from cqlrows' own decoders and encoders.
@@ -73,6 +80,15 @@ public final class FakeCqlServer {
   final AtomicInteger connections = new AtomicInteger();
   /** The handlers of the connections accepted so far, for {@link #answerHeld}. */
   private final List<Connection> handlers = new CopyOnWriteArrayList<>();
+  /**
+   * When set (before a client connects), connections speak TLS with this server context: an
+   * {@code SslHandler} at the head of each connection's pipeline, after the raw-bytes recorder.
+   */
+  public volatile SslContext tls;
+  /** Every byte received from clients, as it came off the socket (before TLS). */
+  private final ByteArrayOutputStream raw = new ByteArrayOutputStream();
+  /** The SNI host names of the TLS handshakes completed so far; "" for none. */
+  public final List<String> serverNames = new CopyOnWriteArrayList<>();
 
   /** A Cassandra-like server speaking {@code version}. */
   public FakeCqlServer(EventLoopGroup group, int version, Compression compression)
@@ -116,6 +132,33 @@ public final class FakeCqlServer {
             connections.incrementAndGet();
             // the server's side of the same handlers: requests pass the rows handler untouched
             CqlPipeline.install(ch.pipeline(), version, compression);
+            SslContext context = tls;
+            if (context != null) {
+              SslHandler ssl = context.newHandler(ch.alloc());
+              ssl.handshakeFuture().addListener(f -> {
+                if (f.isSuccess()
+                    && ssl.engine().getSession() instanceof ExtendedSSLSession session) {
+                  List<SNIServerName> names = session.getRequestedServerNames();
+                  serverNames.add(names.isEmpty() ? ""
+                      : new String(names.get(0).getEncoded(), StandardCharsets.US_ASCII));
+                }
+              });
+              ch.pipeline().addFirst("tls", ssl);
+            }
+            ch.pipeline().addFirst("raw", new ChannelInboundHandlerAdapter() {
+              @Override
+              public void channelRead(ChannelHandlerContext ctx, Object msg) {
+                ByteBuf b = (ByteBuf) msg;
+                synchronized (raw) {
+                  try {
+                    b.getBytes(b.readerIndex(), raw, b.readableBytes());
+                  } catch (IOException e) {
+                    throw new UncheckedIOException(e); // a ByteArrayOutputStream does not throw
+                  }
+                }
+                ctx.fireChannelRead(msg);
+              }
+            });
             Connection handler = new Connection();
             handlers.add(handler);
             ch.pipeline().addLast(handler);
@@ -143,6 +186,13 @@ public final class FakeCqlServer {
     e.put("TABLETS_ROUTING_V1", List.of(""));
     e.put("SCYLLA_USE_METADATA_ID", List.of(""));
     return Collections.unmodifiableMap(e);
+  }
+
+  /** Every byte received from clients so far, as it came off the socket (ciphertext on TLS). */
+  public byte[] rawReceived() {
+    synchronized (raw) {
+      return raw.toByteArray();
+    }
   }
 
   /** The QUERY texts received so far. */
