@@ -67,8 +67,9 @@ class HostileTextCliTest {
   @ParameterizedTest
   @ValueSource(strings = {"table", "vertical"})
   void textOutputsShowEveryControlEscaped(String format) throws IOException {
+    // exit status 1: stream 2's response could not be decoded
     CliRun r = CliRun.of("replay", "--format", format, capture().toString());
-    assertEquals(0, r.status(), r.err());
+    assertEquals(1, r.status(), r.err());
     assertEquals("", r.err());
     assertShowsNoControl(r.out());
     List<String> lines = r.lines();
@@ -83,7 +84,7 @@ class HostileTextCliTest {
   @Test
   void jsonLinesCarryTheExactText() throws IOException {
     CliRun r = CliRun.of("replay", "--format", "jsonl", capture().toString());
-    assertEquals(0, r.status(), r.err());
+    assertEquals(1, r.status(), r.err());
     List<String> lines = r.lines();
     assertEquals(2, lines.size(), r.out());
     // JSON escapes C0 controls and DEL; C1 and bidi characters are written as they are
@@ -103,7 +104,7 @@ class HostileTextCliTest {
   @Test
   void csvCarriesTheDataAndStderrShowsTheErrorEscaped() throws IOException {
     CliRun r = CliRun.of("replay", "--format", "csv", capture().toString());
-    assertEquals(0, r.status(), r.err());
+    assertEquals(1, r.status(), r.err());
     StringBuilder header = new StringBuilder();
     CsvSink.appendField(header, NAME);
     StringBuilder cell = new StringBuilder();
@@ -121,7 +122,7 @@ class HostileTextCliTest {
     Path file = dir.resolve("a\u001b[8m\u202e.bin");
     Files.write(file, Files.readAllBytes(capture()));
     CliRun r = CliRun.of("stats", file.toString());
-    assertEquals(0, r.status(), r.err());
+    assertEquals(1, r.status(), r.err());
     assertShowsNoControl(r.out());
     assertTrue(r.out().startsWith("a\\u001b[8m\\u202e.bin:\n"), r.out());
   }
