@@ -303,11 +303,9 @@ final class QueryCommand {
       case REFUSED -> "cannot connect to " + server + ": connection refused";
       case UNKNOWN_HOST -> "cannot connect to " + server + ": unknown host";
       case CONNECT_TIMEOUT -> "cannot connect to " + server + ": not connected within " + limit;
-      case CLOSED_BY_SERVER -> server + " closed the connection" + (connecting
-          ? options.tls() == null ? " during the handshake (does it require TLS? try --ssl)"
-          : " during the handshake" : "");
+      case CLOSED_BY_SERVER -> server + " closed the connection" + duringTheHandshake();
       case CLOSED_BY_CLIENT -> server + ": the connection was closed";
-      case RESET -> server + " reset the connection";
+      case RESET -> server + " reset the connection" + duringTheHandshake();
       case REQUEST_TIMEOUT -> server + ": no response within " + limit;
       case TLS_UNTRUSTED -> tls(server, "its certificate is not signed by a trusted authority"
           + (options.tls().ca() == null ? " (give its CA with --ssl-ca FILE)" : " in "
@@ -321,6 +319,18 @@ final class QueryCommand {
           : "the server did not accept the client certificate " + options.tls().cert());
       default -> server + ": " + CqlRowsCli.oneLine(e).replace(server + ": ", "");
     };
+  }
+
+  /**
+   * Where a connection that ended was: in the handshake (a server that requires TLS resets or
+   * closes a plaintext one there), or nowhere worth saying.
+   */
+  private String duringTheHandshake() {
+    if (!connecting) {
+      return "";
+    }
+    return options.tls() == null ? " during the handshake (does it require TLS? try --ssl)"
+        : " during the handshake";
   }
 
   private static String tls(String server, String why) {

@@ -3,13 +3,15 @@ package io.cqlrows.cli;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.cqlrows.netty.live.CassandraServer;
 import io.cqlrows.netty.live.PasswordAuthServer;
+import io.cqlrows.netty.live.TestCertificates;
+import io.cqlrows.netty.live.TlsCassandra;
 import io.cqlrows.testing.Corpus;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -18,75 +20,123 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 /**
- * {@code cqlrows query --user}, the packaged {@code target/cqlrows.jar} run as a process ({@link
- * JarProcess}), against a Cassandra 5.0.6 started with {@code PasswordAuthenticator} ({@link
- * PasswordAuthServer}, started and stopped by this class). It checks that the password from
- * {@code --password-env} (an environment variable of the process) logs in, in v4 and v5, with and
- * without LZ4, and the statement then reads {@code system_auth.roles}; that a wrong password ends
- * the command with exit status 1 and one line {@code cqlrows: Bad credentials: ...}; and that no
- * {@code --user} ends it with exit status 1 and one line.
+ * {@code cqlrows query} over TLS, the packaged {@code target/cqlrows.jar} run as a process ({@link
+ * JarProcess}), against the two Cassandra 5.0.6 servers that require TLS ({@link TlsCassandra}):
+ * with {@code PasswordAuthenticator}, the password from {@code --password-env} logs in over TLS
+ * ({@code --ssl-ca}) in v4 and v5, with and without LZ4, and a wrong one or none is one line and
+ * exit 1; with {@code require_client_auth}, {@code --ssl-cert} and {@code --ssl-key} are let in.
+ * Then each way the handshake fails is one line naming it, exit status 1, within {@code
+ * --timeout}: an untrusted certificate, a certificate for another name, plaintext to a TLS
+ * server, TLS to the plaintext server, no client certificate for the mutual-TLS server.
  */
 @Tag("live")
-class QueryAuthLiveIT {
+class QueryTlsLiveIT {
   /** The environment variable the password is passed in. */
   private static final String PASSWORD_ENV = "CQLROWS_LIVE_PASSWORD";
   private static final String ROLE =
       "SELECT role, is_superuser FROM system_auth.roles WHERE role = 'cassandra'";
+  private static final String RELEASE = "SELECT release_version FROM system.local";
 
   @TempDir static Path dir;
-
-  private static PasswordAuthServer server;
+  private static TestCertificates certs;
 
   @BeforeAll
-  static void startTheServer() {
-    server = PasswordAuthServer.start();
+  static void startTheServers() {
+    certs = TestCertificates.get();
+    TlsCassandra.both();
   }
 
-  @AfterAll
-  static void stopTheServer() {
-    if (server != null) {
-      server.close();
-      server = null;
-    }
+  private static JarProcess.Result query(TlsCassandra server, String password, String... args)
+      throws Exception {
+    return query(server.host(), server.port(), password, args);
   }
 
-  private static JarProcess.Result query(String password, List<String> args) throws Exception {
-    List<String> all = new ArrayList<>(List.of("query", "--host", server.host(), "--port",
-        Integer.toString(server.port()), "--quiet"));
-    all.addAll(args);
+  private static JarProcess.Result query(String host, int port, String password,
+      String... args) throws Exception {
+    List<String> all = new ArrayList<>(List.of("query", "--host", host, "--port",
+        Integer.toString(port), "--quiet", "--timeout", "20"));
+    all.addAll(List.of(args));
     return JarProcess.run(dir, List.of(), password == null ? Map.of()
         : Map.of(PASSWORD_ENV, password), all);
   }
 
+  /** One line on stderr, exit status 1, nothing on stdout. */
+  private static void assertOneLineError(JarProcess.Result r, String part) {
+    assertEquals(1, r.status(), r.err());
+    assertEquals(1, r.errLines().size(), r.err());
+    assertTrue(r.err().startsWith("cqlrows: ") && r.err().contains(part), r.err());
+    assertEquals("", r.text(), "nothing on stdout");
+  }
+
   @ParameterizedTest
   @CsvSource({"4, none", "4, lz4", "5, none", "5, lz4"})
-  void thePasswordFromTheEnvironmentLogsIn(int protocol, String compression) throws Exception {
-    JarProcess.Result r = query(PasswordAuthServer.PASSWORD, List.of("--user",
-        PasswordAuthServer.USER, "--password-env", PASSWORD_ENV, "--protocol",
-        Integer.toString(protocol), "--compression", compression, "--format", "jsonl", ROLE));
+  void thePasswordLogsInOverTls(int protocol, String compression) throws Exception {
+    JarProcess.Result r = query(TlsCassandra.password(), PasswordAuthServer.PASSWORD,
+        "--ssl-ca", certs.caPem().toString(), "--user", PasswordAuthServer.USER,
+        "--password-env", PASSWORD_ENV, "--protocol", Integer.toString(protocol),
+        "--compression", compression, "--format", "jsonl", ROLE);
     assertEquals(0, r.status(), r.err());
     assertEquals(List.of(Corpus.json("{\"role\":\"cassandra\",\"is_superuser\":true}")),
         r.lines().stream().map(Corpus::json).toList());
     assertEquals(1, r.counts().size(), r.err());
-    assertEquals(1, r.counts().get(0)[0], r.err());
   }
 
   @Test
   void aWrongPasswordIsBadCredentialsOnOneLine() throws Exception {
-    JarProcess.Result r = query("not the password", List.of("--user", PasswordAuthServer.USER,
-        "--password-env", PASSWORD_ENV, ROLE));
-    assertEquals(1, r.status(), r.err());
-    assertEquals(1, r.errLines().size(), r.err());
-    assertTrue(r.err().startsWith("cqlrows: Bad credentials: "), r.err());
-    assertEquals("", r.text(), "nothing on stdout");
+    JarProcess.Result r = query(TlsCassandra.password(), "not the password", "--ssl-ca",
+        certs.caPem().toString(), "--user", PasswordAuthServer.USER, "--password-env",
+        PASSWORD_ENV, ROLE);
+    assertOneLineError(r, "Bad credentials: ");
   }
 
   @Test
   void noUserIsAnErrorOnOneLine() throws Exception {
-    JarProcess.Result r = query(null, List.of(ROLE));
-    assertEquals(1, r.status(), r.err());
-    assertEquals(1, r.errLines().size(), r.err());
-    assertTrue(r.err().startsWith("cqlrows: "), r.err());
-    assertEquals("", r.text(), "nothing on stdout");
+    assertOneLineError(query(TlsCassandra.password(), null, "--ssl-ca",
+        certs.caPem().toString(), ROLE), "requires authentication");
+  }
+
+  @ParameterizedTest
+  @CsvSource({"4, lz4", "5, lz4"})
+  void aClientCertificateIsLetIntoTheMutualTlsServer(int protocol, String compression)
+      throws Exception {
+    JarProcess.Result r = query(TlsCassandra.mutual(), null, "--ssl-ca",
+        certs.caPem().toString(), "--ssl-cert", certs.client().certificateChain().toString(),
+        "--ssl-key", certs.client().privateKey().toString(), "--protocol",
+        Integer.toString(protocol), "--compression", compression, "--format", "csv", RELEASE);
+    assertEquals(0, r.status(), r.err());
+    assertEquals(List.of("release_version", "5.0.6"), r.lines());
+  }
+
+  @Test
+  void anUntrustedCertificate() throws Exception {
+    assertOneLineError(query(TlsCassandra.password(), null, "--ssl-ca",
+        certs.wrongCaPem().toString(), RELEASE), "not signed by a trusted authority");
+  }
+
+  @Test
+  void aCertificateForAnotherName() throws Exception {
+    assertOneLineError(query(TlsCassandra.password(), null, "--ssl-ca",
+        certs.caPem().toString(), "--ssl-server-name", "wrong.example", RELEASE),
+        "is not for wrong.example");
+  }
+
+  @Test
+  void plaintextToATlsServer() throws Exception {
+    JarProcess.Result r = query(TlsCassandra.password(), null, RELEASE);
+    assertOneLineError(r, "the connection");
+    assertTrue(r.err().contains("try --ssl"), r.err());
+  }
+
+  @Test
+  void tlsToThePlaintextServer() throws Exception {
+    CassandraServer plain = CassandraServer.get();
+    assertOneLineError(query(plain.host(), plain.port(), null, "--ssl-ca",
+        certs.caPem().toString(), RELEASE), "does not speak TLS");
+  }
+
+  @Test
+  void noClientCertificateForTheMutualTlsServer() throws Exception {
+    assertOneLineError(query(TlsCassandra.mutual(), null, "--ssl-ca",
+        certs.caPem().toString(), RELEASE), "requires a client certificate");
   }
 }

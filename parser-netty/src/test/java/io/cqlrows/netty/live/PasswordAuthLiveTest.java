@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import io.cqlrows.netty.EventLoops;
+import io.cqlrows.netty.TlsOptions;
 import io.cqlrows.netty.client.CqlClient;
 import io.cqlrows.netty.client.Credentials;
 import io.cqlrows.netty.frame.CqlServerError;
@@ -13,6 +14,7 @@ import io.netty.channel.EventLoopGroup;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import javax.net.ssl.SSLException;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -21,30 +23,29 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 /**
- * {@link CqlClient} against a Cassandra started with {@code PasswordAuthenticator} ({@link
- * PasswordAuthServer}, started and stopped by this class), in v4, v4 + LZ4, v5 and v5 + LZ4: the
- * default superuser's {@link Credentials} log in (SASL PLAIN) and the connection then reads
- * {@code system_auth.roles}; a wrong password fails the connection with the server's Bad
- * credentials error (0x0100); no credentials fail it with an {@link IllegalStateException}.
+ * {@link CqlClient} against the Cassandra with {@code PasswordAuthenticator}, which requires TLS
+ * ({@link TlsCassandra#password()}, shared with the other TLS tests), in v4, v4 + LZ4, v5 and v5 +
+ * LZ4: the default superuser's {@link Credentials} log in (SASL PLAIN, inside TLS) and the
+ * connection then reads {@code system_auth.roles}; a wrong password fails the connection with the
+ * server's Bad credentials error (0x0100); no credentials fail it with an {@link
+ * IllegalStateException}.
  */
 @Tag("live")
 class PasswordAuthLiveTest {
-  private static PasswordAuthServer server;
+  private static TlsCassandra server;
+  private static TlsOptions tls;
   private static EventLoopGroup group;
   private CqlClient client;
 
   @BeforeAll
-  static void startTheServer() {
+  static void startTheServer() throws SSLException {
     group = EventLoops.nio(1);
-    server = PasswordAuthServer.start();
+    server = TlsCassandra.password();
+    tls = TlsOptions.of(server.clientContext());
   }
 
   @AfterAll
-  static void stopTheServer() throws InterruptedException {
-    if (server != null) {
-      server.close();
-      server = null;
-    }
+  static void closeTheGroup() throws InterruptedException {
     if (group != null) {
       group.shutdownGracefully(0, 1, TimeUnit.SECONDS).sync();
       group = null;
@@ -60,8 +61,8 @@ class PasswordAuthLiveTest {
   }
 
   private static CompletableFuture<CqlClient> connect(Combo combo, Credentials credentials) {
-    return CqlClient.connect(server.host(), server.port(), combo.version(), combo.compression(),
-        credentials, group, p -> {});
+    return CqlClient.builder(server.host(), server.port()).protocolVersion(combo.version())
+        .compression(combo.compression()).tls(tls).credentials(credentials).connect(group);
   }
 
   @ParameterizedTest
