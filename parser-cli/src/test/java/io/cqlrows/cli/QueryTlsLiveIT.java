@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.cqlrows.netty.live.CassandraServer;
-import io.cqlrows.netty.live.PasswordAuthServer;
+import io.cqlrows.netty.live.DefaultSuperuser;
 import io.cqlrows.netty.live.TestCertificates;
 import io.cqlrows.netty.live.TlsCassandra;
 import io.cqlrows.testing.Corpus;
@@ -71,8 +71,8 @@ class QueryTlsLiveIT {
   @ParameterizedTest
   @CsvSource({"4, none", "4, lz4", "5, none", "5, lz4"})
   void thePasswordLogsInOverTls(int protocol, String compression) throws Exception {
-    JarProcess.Result r = query(TlsCassandra.password(), PasswordAuthServer.PASSWORD,
-        "--ssl-ca", certs.caPem().toString(), "--user", PasswordAuthServer.USER,
+    JarProcess.Result r = query(TlsCassandra.password(), DefaultSuperuser.PASSWORD,
+        "--ssl-ca", certs.caPem().toString(), "--user", DefaultSuperuser.USER,
         "--password-env", PASSWORD_ENV, "--protocol", Integer.toString(protocol),
         "--compression", compression, "--format", "jsonl", ROLE);
     assertEquals(0, r.status(), r.err());
@@ -84,7 +84,7 @@ class QueryTlsLiveIT {
   @Test
   void aWrongPasswordIsBadCredentialsOnOneLine() throws Exception {
     JarProcess.Result r = query(TlsCassandra.password(), "not the password", "--ssl-ca",
-        certs.caPem().toString(), "--user", PasswordAuthServer.USER, "--password-env",
+        certs.caPem().toString(), "--user", DefaultSuperuser.USER, "--password-env",
         PASSWORD_ENV, ROLE);
     assertOneLineError(r, "Bad credentials: ");
   }

@@ -68,8 +68,8 @@ class PasswordAuthLiveTest {
   @ParameterizedTest
   @EnumSource(Combo.class)
   void theDefaultSuperuserLogsInAndQueries(Combo combo) {
-    Credentials credentials = new Credentials(PasswordAuthServer.USER,
-        PasswordAuthServer.PASSWORD.toCharArray());
+    Credentials credentials = new Credentials(DefaultSuperuser.USER,
+        DefaultSuperuser.PASSWORD.toCharArray());
     client = LiveClients.get(connect(combo, credentials));
     credentials.clear();
     assertEquals(combo.version(), client.protocolVersion());
@@ -82,7 +82,7 @@ class PasswordAuthLiveTest {
   @EnumSource(Combo.class)
   void aWrongPasswordIsBadCredentials(Combo combo) {
     ExecutionException e = assertThrows(ExecutionException.class, () -> connect(combo,
-        new Credentials(PasswordAuthServer.USER, "wrong".toCharArray()))
+        new Credentials(DefaultSuperuser.USER, "wrong".toCharArray()))
         .get(LiveClients.TIMEOUT_SECONDS, TimeUnit.SECONDS));
     CqlServerError error = assertInstanceOf(CqlServerError.class, e.getCause());
     assertEquals(0x0100, error.code(), error.getMessage());

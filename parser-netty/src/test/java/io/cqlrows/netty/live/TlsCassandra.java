@@ -34,7 +34,7 @@ import javax.net.ssl.SSLException;
  * {@link TestCertificates#caPem()}.
  * <ul>
  *   <li>{@link Kind#PASSWORD}: {@code PasswordAuthenticator}, superuser {@value
- *       PasswordAuthServer#USER}/{@value PasswordAuthServer#PASSWORD}; no client certificate
+ *       DefaultSuperuser#USER}/{@value DefaultSuperuser#PASSWORD}; no client certificate
  *       asked for. Ready once that user logs in over TLS (a {@link CqlClient}, v5).
  *   <li>{@link Kind#MUTUAL}: {@code require_client_auth: true} with the CA of {@link
  *       TestCertificates#truststore()}, so a client must present {@link
@@ -243,7 +243,7 @@ public final class TlsCassandra {
       long listening = System.nanoTime();
       SslContext context = server.clientContext();
       if (kind == Kind.PASSWORD) {
-        PasswordAuthServer.awaitLogin(process, server.port,
+        DefaultSuperuser.awaitLogin(process, server.port,
             TlsClients.first(context, server.host(), server.port));
       } else {
         awaitReady(server, context);
