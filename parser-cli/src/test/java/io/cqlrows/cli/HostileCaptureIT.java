@@ -10,11 +10,16 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.netty.buffer.ByteBufUtil;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import io.cqlrows.netty.EventLoops;
+import io.cqlrows.netty.client.FakeCqlServer;
+import io.cqlrows.netty.compression.Compression;
+import io.netty.channel.EventLoopGroup;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import net.jpountz.lz4.LZ4Factory;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -74,6 +79,44 @@ class HostileCaptureIT {
     assertTrue(r.err().contains("stream 2: body length: 2147483647"), r.err());
     assertTrue(r.err().contains("(frame header at offset 0)"), r.err());
     assertEquals(List.of(), r.lines(), "nothing after the header is read");
+  }
+
+  /**
+   * {@code query} with the same heap, against a server that answers with the bomb: one line on
+   * stderr naming the limit, exit 1, no {@code OutOfMemoryError}; and against one that answers
+   * with a header declaring 2 GiB: one line, exit 1, at once (no wait for the 2 GiB).
+   */
+  @Test
+  void queryEndsWithATypedErrorOnABombOrA2GiBHeader() throws Exception {
+    byte[] bomb = new byte[255 << 20];
+    bomb[3] = 1;
+    byte[] block = LZ4Factory.fastestInstance().fastCompressor().compress(bomb);
+    EventLoopGroup group = EventLoops.nio(1);
+    FakeCqlServer server = new FakeCqlServer(group, 4, Compression.LZ4);
+    try {
+      server.rawAnswers = (stream, query) -> switch (query) {
+        case "BOMB" -> frameBytes(0x84, 0x01, stream, 0x08, ByteBuffer
+            .allocate(4 + block.length).putInt(bomb.length).put(block).array());
+        case "LIAR" -> ByteBufUtil.decodeHexDump("84" + "00" + String.format("%04x", stream)
+            + "08" + "7fffffff");
+        default -> null;
+      };
+      for (String statement : List.of("BOMB", "LIAR")) {
+        JarProcess.Result r = JarProcess.run(dir, SMALL_HEAP, Map.of(), List.of("query",
+            "--port", Integer.toString(server.port()), "--protocol", "4", "--compression",
+            "lz4", "--quiet", "--timeout", "60", "--format", "jsonl", statement));
+        assertEquals(1, r.status(), r.err());
+        assertEquals(1, r.errLines().size(), r.err());
+        assertFalse(r.err().contains("OutOfMemoryError"), r.err());
+        // the limit the response broke, as the error names it
+        assertTrue(r.err().contains(statement.equals("BOMB")
+            ? "ParseLimits.maxDecompressedLength" : "ParseLimits.maxFrameBodyLength"), r.err());
+        assertEquals(List.of(), r.lines());
+      }
+    } finally {
+      server.close();
+      group.shutdownGracefully(0, 1, TimeUnit.SECONDS).sync();
+    }
   }
 
   private static JarProcess.Result replay(Path file) throws IOException, InterruptedException {

@@ -37,6 +37,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BiFunction;
 import javax.net.ssl.ExtendedSSLSession;
 import javax.net.ssl.SNIServerName;
 
@@ -85,6 +86,12 @@ public final class FakeCqlServer {
    * {@code SslHandler} at the head of each connection's pipeline, after the raw-bytes recorder.
    */
   public volatile SslContext tls;
+  /**
+   * When set, asked for each QUERY (its stream id and text) before the canned answers: the bytes
+   * it returns are written as they are in place of them (a hostile response built by the test),
+   * and null leaves the request to the canned answers.
+   */
+  public volatile BiFunction<Integer, String, byte[]> rawAnswers;
   /** Every byte received from clients, as it came off the socket (before TLS). */
   private final ByteArrayOutputStream raw = new ByteArrayOutputStream();
   /** The SNI host names of the TLS handshakes completed so far; "" for none. */
@@ -280,6 +287,8 @@ public final class FakeCqlServer {
         startup(ctx, request);
       } else if (request.opcode() == Opcode.QUERY && "CLOSE".equals(request.query())) {
         ctx.close();
+      } else if (request.opcode() == Opcode.QUERY && rawAnswer(request) != null) {
+        ctx.writeAndFlush(ctx.alloc().buffer().writeBytes(rawAnswer(request)));
       } else {
         for (CannedResponses.Response r : canned.answer(request)) {
           ctx.write(envelope(ctx, r));
@@ -314,6 +323,11 @@ public final class FakeCqlServer {
       if (version >= 5) {
         CqlPipeline.get(ctx.channel()).switchToSegments();
       }
+    }
+
+    private byte[] rawAnswer(DecodedRequest request) {
+      BiFunction<Integer, String, byte[]> answers = rawAnswers;
+      return answers == null ? null : answers.apply(request.streamId(), request.query());
     }
 
     /** AUTH_RESPONSE: AUTH_SUCCESS for the right SASL PLAIN token, else bad credentials. */
