@@ -51,7 +51,7 @@ final class StartupHandler extends ChannelInboundHandlerAdapter {
       pipeline.addAfter(CqlPipeline.ROWS_FRAME_HANDLER, CqlPipeline.STARTUP_HANDLER, handler);
       ScheduledFuture<?> deadline = channel.eventLoop().schedule(() -> {
         if (ready.completeExceptionally(new CqlConnectionException(Reason.REQUEST_TIMEOUT,
-            TransportErrors.address(channel.remoteAddress()), 0,
+            CqlConnectionException.address(channel.remoteAddress()), 0,
             "no answer to STARTUP within " + timeout.toMillis() + " ms", null))) {
           channel.close();
         }
@@ -72,7 +72,7 @@ final class StartupHandler extends ChannelInboundHandlerAdapter {
           write.run();
         } else {
           CqlConnectionException e = CqlConnectionException.from(f.cause(),
-              TransportErrors.address(channel.remoteAddress()));
+              CqlConnectionException.address(channel.remoteAddress()));
           ready.completeExceptionally(e != null ? e : f.cause());
         }
       });
@@ -152,7 +152,7 @@ final class StartupHandler extends ChannelInboundHandlerAdapter {
   @Override
   public void channelInactive(ChannelHandlerContext ctx) throws Exception {
     ready.completeExceptionally(new CqlConnectionException(Reason.CLOSED_BY_SERVER,
-        TransportErrors.address(ctx.channel().remoteAddress()), -1,
+        CqlConnectionException.address(ctx.channel().remoteAddress()), -1,
         "connection closed before the answer to STARTUP arrived", null));
     super.channelInactive(ctx);
   }

@@ -5,8 +5,6 @@ import io.cqlrows.netty.frame.CqlConnectionException;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.ssl.SslHandshakeCompletionEvent;
-import java.net.InetSocketAddress;
-import java.net.SocketAddress;
 
 /**
  * Turns what the socket and the TLS layer report into {@link CqlConnectionException}s, at the
@@ -22,7 +20,7 @@ final class TransportErrors extends ChannelInboundHandlerAdapter {
   public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
     if (evt instanceof SslHandshakeCompletionEvent e && !e.isSuccess()) {
       ctx.fireExceptionCaught(
-          CqlConnectionException.from(e.cause(), address(ctx.channel().remoteAddress())));
+          CqlConnectionException.from(e.cause(), CqlConnectionException.address(ctx.channel().remoteAddress())));
     }
     ctx.fireUserEventTriggered(evt);
   }
@@ -30,17 +28,9 @@ final class TransportErrors extends ChannelInboundHandlerAdapter {
   @Override
   public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
     CqlConnectionException e = cause instanceof CqlException ? null
-        : CqlConnectionException.from(cause, address(ctx.channel().remoteAddress()));
+        : CqlConnectionException.from(cause, CqlConnectionException.address(ctx.channel().remoteAddress()));
     ctx.fireExceptionCaught(e != null ? e : cause);
   }
 
-  /** {@code host:port} of a socket address, or its string form, or null. */
-  static String address(SocketAddress address) {
-    if (address instanceof InetSocketAddress a) {
-      String host = a.getHostString();
-      return (host.indexOf(':') >= 0 ? "[" + host + "]" : host) + ":" + a.getPort();
-    }
-    return address == null ? null : address.toString();
-  }
 
 }

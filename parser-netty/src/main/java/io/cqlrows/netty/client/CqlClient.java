@@ -26,6 +26,7 @@ import io.netty.channel.ChannelPipeline;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.socket.nio.NioSocketChannel;
 import io.netty.handler.ssl.SslHandler;
+import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.Map;
@@ -354,11 +355,15 @@ public final class CqlClient {
           });
       bootstrap.connect(host, port).addListener((ChannelFutureListener) f -> {
         if (!f.isSuccess()) {
-          CqlConnectionException e = CqlConnectionException.from(f.cause(), host + ":" + port);
+          CqlConnectionException e = CqlConnectionException.from(f.cause(), address());
           result.completeExceptionally(e != null ? e : f.cause());
         }
       });
       return result;
+    }
+
+    private String address() {
+      return CqlConnectionException.address(InetSocketAddress.createUnresolved(host, port));
     }
 
     private void init(Channel ch, int protocolVersion, long leftMillis,
@@ -386,7 +391,7 @@ public final class CqlClient {
       CqlClient client = new CqlClient(ch, handler, cql, requestTimeout);
       ScheduledFuture<?> deadline = ch.eventLoop().schedule(() -> {
         if (handler.ready().completeExceptionally(new CqlConnectionException(
-            CqlConnectionException.Reason.CONNECT_TIMEOUT, host + ":" + port, -1,
+            CqlConnectionException.Reason.CONNECT_TIMEOUT, address(), -1,
             "not connected within " + connectTimeout.toMillis() + " ms", null))) {
           ch.close();
         }

@@ -15,7 +15,6 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.ssl.SslHandshakeCompletionEvent;
 import io.netty.util.ReferenceCountUtil;
-import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.Locale;
@@ -247,13 +246,9 @@ final class CqlClientHandler extends ChannelInboundHandlerAdapter {
   @Override
   public void channelInactive(ChannelHandlerContext ctx) {
     ready.completeExceptionally(new CqlConnectionException(
-        CqlConnectionException.Reason.CLOSED_BY_SERVER, address(ctx), -1,
+        CqlConnectionException.Reason.CLOSED_BY_SERVER,
+        CqlConnectionException.address(ctx.channel().remoteAddress()), -1,
         "connection closed by the server during the CQL handshake", null));
     ctx.fireChannelInactive();
-  }
-
-  private static String address(ChannelHandlerContext ctx) {
-    return ctx.channel().remoteAddress() instanceof InetSocketAddress a
-        ? a.getHostString() + ":" + a.getPort() : null;
   }
 }

@@ -6,6 +6,8 @@ import io.netty.handler.ssl.NotSslRecordException;
 import io.netty.handler.ssl.SslHandshakeTimeoutException;
 import java.io.IOException;
 import java.net.ConnectException;
+import java.net.InetSocketAddress;
+import java.net.SocketAddress;
 import java.net.UnknownHostException;
 import java.security.cert.CertPathBuilderException;
 import java.security.cert.CertPathValidatorException;
@@ -94,6 +96,19 @@ public final class CqlConnectionException extends CqlException {
     this.address = address;
     this.streamId = streamId;
     this.detail = detail;
+  }
+
+  /**
+   * A server's socket address as these exceptions name it: {@code host:port} ({@code
+   * [v6]:port} for an IPv6 literal), the host as given when it was a name; the address's own
+   * string form when it is not an internet socket address; {@code null} for {@code null}.
+   */
+  public static String address(SocketAddress address) {
+    if (address instanceof InetSocketAddress a) {
+      String host = a.getHostString();
+      return (host.indexOf(':') >= 0 ? "[" + host + "]" : host) + ":" + a.getPort();
+    }
+    return address == null ? null : address.toString();
   }
 
   /** What happened. */

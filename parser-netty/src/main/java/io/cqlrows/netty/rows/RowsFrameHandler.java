@@ -23,8 +23,6 @@ import io.netty.channel.ChannelDuplexHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelPromise;
 import io.netty.util.concurrent.EventExecutor;
-import java.net.InetSocketAddress;
-import java.net.SocketAddress;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Objects;
@@ -756,12 +754,7 @@ public final class RowsFrameHandler extends ChannelDuplexHandler {
 
   /** The server's {@code host:port}, or null. */
   private String address() {
-    SocketAddress a = ctx == null ? null : ctx.channel().remoteAddress();
-    if (a instanceof InetSocketAddress i) {
-      String host = i.getHostString();
-      return (host.indexOf(':') >= 0 ? "[" + host + "]" : host) + ":" + i.getPort();
-    }
-    return a == null ? null : a.toString();
+    return ctx == null ? null : CqlConnectionException.address(ctx.channel().remoteAddress());
   }
 
   /** The duration in nanoseconds, saturated (a deadline centuries away is none). */
