@@ -171,15 +171,6 @@ public final class RowsFrameHandler extends ChannelDuplexHandler {
   }
 
   /**
-   * Sends a request with {@link #requestTimeout()}.
-   *
-   * @see #send(ByteBuf, RowSink, ResultColumns, Duration, boolean)
-   */
-  public CompletableFuture<RowsResponse> send(ByteBuf request, RowSink sink) {
-    return send(request, sink, null, requestTimeout, false);
-  }
-
-  /**
    * Sends a request on a free stream id and returns the future of its response. May be called
    * from any thread: the request is written from the event loop.
    *
@@ -215,12 +206,11 @@ public final class RowsFrameHandler extends ChannelDuplexHandler {
     CompletableFuture<RowsResponse> future = new CompletableFuture<>();
     EventExecutor loop = c.executor();
     if (loop.inEventLoop()) {
-      start(request, new Expectation(sink, preparedColumns, streaming, null), timeout, future);
+      start(request, sink, preparedColumns, streaming, timeout, future);
       return future;
     }
     try {
-      loop.execute(() -> start(request,
-          new Expectation(sink, preparedColumns, streaming, null), timeout, future));
+      loop.execute(() -> start(request, sink, preparedColumns, streaming, timeout, future));
     } catch (RejectedExecutionException e) {
       request.release();
       future.completeExceptionally(new CqlConnectionException(
@@ -231,8 +221,8 @@ public final class RowsFrameHandler extends ChannelDuplexHandler {
   }
 
   /** Takes an id, registers, writes, and starts the deadline; on the event loop. */
-  private void start(ByteBuf request, Expectation e, Duration timeout,
-      CompletableFuture<RowsResponse> future) {
+  private void start(ByteBuf request, RowSink sink, ResultColumns preparedColumns,
+      boolean streaming, Duration timeout, CompletableFuture<RowsResponse> future) {
     if (future.isDone()) {
       request.release(); // cancelled before it was sent
       return;
@@ -261,7 +251,7 @@ public final class RowsFrameHandler extends ChannelDuplexHandler {
       return;
     }
     InFlightRequest r = new InFlightRequest(id, future, timeout);
-    expectations.put(id, new Expectation(e.sink(), e.preparedColumns(), e.streaming(), r));
+    expectations.put(id, new Expectation(sink, preparedColumns, streaming, r));
     r.deadline = ctx.executor().schedule(() -> expire(r), nanos(timeout), TimeUnit.NANOSECONDS);
     future.whenComplete((response, error) -> {
       if (error instanceof CancellationException) {
