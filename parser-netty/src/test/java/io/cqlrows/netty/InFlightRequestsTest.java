@@ -24,6 +24,8 @@ import io.cqlrows.testing.RecordingSink;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelOutboundHandlerAdapter;
+import io.netty.channel.ChannelPromise;
 import io.netty.channel.embedded.EmbeddedChannel;
 import io.netty.util.ReferenceCountUtil;
 import java.io.IOException;
@@ -326,6 +328,29 @@ class InFlightRequestsTest {
     CqlConnectionException e = connectionFailure(a, Reason.RESET);
     assertSame(reset, e.getCause());
     assertFalse(channel.isOpen());
+  }
+
+  /**
+   * A write the socket refuses (the server is gone) ends the connection for every request, with
+   * the reason the socket gave, not only for the one written.
+   */
+  @Test
+  void aWriteTheSocketRefusesFailsEveryRequestWithTheSocketsReason() {
+    install(8);
+    CompletableFuture<RowsResponse> pending = query(new RecordingSink());
+    sent();
+    channel.pipeline().addFirst(new ChannelOutboundHandlerAdapter() {
+      @Override
+      public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
+        ReferenceCountUtil.release(msg);
+        promise.setFailure(new IOException("Broken pipe"));
+      }
+    });
+    CompletableFuture<RowsResponse> written = query(new RecordingSink());
+    connectionFailure(written, Reason.CLOSED_BY_SERVER);
+    connectionFailure(pending, Reason.CLOSED_BY_SERVER);
+    assertFalse(channel.isOpen());
+    connectionFailure(query(new RecordingSink()), Reason.CLOSED_BY_SERVER);
   }
 
   @Test

@@ -186,9 +186,14 @@ public final class CqlConnectionException extends CqlException {
     }
     if (cause instanceof IOException) {
       String message = String.valueOf(cause.getMessage()).toLowerCase(Locale.ROOT);
-      return message.contains("reset")
-          ? new CqlConnectionException(Reason.RESET, address, -1, "connection reset", cause)
-          : new CqlConnectionException(Reason.IO_ERROR, address, -1, oneLine(cause), cause);
+      if (message.contains("reset")) {
+        return new CqlConnectionException(Reason.RESET, address, -1, "connection reset", cause);
+      }
+      if (message.contains("broken pipe")) { // a write after the server closed its side
+        return new CqlConnectionException(Reason.CLOSED_BY_SERVER, address, -1,
+            "connection closed by the server (broken pipe)", cause);
+      }
+      return new CqlConnectionException(Reason.IO_ERROR, address, -1, oneLine(cause), cause);
     }
     return null;
   }

@@ -23,6 +23,7 @@ import io.netty.channel.ChannelDuplexHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelPromise;
 import io.netty.util.concurrent.EventExecutor;
+import java.nio.channels.ClosedChannelException;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Objects;
@@ -270,8 +271,11 @@ public final class RowsFrameHandler extends ChannelDuplexHandler {
     if (broken != null) {
       return broken;
     }
+    if (!ctx.channel().isOpen()) {
+      return closed("", null); // closed, and this handler has not heard yet
+    }
     if (!ctx.channel().isActive()) {
-      return new IllegalStateException("the channel is not connected");
+      return new IllegalStateException("the channel is not connected yet");
     }
     return null;
   }
@@ -326,16 +330,28 @@ public final class RowsFrameHandler extends ChannelDuplexHandler {
     }
   }
 
+  /**
+   * A request could not be written. When the socket failed under it (reset, closed by the
+   * server, a broken pipe), the connection is gone for every request, which all fail with that,
+   * as they would have on the next read; otherwise (the client closed, an encoder failed) only
+   * this one fails.
+   */
   private void writeFailed(InFlightRequest r, Throwable cause) {
+    if (broken == null && !closedByClient) {
+      CqlConnectionException lost = cause instanceof ClosedChannelException
+          ? closed("", cause) : CqlConnectionException.from(cause, address());
+      if (lost != null) {
+        breakConnection(lost);
+      }
+    }
     if (!isPending(r)) {
       return;
     }
     expectations.remove(r.streamId);
     Throwable why = broken;
     if (why == null) {
-      why = new CqlConnectionException(closedByClient
-          ? CqlConnectionException.Reason.CLOSED_BY_CLIENT
-          : CqlConnectionException.Reason.IO_ERROR, address(), r.streamId,
+      why = closedByClient ? closed("", cause) : new CqlConnectionException(
+          CqlConnectionException.Reason.IO_ERROR, address(), r.streamId,
           "request not written: " + cause, cause);
     }
     r.fail(why);

@@ -43,7 +43,6 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -542,9 +541,6 @@ class FaultLiveTest {
    * whose end the pipeline has not seen yet. Every request, pending or sent, fails with the way
    * the server ended the connection, whichever of the socket's calls saw it first.
    */
-  @Disabled("RowsFrameHandler fails the request whose write fails with IO_ERROR, those sent"
-      + " after it with an IllegalStateException, and those pending with CLOSED_BY_SERVER,"
-      + " after a RST too")
   @ParameterizedTest
   @EnumSource(value = Fault.Kind.class, names = {"CUT", "RESET"})
   void aRequestWrittenAfterTheServerEndedTheConnectionFailsAlike(Fault.Kind kind)
