@@ -100,13 +100,15 @@ public final class ParseLimits {
    *   <li>a compressed v3/v4 frame body: the uncompressed length it declares (LZ4's 4-byte
    *       length, Snappy's preamble), checked before the output buffer is allocated; the body is
    *       also bounded by {@link #maxFrameBodyLength()};
-   *   <li>a v5 envelope gathered from several segments: the sum of the payload lengths of those
-   *       of its segments that are LZ4-compressed, checked as each segment arrives, before it is
-   *       kept. Segments stored uncompressed inside the LZ4 format, and all segments of the
-   *       uncompressed format, add nothing: their bytes came over the wire, and {@link
-   *       #maxFrameBodyLength()} bounds them. One segment's payload is at most 128 KiB by the
-   *       format, so envelopes in a single segment are not counted, nor are bodies streamed a
-   *       segment at a time, which the decoder does not hold.
+   *   <li>a v5 envelope gathered from several segments: what decompression adds to it, the sum
+   *       over its LZ4-compressed segments of each payload's length less its compressed length,
+   *       checked as each segment arrives, before it is kept. The bytes that came over the wire
+   *       (segments stored uncompressed, the compressed length of the others) add nothing: the
+   *       peer had to send them, and {@link #maxFrameBodyLength()} bounds the envelope. So a page
+   *       that compresses a little (float vectors: 10 to 20%) passes whatever its size, and one
+   *       that inflates 255 times stops at this limit. One segment's payload is at most 128 KiB
+   *       by the format, so envelopes in a single segment are not counted, nor are bodies
+   *       streamed a segment at a time, which the decoder does not hold.
    * </ul>
    *
    * <p>A compressed body is small on the wire: LZ4 expands up to 255 times, so a 1 MB frame,

@@ -145,7 +145,7 @@ public final class BytesToSegmentDecoder extends ConnectionDecoder {
     in.skipBytes(total);
     segments++;
     state = State.HEADER;
-    out.add(new Segment(payload, selfContained, uncompressedLength != 0, headerOffset));
+    out.add(new Segment(payload, selfContained, payloadLength, headerOffset));
   }
 
   private ByteBuf decompress(ChannelHandlerContext ctx, ByteBuf block) {

@@ -13,8 +13,8 @@ import io.netty.buffer.DefaultByteBufHolder;
 public final class Segment extends DefaultByteBufHolder {
   /** Whether the payload holds whole envelopes only. */
   private final boolean selfContained;
-  /** Whether the payload was decompressed from an LZ4 block. */
-  private final boolean decompressed;
+  /** The payload's length on the wire: the LZ4 block's when it was compressed. */
+  private final int wireLength;
   /** Offset of the segment's header in the connection's inbound stream, or -1. */
   private final long offset;
 
@@ -25,7 +25,7 @@ public final class Segment extends DefaultByteBufHolder {
    * @param selfContained whether the payload holds whole envelopes only
    */
   public Segment(ByteBuf payload, boolean selfContained) {
-    this(payload, selfContained, false, -1);
+    this(payload, selfContained, payload.readableBytes(), -1);
   }
 
   /**
@@ -33,13 +33,14 @@ public final class Segment extends DefaultByteBufHolder {
    *
    * @param payload the payload. Ownership transferred (released with the segment).
    * @param selfContained whether the payload holds whole envelopes only
-   * @param decompressed whether the payload was decompressed from an LZ4 block (not stored as is)
+   * @param wireLength the payload's length on the wire: the LZ4 block's length when the payload
+   *     was decompressed from one, its own length when it was stored as is
    * @param offset offset of the segment's header in the connection's inbound stream, or -1
    */
-  public Segment(ByteBuf payload, boolean selfContained, boolean decompressed, long offset) {
+  public Segment(ByteBuf payload, boolean selfContained, int wireLength, long offset) {
     super(payload);
     this.selfContained = selfContained;
-    this.decompressed = decompressed;
+    this.wireLength = wireLength;
     this.offset = offset;
   }
 
@@ -54,12 +55,12 @@ public final class Segment extends DefaultByteBufHolder {
   }
 
   /**
-   * Whether the payload was decompressed from an LZ4 block: its bytes did not come over the wire
-   * as they are, so they count against {@link io.cqlrows.core.ParseLimits#maxDecompressedLength()}
-   * when an envelope is gathered from them.
+   * The bytes decompression added to the payload: its length less its length on the wire (0 for
+   * a payload stored as is). They were not paid for on the wire, so they count against {@link
+   * io.cqlrows.core.ParseLimits#maxDecompressedLength()} when an envelope is gathered from them.
    */
-  public boolean decompressed() {
-    return decompressed;
+  public int gain() {
+    return Math.max(0, content().readableBytes() - wireLength);
   }
 
   /** Offset of the segment's header in the connection's inbound stream, or -1 if unknown. */
@@ -69,13 +70,13 @@ public final class Segment extends DefaultByteBufHolder {
 
   @Override
   public Segment replace(ByteBuf content) {
-    return new Segment(content, selfContained, decompressed, offset);
+    return new Segment(content, selfContained, wireLength, offset);
   }
 
   @Override
   public String toString() {
     return "Segment(" + content().readableBytes() + " bytes"
-        + (decompressed ? ", decompressed" : "")
+        + (wireLength != content().readableBytes() ? ", " + wireLength + " on the wire" : "")
         + (selfContained ? ", self-contained)" : ", slice)");
   }
 }

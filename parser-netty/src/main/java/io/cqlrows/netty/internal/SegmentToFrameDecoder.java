@@ -24,13 +24,15 @@ import java.util.List;
  * that decompressed to too much (below) are released as they come.
  *
  * <p><b>Decompression.</b> LZ4 segments can make an envelope gathered from them far larger than
- * its bytes on the wire (2,000 segments of 600 bytes make 256 MB). The payload lengths of the
- * slices that were decompressed ({@link Segment#decompressed()}) are added up per envelope, as
- * each slice arrives and before it is kept; above {@link ParseLimits#maxDecompressedLength()}
+ * its bytes on the wire (2,000 segments of 600 bytes make 256 MB). What decompression added to
+ * each slice ({@link Segment#gain()}: its length less its compressed length) is added up per
+ * envelope, as each slice arrives and before it is kept; above {@link
+ * ParseLimits#maxDecompressedLength()}
  * the slices gathered are released, a frame-local {@link CqlFrameException} ({@link
  * CqlFrameException.Reason#DECOMPRESSED_TOO_LARGE}) is fired for the envelope's stream at once,
  * and the rest of its slices, which the segments delimit, are discarded; the connection goes on.
- * Slices stored uncompressed add nothing: their bytes came over the wire, and {@link
+ * A slice stored uncompressed adds nothing, and a compressed one adds only what it gained: the
+ * bytes that came over the wire are the peer's to send, and {@link
  * ParseLimits#maxFrameBodyLength()} bounds them. Envelopes inside one self-contained segment are
  * not counted (a segment's payload is at most 128 KiB), nor are streamed bodies, whose slices
  * are passed on one at a time: the decoder holds none of them, and what the handlers after it
@@ -77,7 +79,7 @@ public final class SegmentToFrameDecoder extends MessageToMessageDecoder<Segment
   private long envelopeOffset = -1;
   /** Stream id of the envelope being gathered, once its header is in. */
   private int envelopeStream;
-  /** Bytes of the envelope being gathered that were decompressed from LZ4 slices. */
+  /** Bytes decompression added to the slices of the envelope being gathered. */
   private long decompressed;
   /** Bytes still to come of an envelope that decompressed to too much (DISCARD). */
   private long discardLeft;
@@ -209,9 +211,7 @@ public final class SegmentToFrameDecoder extends MessageToMessageDecoder<Segment
    */
   private void gather(ChannelHandlerContext ctx, Segment segment) {
     ByteBuf p = segment.payload();
-    if (segment.decompressed()) {
-      decompressed += p.readableBytes();
-    }
+    decompressed += segment.gain();
     boolean kept = false;
     if (target < 0) {
       // the slices so far hold less than the 9-byte header: keep this one to read it
@@ -264,7 +264,7 @@ public final class SegmentToFrameDecoder extends MessageToMessageDecoder<Segment
   private CqlFrameException decompressedTooLarge(long bodyLength) {
     return CqlFrameException.frameError(Reason.DECOMPRESSED_TOO_LARGE, envelopeStream,
         envelopeOffset, "body of " + bodyLength + " bytes in LZ4 segments: "
-            + decompressed + " bytes decompressed so far (expected: <= " + maxDecompressed
+            + decompressed + " bytes added by decompression so far (expected: <= " + maxDecompressed
             + ", ParseLimits.maxDecompressedLength)", null);
   }
 

@@ -97,9 +97,10 @@ class DecompressionLimitTest {
   }
 
   /**
-   * v5: an envelope gathered from LZ4 segments that decompress to exactly the limit decodes; one
-   * whose segments decompress to 100 bytes more fails for its stream, and the envelope after it
-   * decodes. (A last slice of a few bytes would be stored, LZ4 cannot shrink it, and not count.)
+   * v5: an envelope gathered from LZ4 segments of zeros that gain less than the limit from
+   * decompression (the limit's worth of zeros, less their compressed bytes) decodes; one of
+   * twice as many zeros fails for its stream, and the envelope after it decodes. The exact
+   * boundary, slice by slice, is {@code SegmentToFrameDecoderTest}'s.
    */
   @Test
   void boundsWhatAnEnvelopeGainsFromItsLz4Segments() {
@@ -110,7 +111,7 @@ class DecompressionLimitTest {
     assertEquals(LIMIT - 9, frame.body().readableBytes());
     assertTrue(frame.release());
 
-    byte[] over = v5Slices(v5Envelope(3, new byte[LIMIT + 91]), LIMIT / 16);
+    byte[] over = v5Slices(v5Envelope(3, new byte[2 * LIMIT]), LIMIT / 16);
     byte[] next = SegmentBuilder.lz4(v5Envelope(4, VOID_BODY), true);
     CqlFrameException e = assertThrows(CqlFrameException.class,
         () -> write(channel, concat(over, next)));

@@ -504,18 +504,21 @@ class SegmentToFrameDecoderTest {
     return segment(selfContained, -1, parts);
   }
 
-  /** A segment whose payload was decompressed from LZ4, at {@code offset}. */
+  /**
+   * A segment whose payload was decompressed from an LZ4 block of next to nothing (a wire
+   * length of 0: all of it is gained), at {@code offset}.
+   */
   private Segment decompressed(boolean selfContained, long offset, byte[]... parts) {
     ByteBuf payload = tracked(parts);
     inputs.add(payload);
-    return new Segment(payload, selfContained, true, offset);
+    return new Segment(payload, selfContained, 0, offset);
   }
 
   /** A segment at {@code offset} in the connection. */
   private Segment segment(boolean selfContained, long offset, byte[]... parts) {
     ByteBuf payload = tracked(parts);
     inputs.add(payload);
-    return new Segment(payload, selfContained, false, offset);
+    return new Segment(payload, selfContained, payload.readableBytes(), offset);
   }
 
   private static byte[] envelope(int streamId, int opcode, byte[] body) {
