@@ -35,6 +35,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -49,6 +50,8 @@ final class QueryCommand {
   /** Arrow batches under --streaming. */
   private static final int STREAMING_BATCH_ROWS = 1024;
   private static final long INTERRUPT_WAIT_SECONDS = 60;
+  /** How long after --timeout a wait gives up if the client has not ended the request. */
+  private static final long BACKSTOP_SECONDS = 5;
   /** The deadline of --timeout 0. */
   private static final Duration NO_LIMIT = Duration.ofDays(36_500);
 
@@ -259,16 +262,27 @@ final class QueryCommand {
   }
 
   /**
-   * The future's value. Deadlines are the client's (--timeout); waiting here is interruptible,
+   * The future's value. Deadlines are the client's (--timeout), which fail the future in time;
+   * this wait gives up {@value #BACKSTOP_SECONDS} s later in case the event loop cannot run them
+   * (a heap so full that its threads barely move), as a timeout. Waiting here is interruptible,
    * so a Ctrl-C ends it.
    */
-  private static <T> T await(CompletableFuture<T> future)
+  private <T> T await(CompletableFuture<T> future)
       throws ExecutionException, InterruptedException {
     try {
-      return future.get();
+      if (options.timeoutSeconds() == 0) {
+        return future.get();
+      }
+      return future.get(options.timeoutSeconds() + BACKSTOP_SECONDS, TimeUnit.SECONDS);
     } catch (InterruptedException e) {
       future.cancel(false);
       throw e;
+    } catch (TimeoutException e) {
+      future.cancel(false);
+      throw new ExecutionException(new CqlConnectionException(connecting
+          ? CqlConnectionException.Reason.CONNECT_TIMEOUT
+          : CqlConnectionException.Reason.REQUEST_TIMEOUT, server(), -1,
+          "no answer in time, and the client did not end the request", e));
     }
   }
 
