@@ -133,10 +133,9 @@ class QueryCommandTest {
   }
 
   /**
-   * SIGINT while a statement waits for its page: the JVM exits 130 after the output is ended,
-   * and the Arrow file holds the pages written before, readable. Runs the command as a process.
-   * Its timeout is long enough that the signal always lands while the statement waits (with 3 s,
-   * a loaded machine once let the timeout end the command first: exit 1).
+   * SIGINT while a statement waits for its page: the page still arrives (the server answers the
+   * held request once the signal is sent), the output is ended, and the JVM exits 130; the Arrow
+   * file holds the pages written before, readable. Runs the command as a process.
    */
   @Test
   void ctrlCLeavesAValidFileAndExits130() throws Exception {
@@ -146,20 +145,30 @@ class QueryCommandTest {
         .toString(), "--add-opens=java.base/java.nio=ALL-UNNAMED", "-cp",
         System.getProperty("java.class.path"), CqlRowsCli.class.getName(), "query", "--port",
         Integer.toString(server.port()), "--protocol", "4", "--compression", "none", "--quiet",
-        "--timeout", "30", "--format", "arrow", "--output", file.toString(), "PAGE", "NEVER")
+        "--timeout", "60", "--format", "arrow", "--output", file.toString(), "PAGE",
+        "HOLD the page in flight", "SELECT never sent")
         .redirectErrorStream(true).redirectOutput(dir.resolve("out.txt").toFile()).start();
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-    while (!server.queries().contains("NEVER") && System.nanoTime() < deadline) {
+    while (!server.queries().contains("HOLD the page in flight") && System.nanoTime() < deadline) {
       Thread.sleep(50);
     }
-    assertTrue(server.queries().contains("NEVER"), "the command reached the second statement");
+    assertTrue(server.queries().contains("HOLD the page in flight"),
+        "the command reached the second statement");
     Process kill = new ProcessBuilder("kill", "-INT", Long.toString(p.pid())).start();
     assertEquals(0, kill.waitFor());
+    Thread.sleep(500); // the signal lands while the page is awaited
+    server.answerHeld();
     assertTrue(p.waitFor(60, TimeUnit.SECONDS), "exited");
     assertEquals(130, p.exitValue(), Files.readString(dir.resolve("out.txt")));
+    assertFalse(server.queries().contains("SELECT never sent"), "no statement after Ctrl-C");
     try (RootAllocator allocator = new RootAllocator();
          ArrowFileReader in = new ArrowFileReader(Files.newByteChannel(file), allocator)) {
       assertEquals(2, in.getRecordBlocks().size(), "the two pages of PAGE");
+    }
+    try (RootAllocator allocator = new RootAllocator();
+         ArrowFileReader in = new ArrowFileReader(
+             Files.newByteChannel(dir.resolve("pages-2.arrow")), allocator)) {
+      assertEquals(1, in.getRecordBlocks().size(), "the page in flight, finished after Ctrl-C");
     }
   }
 

@@ -30,6 +30,7 @@ import org.junit.jupiter.params.provider.CsvSource;
  * server, TLS to the plaintext server, no client certificate for the mutual-TLS server.
  */
 @Tag("live")
+@Tag("tls")
 class QueryTlsLiveIT {
   /** The environment variable the password is passed in. */
   private static final String PASSWORD_ENV = "CQLROWS_LIVE_PASSWORD";

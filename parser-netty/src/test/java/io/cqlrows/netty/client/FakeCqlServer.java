@@ -218,7 +218,7 @@ public final class FakeCqlServer {
    * without one: for a client whose stream ids are all in use. Returns once the answers are
    * written.
    */
-  void answerHeld() throws InterruptedException {
+  public void answerHeld() throws InterruptedException {
     for (Connection c : handlers) {
       c.answerHeld();
     }

@@ -27,6 +27,7 @@ import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
@@ -46,7 +47,12 @@ import org.junit.jupiter.params.provider.CsvSource;
  *   <li>closing the connection fails every request still in flight with a {@link
  *       CqlConnectionException} ({@code CLOSED_BY_CLIENT}).
  * </ul>
+ *
+ * <p>Tagged {@code load}: its 32,768 requests take a quarter of a minute, so {@code mvn verify}
+ * leaves it out and {@code -Pload} runs it ({@code InFlightRequestsTest} checks the same
+ * exhaustion on an embedded channel in every build).
  */
+@Tag("load")
 class StreamIdExhaustionTest {
   private static final long TIMEOUT_SECONDS = 60;
   /** Stream ids 0 to 32767. */

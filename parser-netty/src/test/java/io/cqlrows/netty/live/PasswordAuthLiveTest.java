@@ -31,6 +31,7 @@ import org.junit.jupiter.params.provider.EnumSource;
  * IllegalStateException}.
  */
 @Tag("live")
+@Tag("tls")
 class PasswordAuthLiveTest {
   private static TlsCassandra server;
   private static TlsOptions tls;

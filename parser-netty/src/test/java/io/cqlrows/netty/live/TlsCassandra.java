@@ -102,6 +102,12 @@ public final class TlsCassandra {
     return List.of(await(Kind.PASSWORD, password), await(Kind.MUTUAL, mutual));
   }
 
+  /** Starts both servers side by side, if they are not started yet, without waiting for them. */
+  public static void startInBackground() {
+    start(Kind.PASSWORD);
+    start(Kind.MUTUAL);
+  }
+
   /**
    * The server of {@code kind}, started on first use (10 to 20 s).
    *

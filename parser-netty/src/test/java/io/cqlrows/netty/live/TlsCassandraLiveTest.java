@@ -48,6 +48,7 @@ import org.junit.jupiter.params.provider.EnumSource;
  * CQL error frame: not TLS), and no client certificate for the mutual-TLS server.
  */
 @Tag("live")
+@Tag("tls")
 class TlsCassandraLiveTest {
   private static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(10);
   private static EventLoopGroup group;

@@ -77,6 +77,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  * </ul>
  */
 @Tag("live")
+@Tag("tls")
 class TlsFailuresLiveTest {
   /** Version 4 request, no flags, stream 0, opcode OPTIONS (0x05), empty body. */
   private static final byte[] OPTIONS = {0x04, 0x00, 0x00, 0x00, 0x05, 0x00, 0x00, 0x00, 0x00};
