@@ -171,7 +171,11 @@ public final class CassandraServer {
       throw new IllegalStateException("No " + pom + " to resolve Cassandra with (set "
           + POM_PROPERTY + " to parser-netty/src/test/cassandra/pom.xml)");
     }
-    return CassandraClasspath.resolve(pom, buildDir);
+    // the resolution is cached in the target folder of the module whose pom it is, so that a
+    // later module of the same build (parser-cli) reuses parser-netty's instead of resolving again
+    Path owner = pom.getParent().endsWith(Path.of("src", "test", "cassandra"))
+        ? pom.getParent().getParent().getParent().getParent().resolve("target") : buildDir;
+    return CassandraClasspath.resolve(pom, owner);
   }
 
   private static synchronized void addShutdownHook() {
