@@ -18,12 +18,11 @@ import com.sun.management.GcInfo;
 import io.cqlrows.core.PreparedResult;
 import io.cqlrows.core.RowSink;
 import io.cqlrows.core.sink.JsonLinesSink;
+import io.cqlrows.netty.CqlPipeline;
 import io.cqlrows.netty.client.CqlClient;
 import io.cqlrows.netty.client.QueryResult;
 import io.cqlrows.netty.frame.CqlServerError;
 import io.cqlrows.netty.frame.Frame;
-import io.cqlrows.netty.rows.RowsFailure;
-import io.cqlrows.netty.rows.RowsResponse;
 import io.cqlrows.testing.Corpus;
 import io.cqlrows.testing.LeakCheckExtension;
 import io.netty.buffer.ByteBuf;
@@ -114,8 +113,6 @@ class ClientLoadLiveTest extends LiveTestSupport {
   static final int RETAINED_BOUND_MIB = 4;
   private static final long MIB = 1 << 20;
   private static final int STREAM_IDS = 32_768;
-  /** OPTIONS and STARTUP. */
-  private static final int HANDSHAKE = 2;
   private static final long SEED = 20261202L;
   private static final long TIMEOUT_SECONDS = 120;
   /** Error code 0x2000: the statement has a syntax error. */
@@ -254,16 +251,12 @@ class ClientLoadLiveTest extends LiveTestSupport {
   @EnumSource(Combo.class)
   void aThousandRequestsInFlightOnOneConnectionEachGetTheirOwnAnswer(Combo combo)
       throws InterruptedException {
-    AtomicReference<StreamGuard> guards = new AtomicReference<>();
-    AtomicReference<Channel> channels = new AtomicReference<>();
-    client = LiveClients.connect(combo, group, p -> {
-      StreamGuard guard = new StreamGuard();
-      guards.set(guard);
-      channels.set(p.channel());
-      p.addBefore(CqlClient.HANDLER_NAME, "stream-guard", guard);
-    });
-    StreamGuard guard = guards.get();
-    Channel channel = channels.get();
+    client = LiveClients.connect(combo, group, p -> {});
+    StreamGuard guard = new StreamGuard();
+    Channel channel = client.channel();
+    // after the handshake, in front of the rows handler (v5: the segment decoders are in place)
+    LiveClients.get(CompletableFuture.runAsync(() -> channel.pipeline()
+        .addBefore(CqlPipeline.ROWS_FRAME_HANDLER, "stream-guard", guard), channel.eventLoop()));
     Map<String, PreparedResult> prepared = prepare(client);
     long testStart = System.nanoTime();
 
@@ -305,7 +298,7 @@ class ClientLoadLiveTest extends LiveTestSupport {
     assertTrue(guard.maxInFlight() >= 1000 && guard.maxInFlight() <= WINDOW,
         combo + ": at most " + guard.maxInFlight() + " requests on the wire at once");
     int sent = WARM_UP + REQUESTS + PROBE;
-    assertEquals(HANDSHAKE + prepared.size() + sent, guard.written(),
+    assertEquals(prepared.size() + sent, guard.written(), // the guard joins after the handshake
         combo + ": envelopes written, each once");
     assertTrue(guard.reused() >= sent - STREAM_IDS, combo + ": " + guard.reused()
         + " ids written again after their response");
@@ -569,11 +562,11 @@ class ClientLoadLiveTest extends LiveTestSupport {
   }
 
   /**
-   * Watches stream ids between the rows handler and the client's handler: it sees every envelope
-   * the client writes (the stream id is set; a v5 segment encoder, nearer the socket, packs it
-   * later) and every response the client gets ({@link RowsResponse}, {@link RowsFailure}, or a
-   * {@link Frame} such as ERROR). An id written while in flight, or a response on an id not in
-   * flight, is a violation. The client frees an id only after its response passed here, so an id
+   * Watches stream ids just before the rows handler, which keeps the requests in flight: it sees
+   * every envelope the client writes (the stream id is set; a v5 segment encoder, nearer the
+   * socket, packs it later) and every response frame the decoders hand the rows handler (a
+   * RESULT, or an ERROR). An id written while in flight, or a response on an id not in flight,
+   * is a violation. The rows handler frees an id only after its response passed here, so an id
    * that is free for the client is free here too.
    *
    * <p>Used on the connection's event loop; the counters may be read from any thread.
@@ -612,11 +605,7 @@ class ClientLoadLiveTest extends LiveTestSupport {
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
       int stream = -1;
-      if (msg instanceof RowsResponse r) {
-        stream = r.streamId();
-      } else if (msg instanceof RowsFailure f) {
-        stream = f.streamId();
-      } else if (msg instanceof Frame f && f.isResponse()) {
+      if (msg instanceof Frame f && f.isResponse()) {
         stream = f.streamId(); // -1 for an event
       }
       if (stream >= 0) {
