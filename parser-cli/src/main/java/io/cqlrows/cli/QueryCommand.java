@@ -390,7 +390,8 @@ final class QueryCommand {
       Console console = System.console();
       if (console == null) {
         throw new IllegalArgumentException(
-            "no password for " + options.user() + ": give --password-env VAR, or run on a terminal");
+            "no password for " + options.user()
+                + ": give --password-env VAR, or run on a terminal");
       }
       password = console.readPassword("Password for %s: ", options.user());
     }

@@ -36,10 +36,14 @@ import java.util.function.Function;
  *
  * <pre>
  * v3/v4, and v5 until READY:  {@value #BYTES_TO_FRAME_DECODER} -> {@value #ROWS_FRAME_HANDLER}
- * v5 after READY:             {@value #BYTES_TO_SEGMENT_DECODER} -> {@value #SEGMENT_TO_FRAME_DECODER}
+ * v5 after READY:             {@value #BYTES_TO_SEGMENT_DECODER}
+ *                                 -> {@value #SEGMENT_TO_FRAME_DECODER}
  *                                 -> {@value #ROWS_FRAME_HANDLER}
  *                             (outbound: {@value #SEGMENT_ENCODER} where the handlers begin)
  * </pre>
+ *
+ * <p>{@value #TRANSPORT_ERRORS} comes before the decoders, and with TLS {@value #TLS_HANDLER}
+ * before everything.
  *
  * <pre>{@code
  * // channel initializer: the compression STARTUP will negotiate, stated once; on v5 the

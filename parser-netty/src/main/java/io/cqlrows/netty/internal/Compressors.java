@@ -13,7 +13,7 @@ import net.jpountz.lz4.LZ4Factory;
  * The inverse of {@link Decompressors}; uses lz4-java's fast compressor, as the Java driver does.
  *
  * <p><b>Ownership.</b> Inputs are borrowed: read from the reader index to the writer index, indices
- * unchanged. Returned buffers are Ownership transferred (the caller releases them). Thread-safe
+ * unchanged. Returned buffers belong to the caller, which releases them. Thread-safe
  * (stateless; lz4-java compressors are thread-safe).
  */
 public final class Compressors {

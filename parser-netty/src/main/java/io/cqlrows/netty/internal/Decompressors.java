@@ -21,8 +21,8 @@ import net.jpountz.lz4.LZ4SafeDecompressor;
  * {@code OutOfMemoryError}. LZ4 uses lz4-java's <em>safe</em> decompressor, which bounds-checks
  * every read and write of a hostile block.
  *
- * <p><b>Ownership.</b> Inputs are borrowed. The returned buffer is Ownership transferred (the
- * caller releases it); on failure nothing is left allocated. Thread-safe (stateless).
+ * <p><b>Ownership.</b> Inputs are borrowed. The returned buffer belongs to the caller, which
+ * releases it; on failure nothing is left allocated. Thread-safe (stateless).
  */
 public final class Decompressors {
   private static final LZ4SafeDecompressor LZ4 = LZ4Factory.fastestInstance().safeDecompressor();

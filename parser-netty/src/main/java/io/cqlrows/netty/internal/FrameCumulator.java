@@ -37,7 +37,8 @@ import io.netty.handler.codec.ByteToMessageDecoder;
  * is a humongous array for the JVM, which cost more than the copy.
  *
  * <p><b>Ownership.</b> As for any {@link ByteToMessageDecoder.Cumulator}: the cumulation and the
- * input are Ownership transferred; the returned cumulation is the decoder's.
+ * input passed in belong to this cumulator, which releases them or hands them on; the returned
+ * cumulation is the decoder's.
  *
  * <p><b>Threading.</b> One per decoder; not thread-safe.
  */
