@@ -65,7 +65,8 @@ final class Usage {
       "their PREPARED result; without it their cells print as raw bytes.",
       "",
       "  --format jsonl   one JSON object per result (the default): {\"connection\":...,",
-      "                   \"stream\":N,\"query\":...,\"columns\":[...],\"row_count\":N,\"rows\":[...]}",
+      "                   \"stream\":N,\"query\":...,\"columns\":[...],\"row_count\":N,"
+          + "\"rows\":[...]}",
       "  --format table   a title line and an aligned table per result; long cells are cut",
       "                   and vectors abbreviated; a table wider than the terminal ($COLUMNS,",
       "                   else 120) prints as --format vertical",

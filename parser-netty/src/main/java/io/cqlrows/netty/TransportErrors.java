@@ -19,8 +19,8 @@ final class TransportErrors extends ChannelInboundHandlerAdapter {
   @Override
   public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
     if (evt instanceof SslHandshakeCompletionEvent e && !e.isSuccess()) {
-      ctx.fireExceptionCaught(
-          CqlConnectionException.from(e.cause(), CqlConnectionException.address(ctx.channel().remoteAddress())));
+      String address = CqlConnectionException.address(ctx.channel().remoteAddress());
+      ctx.fireExceptionCaught(CqlConnectionException.from(e.cause(), address));
     }
     ctx.fireUserEventTriggered(evt);
   }

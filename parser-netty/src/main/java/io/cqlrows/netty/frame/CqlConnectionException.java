@@ -132,11 +132,6 @@ public final class CqlConnectionException extends CqlException {
     return detail;
   }
 
-  /** Whether the reason is a failed TLS handshake. */
-  public boolean isTls() {
-    return reason.name().startsWith("TLS_");
-  }
-
   @Override
   public String getMessage() {
     StringBuilder sb = new StringBuilder(96);

@@ -29,8 +29,8 @@ import java.util.Objects;
  * <p>Each message written must be whole envelopes ({@link ByteBuf}); other messages pass
  * through. A write's promise completes when the segment(s) holding its envelope are written.
  *
- * <p><b>Ownership.</b> Envelopes written are Ownership transferred: released once copied into
- * a segment. Segments are passed on, Ownership transferred. Envelopes gathered but not yet
+ * <p><b>Ownership.</b> An envelope written belongs to this handler, which releases it once it is
+ * copied into a segment. The segments it passes on belong to the next outbound handler. Envelopes gathered but not yet
  * flushed when the handler is removed (the channel closed) are released and their promises
  * failed.
  *

@@ -19,8 +19,8 @@ import java.util.Objects;
  * stored as is with uncompressed length 0, as Cassandra's encoder does. The CRC32 (seeded with
  * {@code FA 2D 55 CA}) covers the on-wire payload.
  *
- * <p><b>Ownership.</b> The payload is borrowed; the returned segment is Ownership transferred
- * (the caller releases it, or writes it to a channel). Stateless and thread-safe.
+ * <p><b>Ownership.</b> The payload is borrowed; the returned segment belongs to the caller,
+ * which releases it or writes it to a channel. Stateless and thread-safe.
  */
 public final class SegmentWriter {
   /** The largest payload a segment can carry: the 17-bit length field's maximum. */

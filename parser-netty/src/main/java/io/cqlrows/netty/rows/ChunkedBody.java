@@ -62,18 +62,11 @@ final class ChunkedBody {
   }
 
   /**
-   * Drops the rest of a streamed body: its parse failed and the caller reported it, or nobody
-   * waits for its rows any more. No row reaches the sink after this, and its end reports nothing.
+   * Drops the rest of the body: its parse failed and the caller reported it, or nobody waits for
+   * it any more (a late answer to a request that timed out, dropped from its head on). Its chunks
+   * are released as they arrive, no row reaches a sink, and its end reports nothing.
    */
   void drop() {
-    dropping = true;
-  }
-
-  /**
-   * Drops the whole body, which nobody waits for (a late answer to a request that timed out):
-   * its chunks are released as they arrive, and its end reports nothing.
-   */
-  void discard() {
     dropping = true;
   }
 
@@ -82,7 +75,7 @@ final class ChunkedBody {
     return head == null ? -1 : head.streamId();
   }
 
-  /** Whether the body arriving is parsed as it arrives (rather than gathered or discarded). */
+  /** Whether the body arriving is parsed as it arrives (rather than gathered or dropped). */
   boolean isStreamed() {
     return stream != null;
   }
@@ -145,7 +138,7 @@ final class ChunkedBody {
 
   /**
    * Closes the streamed parse; returns it, or null if its failure was already reported or the
-   * body was dropped or discarded.
+   * body was dropped.
    */
   private ResultStream endStream() {
     ResultStream s = stream;
@@ -154,7 +147,7 @@ final class ChunkedBody {
     boolean failed = dropping;
     dropping = false;
     if (s == null) {
-      return null; // discarded
+      return null; // dropped from its head on
     }
     s.close();
     return failed ? null : s;

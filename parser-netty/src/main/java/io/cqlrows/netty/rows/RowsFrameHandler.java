@@ -535,7 +535,7 @@ public final class RowsFrameHandler extends ChannelDuplexHandler {
     body.begin(h);
     int stream = h.streamId();
     if (expectations.isOrphaned(stream)) {
-      body.discard();
+      body.drop(); // the late answer to a request given up on
       return;
     }
     Expectation e = expectations.get(stream);
