@@ -91,7 +91,8 @@ final class Usage {
       LENIENT_TEXT,
       EXTENSIONS,
       "",
-      "A response that cannot be decoded prints {\"connection\":...,\"stream\":N,\"error\":\"...\"}",
+      "A response that cannot be decoded prints {\"connection\":...,\"stream\":N,"
+          + "\"error\":\"...\"}",
       "(or an error line), the replay goes on, and the exit status is 1. A broken byte stream",
       "(bad header, a length over the limit, CRC mismatch, corrupt compression, truncation)",
       "ends with one line on stderr and exit 1.",

@@ -19,8 +19,7 @@ final class TransportErrors extends ChannelInboundHandlerAdapter {
   @Override
   public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
     if (evt instanceof SslHandshakeCompletionEvent e && !e.isSuccess()) {
-      String address = CqlConnectionException.address(ctx.channel().remoteAddress());
-      ctx.fireExceptionCaught(CqlConnectionException.from(e.cause(), address));
+      ctx.fireExceptionCaught(CqlConnectionException.from(e.cause(), address(ctx)));
     }
     ctx.fireUserEventTriggered(evt);
   }
@@ -28,9 +27,13 @@ final class TransportErrors extends ChannelInboundHandlerAdapter {
   @Override
   public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
     CqlConnectionException e = cause instanceof CqlException ? null
-        : CqlConnectionException.from(cause, CqlConnectionException.address(ctx.channel().remoteAddress()));
+        : CqlConnectionException.from(cause, address(ctx));
     ctx.fireExceptionCaught(e != null ? e : cause);
   }
 
 
+
+  private static String address(ChannelHandlerContext ctx) {
+    return CqlConnectionException.address(ctx.channel().remoteAddress());
+  }
 }

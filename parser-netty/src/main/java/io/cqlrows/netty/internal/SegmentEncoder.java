@@ -30,9 +30,9 @@ import java.util.Objects;
  * through. A write's promise completes when the segment(s) holding its envelope are written.
  *
  * <p><b>Ownership.</b> An envelope written belongs to this handler, which releases it once it is
- * copied into a segment. The segments it passes on belong to the next outbound handler. Envelopes gathered but not yet
- * flushed when the handler is removed (the channel closed) are released and their promises
- * failed.
+ * copied into a segment. The segments it passes on belong to the next outbound handler.
+ * Envelopes gathered but not yet flushed when the handler is removed (the channel closed) are
+ * released and their promises failed.
  *
  * <p><b>Threading.</b> One instance per channel; not thread-safe, not {@code @Sharable}.
  */
