@@ -14,10 +14,10 @@ import org.apache.arrow.vector.ipc.message.ArrowRecordBatch;
 import org.apache.arrow.vector.types.pojo.Schema;
 
 /**
- * Writes the batches of an {@link ArrowSink} as Arrow IPC: the file format ({@code .arrow},
- * what {@code pyarrow.ipc.open_file} and DuckDB read) or the stream format. One schema per
- * writer, taken from the first batch; one record batch per batch the sink completes (per page,
- * or per {@link ArrowSink#maxBatchRows} rows).
+ * Writes the batches of an {@link ArrowSink} as Arrow IPC: the file format ({@code .arrow}, what
+ * {@code pyarrow.ipc.open_file} and DuckDB read) or the stream format. One schema per writer, taken
+ * from the first batch; one record batch per batch the sink completes (per page, or per {@link
+ * ArrowSink#maxBatchRows} rows).
  *
  * <pre>{@code
  * try (BufferAllocator allocator = new RootAllocator();
@@ -33,8 +33,8 @@ import org.apache.arrow.vector.types.pojo.Schema;
  * <p><b>Ownership.</b> The writer owns the channel and closes it in {@link #close()}, after the
  * file's footer (or the stream's end marker). It never keeps a batch: each is serialised during
  * {@link #accept}. A writer closed before any batch writes nothing. An I/O error is an {@link
- * UncheckedIOException} from {@link #accept}, which stops the parse feeding the sink; a batch
- * whose schema differs from the first is an {@link IllegalStateException}. Not thread-safe.
+ * UncheckedIOException} from {@link #accept}, which stops the parse feeding the sink; a batch whose
+ * schema differs from the first is an {@link IllegalStateException}. Not thread-safe.
  */
 public final class ArrowIpcWriter implements Consumer<VectorSchemaRoot>, AutoCloseable {
   private final WritableByteChannel channel;
@@ -66,8 +66,8 @@ public final class ArrowIpcWriter implements Consumer<VectorSchemaRoot>, AutoClo
       schema = batch.getSchema();
       out = file ? new FileOut(batch, channel) : new StreamOut(batch, channel);
     } else if (!batch.getSchema().equals(schema)) {
-      throw new IllegalStateException("a batch with another schema than the first: "
-          + batch.getSchema() + ", not " + schema);
+      throw new IllegalStateException(
+          "a batch with another schema than the first: " + batch.getSchema() + ", not " + schema);
     }
     try {
       out.write(batch);

@@ -39,7 +39,8 @@ import org.apache.arrow.vector.types.pojo.Schema;
  *   <tr><td>text, ascii</td><td>Utf8</td><td></td></tr>
  *   <tr><td>blob</td><td>Binary</td><td></td></tr>
  *   <tr><td>timestamp</td><td>Timestamp(ms, "UTC")</td><td>ms since the epoch</td></tr>
- *   <tr><td>date</td><td>Date32</td><td>days since the epoch (CQL's unsigned days, re-based)</td></tr>
+ *   <tr><td>date</td><td>Date32</td>
+ *       <td>days since the epoch (CQL's unsigned days, re-based)</td></tr>
  *   <tr><td>time</td><td>Time64(ns)</td><td>ns since midnight</td></tr>
  *   <tr><td>uuid, timeuuid</td><td>{@code arrow.uuid} (FixedSizeBinary(16))</td><td>the 16
  *       bytes, most significant first</td></tr>
@@ -61,32 +62,36 @@ import org.apache.arrow.vector.types.pojo.Schema;
  *   <tr><td>custom types cqlrows does not know</td><td>Binary</td><td>the raw bytes</td></tr>
  * </table>
  *
- * <p><b>Cells without a value.</b> A NULL cell is null. A not-set cell (never sent by Cassandra)
- * is null, and counted by {@link ArrowSink#notSetCells()}. An empty cell (zero bytes) is the
- * empty string or empty binary for text, ascii, blob and custom types, and null for every other
- * type, whose empty value is not a value (counted by {@link ArrowSink#emptyCells()}). Inside a
+ * <p><b>Cells without a value.</b> A NULL cell is null. A not-set cell (never sent by Cassandra) is
+ * null, and counted by {@link ArrowSink#notSetCells()}. An empty cell (zero bytes) is the empty
+ * string or empty binary for text, ascii, blob and custom types, and null for every other type,
+ * whose empty value is not a value (counted by {@link ArrowSink#emptyCells()}). Inside a
  * collection, UDT or tuple, the same rules apply to each element, as {@link
  * io.cqlrows.core.RowSink} describes for nested values.
  *
- * <p>Every field is nullable, except a map's entries and keys (the Arrow Map layout requires it).
- * A top-level field carries its CQL type in its metadata under {@link #CQL_TYPE}, and the column's
+ * <p>Every field is nullable, except a map's entries and keys (the Arrow Map layout requires it). A
+ * top-level field carries its CQL type in its metadata under {@link #CQL_TYPE}, and the column's
  * keyspace and table under {@link #CQL_KEYSPACE} and {@link #CQL_TABLE}.
  */
 public final class ArrowMapping {
   /** Field metadata key: the column's CQL type, e.g. {@code vector<float, 1536>}. */
   public static final String CQL_TYPE = "cql.type";
+
   /** Field metadata key: the column's keyspace. */
   public static final String CQL_KEYSPACE = "cql.keyspace";
+
   /** Field metadata key: the column's table. */
   public static final String CQL_TABLE = "cql.table";
+
   /** The largest precision a Decimal128 holds. */
   public static final int DECIMAL128_PRECISION = 38;
 
-  private static final ArrowMapping DEFAULTS = new ArrowMapping(-1, RoundingMode.UNNECESSARY,
-      false);
+  private static final ArrowMapping DEFAULTS =
+      new ArrowMapping(-1, RoundingMode.UNNECESSARY, false);
 
   /** The scale of decimal columns as Decimal128, or -1 for Utf8. */
   private final int decimalScale;
+
   private final RoundingMode decimalRounding;
   private final boolean varintAsBinary;
 
@@ -102,9 +107,9 @@ public final class ArrowMapping {
   }
 
   /**
-   * Decimals as Decimal128(38, {@code scale}). A value with more fractional digits is rounded
-   * with {@code rounding}; with {@link RoundingMode#UNNECESSARY}, or when the value needs more
-   * than 38 digits at that scale, it is an {@link ArrowMappingException} (the parse stops there).
+   * Decimals as Decimal128(38, {@code scale}). A value with more fractional digits is rounded with
+   * {@code rounding}; with {@link RoundingMode#UNNECESSARY}, or when the value needs more than 38
+   * digits at that scale, it is an {@link ArrowMappingException} (the parse stops there).
    *
    * @param scale digits after the decimal point, 0 to 38
    * @param rounding how to drop extra fractional digits
@@ -154,8 +159,14 @@ public final class ArrowMapping {
   /** The Arrow field of one column: named as the column, with its CQL type in the metadata. */
   public Field field(ColumnSpec column) {
     Field f = field(column.name(), column.type(), true);
-    Map<String, String> metadata = Map.of(CQL_TYPE, column.type().toString(),
-        CQL_KEYSPACE, column.keyspace(), CQL_TABLE, column.table());
+    Map<String, String> metadata =
+        Map.of(
+            CQL_TYPE,
+            column.type().toString(),
+            CQL_KEYSPACE,
+            column.keyspace(),
+            CQL_TABLE,
+            column.table());
     FieldType type = new FieldType(true, f.getType(), null, metadata);
     return new Field(column.name(), type, f.getChildren());
   }
@@ -172,10 +183,13 @@ public final class ArrowMapping {
       return list(name, s.element(), nullable);
     }
     if (type instanceof MapType m) {
-      Field entries = new Field("entries", FieldType.notNullable(ArrowType.Struct.INSTANCE),
-          List.of(field("key", m.key(), false), field("value", m.value(), true)));
-      return new Field(name, new FieldType(nullable, new ArrowType.Map(false), null),
-          List.of(entries));
+      Field entries =
+          new Field(
+              "entries",
+              FieldType.notNullable(ArrowType.Struct.INSTANCE),
+              List.of(field("key", m.key(), false), field("value", m.value(), true)));
+      return new Field(
+          name, new FieldType(nullable, new ArrowType.Map(false), null), List.of(entries));
     }
     if (type instanceof UdtType u) {
       List<Field> children = new ArrayList<>(u.fields().size());
@@ -192,7 +206,8 @@ public final class ArrowMapping {
       return new Field(name, new FieldType(nullable, ArrowType.Struct.INSTANCE, null), children);
     }
     if (type instanceof VectorType v) {
-      return new Field(name,
+      return new Field(
+          name,
           new FieldType(nullable, new ArrowType.FixedSizeList(v.dimension()), null),
           List.of(field("item", v.element(), true)));
     }
@@ -203,7 +218,9 @@ public final class ArrowMapping {
   }
 
   private Field list(String name, CqlType element, boolean nullable) {
-    return new Field(name, new FieldType(nullable, ArrowType.List.INSTANCE, null),
+    return new Field(
+        name,
+        new FieldType(nullable, ArrowType.List.INSTANCE, null),
         List.of(field("item", element, true)));
   }
 
@@ -227,16 +244,20 @@ public final class ArrowMapping {
       case TIME -> new ArrowType.Time(TimeUnit.NANOSECOND, 64);
       case UUID, TIMEUUID -> UuidType.INSTANCE;
       case DURATION -> new ArrowType.Interval(IntervalUnit.MONTH_DAY_NANO);
-      case DECIMAL -> decimalScale < 0 ? ArrowType.Utf8.INSTANCE
-          : new ArrowType.Decimal(DECIMAL128_PRECISION, decimalScale, 128);
+      case DECIMAL ->
+          decimalScale < 0
+              ? ArrowType.Utf8.INSTANCE
+              : new ArrowType.Decimal(DECIMAL128_PRECISION, decimalScale, 128);
       case VARINT -> varintAsBinary ? ArrowType.Binary.INSTANCE : ArrowType.Utf8.INSTANCE;
     };
   }
 
   @Override
   public boolean equals(Object o) {
-    return o instanceof ArrowMapping m && m.decimalScale == decimalScale
-        && m.decimalRounding == decimalRounding && m.varintAsBinary == varintAsBinary;
+    return o instanceof ArrowMapping m
+        && m.decimalScale == decimalScale
+        && m.decimalRounding == decimalRounding
+        && m.varintAsBinary == varintAsBinary;
   }
 
   @Override
@@ -246,8 +267,12 @@ public final class ArrowMapping {
 
   @Override
   public String toString() {
-    return "ArrowMapping[decimal=" + (decimalScale < 0 ? "utf8"
-        : "decimal128(38, " + decimalScale + ", " + decimalRounding + ")")
-        + ", varint=" + (varintAsBinary ? "binary" : "utf8") + "]";
+    return "ArrowMapping[decimal="
+        + (decimalScale < 0
+            ? "utf8"
+            : "decimal128(38, " + decimalScale + ", " + decimalRounding + ")")
+        + ", varint="
+        + (varintAsBinary ? "binary" : "utf8")
+        + "]";
   }
 }

@@ -5,8 +5,8 @@ import io.cqlrows.core.CqlException;
 /**
  * A value that the chosen {@link ArrowMapping} cannot represent in Arrow: a decimal that does not
  * fit Decimal128 at the chosen scale, or a map entry with a NULL key (Arrow map keys are never
- * null). Thrown by {@link ArrowSink} from the sink event, so the parse of that result stops
- * there and the exception reaches the caller of the parser unchanged.
+ * null). Thrown by {@link ArrowSink} from the sink event, so the parse of that result stops there
+ * and the exception reaches the caller of the parser unchanged.
  */
 public final class ArrowMappingException extends CqlException {
   private static final long serialVersionUID = 1L;
@@ -63,11 +63,12 @@ public final class ArrowMappingException extends CqlException {
 
   @Override
   public String getMessage() {
-    String what = switch (reason) {
-      case DECIMAL_SCALE -> "decimal " + value + " has more fractional digits than the scale";
-      case DECIMAL_PRECISION -> "decimal " + value + " needs more than 38 digits";
-      case NULL_MAP_KEY -> "a map entry has a NULL key, which Arrow maps cannot hold";
-    };
+    String what =
+        switch (reason) {
+          case DECIMAL_SCALE -> "decimal " + value + " has more fractional digits than the scale";
+          case DECIMAL_PRECISION -> "decimal " + value + " needs more than 38 digits";
+          case NULL_MAP_KEY -> "a map entry has a NULL key, which Arrow maps cannot hold";
+        };
     return what + " (row " + row + ", column " + column + " '" + columnName + "')";
   }
 }

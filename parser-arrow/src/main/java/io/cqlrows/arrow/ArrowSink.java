@@ -23,8 +23,8 @@ import org.apache.arrow.vector.types.pojo.Schema;
 /**
  * A {@link RowSink} that fills Arrow vectors: each ROWS result becomes a {@link VectorSchemaRoot}
  * (or several, with {@link #maxBatchRows}) whose schema {@link ArrowMapping} derives from the
- * result's columns. Vector cells of float, double, int and bigint are copied in bulk into the
- * child buffer of a {@code FixedSizeList}; primitive cells are stored without a Java object.
+ * result's columns. Vector cells of float, double, int and bigint are copied in bulk into the child
+ * buffer of a {@code FixedSizeList}; primitive cells are stored without a Java object.
  *
  * <pre>{@code
  * try (BufferAllocator allocator = new RootAllocator();
@@ -35,23 +35,23 @@ import org.apache.arrow.vector.types.pojo.Schema;
  * }</pre>
  *
  * <p><b>Ownership.</b> The caller owns the {@link BufferAllocator} and closes it after the sink.
- * The sink owns the root it fills: {@link #root()} lends it (valid until the next result starts,
- * or until {@link #close()}); {@link #takeRoot()} hands it over, and the caller must close it.
- * {@link #close()} frees what the sink still owns, also after a parse that failed half-way, so
- * closing the sink and then the allocator never finds an outstanding buffer.
+ * The sink owns the root it fills: {@link #root()} lends it (valid until the next result starts, or
+ * until {@link #close()}); {@link #takeRoot()} hands it over, and the caller must close it. {@link
+ * #close()} frees what the sink still owns, also after a parse that failed half-way, so closing the
+ * sink and then the allocator never finds an outstanding buffer.
  *
  * <p><b>Batches.</b> By default a result is one batch, complete at {@link #onResultEnd}. With
- * {@link #onBatch} the sink hands every batch to a listener as soon as it is complete; with
- * {@link #maxBatchRows} as well, a batch holds at most that many rows, so a huge page needs the
- * memory of one batch only. A result with no rows is one empty batch.
+ * {@link #onBatch} the sink hands every batch to a listener as soon as it is complete; with {@link
+ * #maxBatchRows} as well, a batch holds at most that many rows, so a huge page needs the memory of
+ * one batch only. A result with no rows is one empty batch.
  *
- * <p><b>Reuse.</b> With {@link #reuseVectors}, a result whose schema equals the previous one's
- * (the pages of one query) refills the same root and the same buffers, so paging allocates
- * nothing once the buffers have grown to a page; the root's contents are then replaced by each
- * batch. Without it, each result gets a new root and the previous one is closed.
+ * <p><b>Reuse.</b> With {@link #reuseVectors}, a result whose schema equals the previous one's (the
+ * pages of one query) refills the same root and the same buffers, so paging allocates nothing once
+ * the buffers have grown to a page; the root's contents are then replaced by each batch. Without
+ * it, each result gets a new root and the previous one is closed.
  *
- * <p>A cell the mapping cannot represent throws {@link ArrowMappingException} from the sink
- * event (see {@link ArrowMapping}). Not thread-safe: one sink per parser thread.
+ * <p>A cell the mapping cannot represent throws {@link ArrowMappingException} from the sink event
+ * (see {@link ArrowMapping}). Not thread-safe: one sink per parser thread.
  */
 public final class ArrowSink implements RowSink, AutoCloseable {
   private final BufferAllocator allocator;
@@ -59,14 +59,18 @@ public final class ArrowSink implements RowSink, AutoCloseable {
   private boolean reuse;
   private int maxBatchRows = Integer.MAX_VALUE;
   private Consumer<VectorSchemaRoot> listener;
+
   /** Exact column names to keep, or null for all. */
   private Set<String> selected;
 
   private VectorSchemaRoot root;
+
   /** By result column; null for a column not selected. */
   private ValueWriter[] writers = new ValueWriter[0];
+
   /** Whether the root's buffers are allocated (a new root gets them on its first rows). */
   private boolean allocated;
+
   private List<ColumnSpec> columns = List.of();
   private int rowsInResult;
   private int batchStart;
@@ -101,8 +105,8 @@ public final class ArrowSink implements RowSink, AutoCloseable {
 
   /**
    * Hands each complete batch to {@code listener}, which may read or write it (to an Arrow IPC
-   * writer, say) but not keep it: the root is lent for the call, and the next batch overwrites
-   * or replaces it.
+   * writer, say) but not keep it: the root is lent for the call, and the next batch overwrites or
+   * replaces it.
    *
    * @return this sink
    */
@@ -143,8 +147,8 @@ public final class ArrowSink implements RowSink, AutoCloseable {
   }
 
   /**
-   * Hands the root of the last batch to the caller, who must close it; the next result gets a
-   * new root.
+   * Hands the root of the last batch to the caller, who must close it; the next result gets a new
+   * root.
    *
    * @return the root, or {@code null} if there is none
    */
@@ -320,8 +324,8 @@ public final class ArrowSink implements RowSink, AutoCloseable {
     try {
       writers[column].write(batchRow, value);
     } catch (ValueWriter.Unrepresentable e) {
-      throw new ArrowMappingException(e.reason, batchStart + batchRow, column,
-          columns.get(column).name(), e.value);
+      throw new ArrowMappingException(
+          e.reason, batchStart + batchRow, column, columns.get(column).name(), e.value);
     }
   }
 

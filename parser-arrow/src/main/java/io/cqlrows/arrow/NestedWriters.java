@@ -82,7 +82,8 @@ final class NestedWriters {
     @Override
     void write(int index, Object value) {
       v.setIndexDefined(index);
-      List<Object> values = value instanceof UdtValue u ? u.values() : ((TupleValue) value).values();
+      List<Object> values =
+          value instanceof UdtValue u ? u.values() : ((TupleValue) value).values();
       for (int i = 0; i < fields.length; i++) {
         fields[i].writeValue(index, i < values.size() ? values.get(i) : null);
       }
@@ -98,8 +99,8 @@ final class NestedWriters {
   }
 
   /**
-   * {@code vector<T, N>} of any element type, boxed: a {@code List} of N elements, or the
-   * primitive array of a nested float, double, int or bigint vector.
+   * {@code vector<T, N>} of any element type, boxed: a {@code List} of N elements, or the primitive
+   * array of a nested float, double, int or bigint vector.
    */
   static final class FixedListWriter extends ValueWriter {
     private final FixedSizeListVector v;

@@ -13,8 +13,8 @@ import org.apache.arrow.vector.BitVectorHelper;
 import org.apache.arrow.vector.complex.FixedSizeListVector;
 
 /**
- * {@code vector<float|double|int|bigint, N>}: the fast path. A cell is copied from the frame into
- * a reused primitive array by the parser's bulk big-endian copy (the scalar or SIMD path of
+ * {@code vector<float|double|int|bigint, N>}: the fast path. A cell is copied from the frame into a
+ * reused primitive array by the parser's bulk big-endian copy (the scalar or SIMD path of
  * cqlrows-core), then into the child's data buffer by one native-order bulk put; the child's
  * validity is set for the whole batch at once in {@link #finish}. Slots under a NULL cell are
  * zeroed, so a reused buffer never carries a previous batch's values into a file.
@@ -23,6 +23,7 @@ abstract class PrimitiveVectorWriter extends ValueWriter {
   final FixedSizeListVector v;
   final BaseFixedWidthVector child;
   final int dimension;
+
   /** The child's data buffer {@link #view} was made for. */
   private ArrowBuf data;
 

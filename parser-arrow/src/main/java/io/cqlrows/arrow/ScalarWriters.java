@@ -259,8 +259,10 @@ final class ScalarWriters {
   /** text, ascii, and decimal or varint as text. */
   static final class Utf8 extends ValueWriter {
     private final VarCharVector v;
+
     /** Longer strings are encoded into an array of their own. */
     private static final int MAX_SCRATCH = 1 << 16;
+
     /** The bytes of the last ASCII string: reused, grown to the longest (up to 64 KiB). */
     private byte[] scratch = new byte[64];
 
@@ -372,8 +374,7 @@ final class ScalarWriters {
         throw new Unrepresentable(ArrowMappingException.Reason.DECIMAL_SCALE, value.toString());
       }
       if (scaled.precision() > ArrowMapping.DECIMAL128_PRECISION) {
-        throw new Unrepresentable(ArrowMappingException.Reason.DECIMAL_PRECISION,
-            value.toString());
+        throw new Unrepresentable(ArrowMappingException.Reason.DECIMAL_PRECISION, value.toString());
       }
       v.setSafe(index, scaled);
     }

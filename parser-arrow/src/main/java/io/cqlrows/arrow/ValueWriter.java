@@ -20,8 +20,8 @@ import org.apache.arrow.vector.FieldVector;
  *
  * <p>Top-level cells arrive through the typed methods, which mirror {@link
  * io.cqlrows.core.RowSink}'s events; each defaults to boxing into {@link #write}, and a writer
- * overrides the ones its type receives, so a primitive cell is stored without a Java object.
- * Nested values arrive boxed, as the parser decodes them, through {@link #writeValue}.
+ * overrides the ones its type receives, so a primitive cell is stored without a Java object. Nested
+ * values arrive boxed, as the parser decodes them, through {@link #writeValue}.
  *
  * <p>Capacity: every method grows the vector as needed (Arrow's {@code setSafe} family or the
  * writer's own check), so an index may run past the capacity the vector was allocated with.

@@ -49,8 +49,8 @@ final class Writers {
     if (type instanceof MapType m) {
       MapVector v = (MapVector) vector;
       List<FieldVector> kv = ((StructVector) v.getDataVector()).getChildrenFromFields();
-      return new NestedWriters.MapWriter(v, forVector(kv.get(0), m.key(), mapping),
-          forVector(kv.get(1), m.value(), mapping));
+      return new NestedWriters.MapWriter(
+          v, forVector(kv.get(0), m.key(), mapping), forVector(kv.get(1), m.value(), mapping));
     }
     if (type instanceof UdtType u) {
       StructVector v = (StructVector) vector;
@@ -74,15 +74,20 @@ final class Writers {
       FixedSizeListVector v = (FixedSizeListVector) vector;
       if (vt.element() instanceof NativeType e) {
         switch (e) {
-          case FLOAT: return new PrimitiveVectorWriter.Floats(v);
-          case DOUBLE: return new PrimitiveVectorWriter.Doubles(v);
-          case INT: return new PrimitiveVectorWriter.Ints(v);
-          case BIGINT: return new PrimitiveVectorWriter.Longs(v);
-          default: break;
+          case FLOAT:
+            return new PrimitiveVectorWriter.Floats(v);
+          case DOUBLE:
+            return new PrimitiveVectorWriter.Doubles(v);
+          case INT:
+            return new PrimitiveVectorWriter.Ints(v);
+          case BIGINT:
+            return new PrimitiveVectorWriter.Longs(v);
+          default:
+            break;
         }
       }
-      return new NestedWriters.FixedListWriter(v,
-          forVector(v.getDataVector(), vt.element(), mapping));
+      return new NestedWriters.FixedListWriter(
+          v, forVector(v.getDataVector(), vt.element(), mapping));
     }
     if (type instanceof CustomType) {
       return new ScalarWriters.Binary((VarBinaryVector) vector);
@@ -106,12 +111,14 @@ final class Writers {
       case TIME -> new ScalarWriters.Time((TimeNanoVector) vector);
       case UUID, TIMEUUID -> new ScalarWriters.Uuid((UuidVector) vector);
       case DURATION -> new ScalarWriters.Interval((IntervalMonthDayNanoVector) vector);
-      case DECIMAL -> mapping.decimalScale() < 0
-          ? new ScalarWriters.Utf8((VarCharVector) vector)
-          : new ScalarWriters.Decimal((DecimalVector) vector, mapping.decimalRounding());
-      case VARINT -> mapping.varintAsBinary()
-          ? new ScalarWriters.Binary((VarBinaryVector) vector)
-          : new ScalarWriters.Utf8((VarCharVector) vector);
+      case DECIMAL ->
+          mapping.decimalScale() < 0
+              ? new ScalarWriters.Utf8((VarCharVector) vector)
+              : new ScalarWriters.Decimal((DecimalVector) vector, mapping.decimalRounding());
+      case VARINT ->
+          mapping.varintAsBinary()
+              ? new ScalarWriters.Binary((VarBinaryVector) vector)
+              : new ScalarWriters.Utf8((VarCharVector) vector);
     };
   }
 }

@@ -11,8 +11,8 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * cqlrows-arrow's shape: it builds on cqlrows-core and Arrow only (never on cqlrows-netty or
- * the command line, and never on Arrow's Netty allocator), and its public API is listed.
+ * cqlrows-arrow's shape: it builds on cqlrows-core and Arrow only (never on cqlrows-netty or the
+ * command line, and never on Arrow's Netty allocator), and its public API is listed.
  */
 class ArrowArchitectureTest {
   private static JavaClasses arrow;
@@ -30,16 +30,25 @@ class ArrowArchitectureTest {
 
   @Test
   void dependsOnCoreAndArrowOnly() {
-    noClasses().should().dependOnClassesThat().resideInAnyPackage("io.cqlrows.netty..",
-        "io.cqlrows.cli..", "org.apache.arrow.memory.netty..", "io.netty.channel..",
-        "io.netty.handler..").check(arrow);
+    noClasses()
+        .should()
+        .dependOnClassesThat()
+        .resideInAnyPackage(
+            "io.cqlrows.netty..",
+            "io.cqlrows.cli..",
+            "org.apache.arrow.memory.netty..",
+            "io.netty.channel..",
+            "io.netty.handler..")
+        .check(arrow);
   }
 
   @Test
   void everyPublicTypeIsListedInTheApiPage() {
     Set<String> listed = Architecture.listedTypes();
     assertEquals(Set.of(), Architecture.unlisted(arrow, listed), "public, not in docs/api.md");
-    assertEquals(Set.of(), Architecture.staleListings(arrow, listed, "io.cqlrows.arrow"),
+    assertEquals(
+        Set.of(),
+        Architecture.staleListings(arrow, listed, "io.cqlrows.arrow"),
         "in docs/api.md, not a public top-level type");
   }
 }

@@ -34,8 +34,12 @@ import org.junit.jupiter.params.provider.CsvSource;
 class ArrowSinkCorpusTest {
 
   @ParameterizedTest
-  @CsvSource({"a-v4, conn-00, 4", "a-v4, conn-01, 4", "b-v5, conn-01, 5",
-      "e-v4-paging, conn-01, 4"})
+  @CsvSource({
+    "a-v4, conn-00, 4",
+    "a-v4, conn-01, 4",
+    "b-v5, conn-01, 5",
+    "e-v4-paging, conn-01, 4"
+  })
   void everyResultEqualsTheRowsCollectorsValues(String capture, String conn, int version) {
     assertEveryResult(capture, conn, version, ArrowMapping.defaults(), false);
   }
@@ -54,17 +58,18 @@ class ArrowSinkCorpusTest {
     assertEveryResult(capture, conn, version, ArrowMapping.defaults().withVarintAsBinary(), false);
   }
 
-  private static void assertEveryResult(String capture, String conn, int version,
-      ArrowMapping mapping, boolean reuse) {
+  private static void assertEveryResult(
+      String capture, String conn, int version, ArrowMapping mapping, boolean reuse) {
     byte[] s2c = Corpus.bytes(capture, conn + ".s2c.bin");
-    List<Corpus.Envelope> envelopes = Corpus.envelopes(version == 5 ? Corpus.v5Envelopes(s2c) : s2c);
+    List<Corpus.Envelope> envelopes =
+        Corpus.envelopes(version == 5 ? Corpus.v5Envelopes(s2c) : s2c);
     ResultReader reader = new ResultReader(version);
     Map<String, ResultColumns> prepared = new HashMap<>();
     List<com.fasterxml.jackson.databind.JsonNode> expected =
         io.cqlrows.testing.CorpusAssertions.expectedResults(capture, conn);
     int results = 0;
     try (BufferAllocator allocator = new RootAllocator();
-         ArrowSink sink = new ArrowSink(allocator, mapping).reuseVectors(reuse)) {
+        ArrowSink sink = new ArrowSink(allocator, mapping).reuseVectors(reuse)) {
       for (Corpus.Envelope e : envelopes) {
         if (e.opcode() != 0x08) {
           continue;
@@ -87,7 +92,11 @@ class ArrowSinkCorpusTest {
             continue;
           }
           reader.read(body, sink, columns);
-          assertSameRows(r.metadata().columns().specs(), rows.rows(), sink.root(), mapping,
+          assertSameRows(
+              r.metadata().columns().specs(),
+              rows.rows(),
+              sink.root(),
+              mapping,
               capture + " " + conn + " result " + results);
           results++;
         } finally {
@@ -98,8 +107,12 @@ class ArrowSinkCorpusTest {
     assertEquals(expected.size(), results, "ROWS results");
   }
 
-  private static void assertSameRows(List<ColumnSpec> columns, List<Row> rows,
-      VectorSchemaRoot root, ArrowMapping mapping, String where) {
+  private static void assertSameRows(
+      List<ColumnSpec> columns,
+      List<Row> rows,
+      VectorSchemaRoot root,
+      ArrowMapping mapping,
+      String where) {
     assertEquals(rows.size(), root.getRowCount(), where + ": rows");
     assertEquals(columns.size(), root.getFieldVectors().size(), where + ": columns");
     for (int c = 0; c < columns.size(); c++) {
@@ -109,10 +122,14 @@ class ArrowSinkCorpusTest {
       assertEquals(columns.get(c).type().toString(), f.getMetadata().get(ArrowMapping.CQL_TYPE));
       assertTrue(f.isNullable());
       for (int r = 0; r < rows.size(); r++) {
-        ArrowValues.assertSlot(v, r, columns.get(c).type(), rows.get(r).getObject(c), mapping,
+        ArrowValues.assertSlot(
+            v,
+            r,
+            columns.get(c).type(),
+            rows.get(r).getObject(c),
+            mapping,
             where + " row " + r + " column " + columns.get(c).name());
       }
     }
   }
-
 }

@@ -69,12 +69,16 @@ class ArrowSinkTest {
 
   @Test
   void nullNotSetAndEmptyCellsAreNullsAndCounted() {
-    ByteBuf body = rows().column("i", NativeType.INT.optionId())
-        .column("t", NativeType.TEXT.optionId())
-        .row("00000007", "") // an empty text is a value
-        .row(null, null)
-        .row("", "61")       // an empty int is not
-        .raw("fffffffe" + "00000001" + "62").rowCount(4).build();
+    ByteBuf body =
+        rows()
+            .column("i", NativeType.INT.optionId())
+            .column("t", NativeType.TEXT.optionId())
+            .row("00000007", "") // an empty text is a value
+            .row(null, null)
+            .row("", "61") // an empty int is not
+            .raw("fffffffe" + "00000001" + "62")
+            .rowCount(4)
+            .build();
     try (ArrowSink sink = new ArrowSink(allocator)) {
       read(body, sink);
       VectorSchemaRoot root = sink.root();
@@ -109,15 +113,15 @@ class ArrowSinkTest {
   void aDecimalThatDoesNotFitIsAnErrorWithItsRowAndColumn() {
     ArrowMapping exact = ArrowMapping.defaults().withDecimal128(2, RoundingMode.UNNECESSARY);
     try (ArrowSink sink = new ArrowSink(allocator, exact)) {
-      ArrowMappingException scale = assertThrows(ArrowMappingException.class,
-          () -> read(decimals("1.5", "1.255"), sink));
+      ArrowMappingException scale =
+          assertThrows(ArrowMappingException.class, () -> read(decimals("1.5", "1.255"), sink));
       assertEquals(ArrowMappingException.Reason.DECIMAL_SCALE, scale.reason());
       assertEquals(1, scale.row());
       assertEquals(0, scale.column());
       assertEquals("1.255", scale.value());
       // an exponent no Decimal128 holds is refused without computing its digits
-      ArrowMappingException huge = assertThrows(ArrowMappingException.class,
-          () -> read(decimals("1E+2147483647"), sink));
+      ArrowMappingException huge =
+          assertThrows(ArrowMappingException.class, () -> read(decimals("1E+2147483647"), sink));
       assertEquals(ArrowMappingException.Reason.DECIMAL_PRECISION, huge.reason());
     }
   }
@@ -126,8 +130,8 @@ class ArrowSinkTest {
   void roundingToTheScaleAlsoForTinyValues() {
     ArrowMapping halfEven = ArrowMapping.defaults().withDecimal128(2, RoundingMode.HALF_EVEN);
     ArrowMapping up = ArrowMapping.defaults().withDecimal128(2, RoundingMode.UP);
-    try (ArrowSink sink = new ArrowSink(allocator, halfEven); ArrowSink upSink =
-        new ArrowSink(allocator, up)) {
+    try (ArrowSink sink = new ArrowSink(allocator, halfEven);
+        ArrowSink upSink = new ArrowSink(allocator, up)) {
       read(decimals("1.255", "1E-2147483647", "-1E-2147483647"), sink);
       DecimalVector d = (DecimalVector) sink.root().getVector(0);
       assertEquals(new BigDecimal("1.26"), d.getObject(0));
@@ -153,8 +157,11 @@ class ArrowSinkTest {
 
   @Test
   void aNullMapKeyIsAnError() {
-    ByteBuf body = rows().column("m", map(opt(0x0009), opt(0x0009)))
-        .row("00000001" + "ffffffff" + "00000004" + "00000001").build();
+    ByteBuf body =
+        rows()
+            .column("m", map(opt(0x0009), opt(0x0009)))
+            .row("00000001" + "ffffffff" + "00000004" + "00000001")
+            .build();
     try (ArrowSink sink = new ArrowSink(allocator)) {
       ArrowMappingException e = assertThrows(ArrowMappingException.class, () -> read(body, sink));
       assertEquals(ArrowMappingException.Reason.NULL_MAP_KEY, e.reason());
@@ -174,16 +181,19 @@ class ArrowSinkTest {
   }
 
   /**
-   * Real bodies of every CQL type with bytes flipped: each parse ends normally or with the
-   * parser's or the mapping's exception, and closing the sink and the allocator finds nothing.
+   * Real bodies of every CQL type with bytes flipped: each parse ends normally or with the parser's
+   * or the mapping's exception, and closing the sink and the allocator finds nothing.
    */
   @Test
   void damagedBodiesEndInTypedErrorsAndLeaveNoBuffer() {
     java.util.Random random = new java.util.Random(42);
     List<byte[]> bodies = new ArrayList<>();
-    for (io.cqlrows.testing.Corpus.Envelope e : io.cqlrows.testing.Corpus.envelopes(
-        io.cqlrows.testing.Corpus.bytes("a-v4", "conn-01.s2c.bin"))) {
-      if (e.opcode() == 0x08 && e.body().length > 8 && e.body()[3] == 2
+    for (io.cqlrows.testing.Corpus.Envelope e :
+        io.cqlrows.testing.Corpus.envelopes(
+            io.cqlrows.testing.Corpus.bytes("a-v4", "conn-01.s2c.bin"))) {
+      if (e.opcode() == 0x08
+          && e.body().length > 8
+          && e.body()[3] == 2
           && (e.body()[7] & 0x04) == 0) {
         bodies.add(e.body());
       }
@@ -209,15 +219,19 @@ class ArrowSinkTest {
   void batchesOfAtMostNRowsGoToTheListener() {
     List<float[]> firsts = new ArrayList<>();
     List<Integer> counts = new ArrayList<>();
-    try (ArrowSink sink = new ArrowSink(allocator).maxBatchRows(2).onBatch(root -> {
-      counts.add(root.getRowCount());
-      if (root.getRowCount() == 0) {
-        return;
-      }
-      FixedSizeListVector v = (FixedSizeListVector) root.getVector(0);
-      Float4Vector child = (Float4Vector) v.getDataVector();
-      firsts.add(new float[] {child.get(0), child.get(1), child.get(2)});
-    })) {
+    try (ArrowSink sink =
+        new ArrowSink(allocator)
+            .maxBatchRows(2)
+            .onBatch(
+                root -> {
+                  counts.add(root.getRowCount());
+                  if (root.getRowCount() == 0) {
+                    return;
+                  }
+                  FixedSizeListVector v = (FixedSizeListVector) root.getVector(0);
+                  Float4Vector child = (Float4Vector) v.getDataVector();
+                  firsts.add(new float[] {child.get(0), child.get(1), child.get(2)});
+                })) {
       read(vectors(5), sink);
       assertEquals(List.of(2, 2, 1), counts);
       assertEquals(3, sink.batches());
@@ -254,8 +268,13 @@ class ArrowSinkTest {
 
   @Test
   void aNullVectorIsNullInTheListAndZerosInTheChild() {
-    ByteBuf body = rows().column("v", vector(FLOAT_CLASS, 3))
-        .row(floats(1, 2, 3)).row((String) null).row(floats(7, 8, 9)).build();
+    ByteBuf body =
+        rows()
+            .column("v", vector(FLOAT_CLASS, 3))
+            .row(floats(1, 2, 3))
+            .row((String) null)
+            .row(floats(7, 8, 9))
+            .build();
     try (ArrowSink sink = new ArrowSink(allocator).reuseVectors(true)) {
       read(vectors(3), sink); // leaves 10, 11, 12 in row 1's slots
       read(body, sink);
@@ -284,8 +303,12 @@ class ArrowSinkTest {
 
   @Test
   void selectedColumnsOnly() {
-    ByteBuf body = rows().column("a", NativeType.INT.optionId())
-        .column("b", NativeType.TEXT.optionId()).row("00000001", "78").build();
+    ByteBuf body =
+        rows()
+            .column("a", NativeType.INT.optionId())
+            .column("b", NativeType.TEXT.optionId())
+            .row("00000001", "78")
+            .build();
     try (ArrowSink sink = new ArrowSink(allocator).selectColumnsByName("b")) {
       read(body, sink);
       assertEquals(1, sink.root().getFieldVectors().size());
@@ -297,18 +320,23 @@ class ArrowSinkTest {
   void theFileWriterWritesOneBatchPerPageUnderOneSchema() throws Exception {
     ByteArrayOutputStream bytes = new ByteArrayOutputStream();
     try (ArrowSink sink = new ArrowSink(allocator).reuseVectors(true);
-         ArrowIpcWriter out = ArrowIpcWriter.file(Channels.newChannel(bytes))) {
+        ArrowIpcWriter out = ArrowIpcWriter.file(Channels.newChannel(bytes))) {
       sink.onBatch(out);
       read(vectors(3), sink);
       read(vectors(2), sink);
       assertEquals(2, out.batches());
       assertEquals(5, out.rows());
-      IllegalStateException other = assertThrows(IllegalStateException.class, () -> read(
-          rows().column("i", NativeType.INT.optionId()).row("00000001").build(), sink));
+      IllegalStateException other =
+          assertThrows(
+              IllegalStateException.class,
+              () ->
+                  read(
+                      rows().column("i", NativeType.INT.optionId()).row("00000001").build(), sink));
       assertTrue(other.getMessage() != null);
     }
-    try (ArrowFileReader in = new ArrowFileReader(
-        new ByteArrayReadableSeekableByteChannel(bytes.toByteArray()), allocator)) {
+    try (ArrowFileReader in =
+        new ArrowFileReader(
+            new ByteArrayReadableSeekableByteChannel(bytes.toByteArray()), allocator)) {
       assertEquals(2, in.getRecordBlocks().size());
       assertTrue(in.loadNextBatch());
       VectorSchemaRoot r = in.getVectorSchemaRoot();
@@ -324,13 +352,13 @@ class ArrowSinkTest {
   void theStreamWriterEndsItsStream() throws Exception {
     ByteArrayOutputStream bytes = new ByteArrayOutputStream();
     try (ArrowSink sink = new ArrowSink(allocator);
-         ArrowIpcWriter out = ArrowIpcWriter.stream(Channels.newChannel(bytes))) {
+        ArrowIpcWriter out = ArrowIpcWriter.stream(Channels.newChannel(bytes))) {
       sink.onBatch(out);
       read(vectors(3), sink);
       read(vectors(1), sink); // a new root with the same schema: still one stream
     }
-    try (ArrowStreamReader in = new ArrowStreamReader(
-        new java.io.ByteArrayInputStream(bytes.toByteArray()), allocator)) {
+    try (ArrowStreamReader in =
+        new ArrowStreamReader(new java.io.ByteArrayInputStream(bytes.toByteArray()), allocator)) {
       assertTrue(in.loadNextBatch());
       assertEquals(3, in.getVectorSchemaRoot().getRowCount());
       assertTrue(in.loadNextBatch());

@@ -52,15 +52,15 @@ import org.apache.arrow.vector.holders.NullableIntervalMonthDayNanoHolder;
 
 /**
  * Asserts that an Arrow vector slot holds a decoded CQL value under {@link ArrowMapping}: the
- * expected side is what {@code RowsCollector} decoded from the same bytes (checked against the
- * Java driver elsewhere), so the two sinks are compared value by value.
+ * expected side is what {@code RowsCollector} decoded from the same bytes (checked against the Java
+ * driver elsewhere), so the two sinks are compared value by value.
  */
 final class ArrowValues {
   private ArrowValues() {}
 
   /** Slot {@code i} of {@code v} holds {@code expected} (null: an Arrow null). */
-  static void assertSlot(FieldVector v, int i, CqlType type, Object expected,
-      ArrowMapping mapping, String where) {
+  static void assertSlot(
+      FieldVector v, int i, CqlType type, Object expected, ArrowMapping mapping, String where) {
     if (expected == null || expected == NotSet.INSTANCE) {
       assertTrue(v.isNull(i), where + ": null expected, got " + v.getObject(i));
       return;
@@ -75,7 +75,8 @@ final class ArrowValues {
       int start = l.getElementStartIndex(i);
       assertEquals(items.size(), l.getElementEndIndex(i) - start, where + ": size");
       for (int k = 0; k < items.size(); k++) {
-        assertSlot(l.getDataVector(), start + k, element, items.get(k), mapping, where + "[" + k + "]");
+        assertSlot(
+            l.getDataVector(), start + k, element, items.get(k), mapping, where + "[" + k + "]");
       }
     } else if (type instanceof MapType m) {
       MapVector mv = (MapVector) v;
@@ -84,32 +85,57 @@ final class ArrowValues {
       int start = mv.getElementStartIndex(i);
       assertEquals(items.size(), mv.getElementEndIndex(i) - start, where + ": size");
       for (int k = 0; k < items.size(); k++) {
-        assertSlot(entries.getChildrenFromFields().get(0), start + k, m.key(),
-            items.get(k).getKey(), mapping, where + " key " + k);
-        assertSlot(entries.getChildrenFromFields().get(1), start + k, m.value(),
-            items.get(k).getValue(), mapping, where + " value " + k);
+        assertSlot(
+            entries.getChildrenFromFields().get(0),
+            start + k,
+            m.key(),
+            items.get(k).getKey(),
+            mapping,
+            where + " key " + k);
+        assertSlot(
+            entries.getChildrenFromFields().get(1),
+            start + k,
+            m.value(),
+            items.get(k).getValue(),
+            mapping,
+            where + " value " + k);
       }
     } else if (type instanceof UdtType u) {
       StructVector s = (StructVector) v;
       UdtValue value = (UdtValue) expected;
       for (int f = 0; f < u.fields().size(); f++) {
-        assertSlot(s.getChildrenFromFields().get(f), i, u.fields().get(f).type(),
-            f < value.size() ? value.get(f) : null, mapping, where + "." + u.fields().get(f).name());
+        assertSlot(
+            s.getChildrenFromFields().get(f),
+            i,
+            u.fields().get(f).type(),
+            f < value.size() ? value.get(f) : null,
+            mapping,
+            where + "." + u.fields().get(f).name());
       }
     } else if (type instanceof TupleType t) {
       StructVector s = (StructVector) v;
       TupleValue value = (TupleValue) expected;
       for (int f = 0; f < t.components().size(); f++) {
-        assertSlot(s.getChildrenFromFields().get(f), i, t.components().get(f), value.get(f),
-            mapping, where + "." + f);
+        assertSlot(
+            s.getChildrenFromFields().get(f),
+            i,
+            t.components().get(f),
+            value.get(f),
+            mapping,
+            where + "." + f);
       }
     } else if (type instanceof VectorType vt) {
       FixedSizeListVector fl = (FixedSizeListVector) v;
       List<?> items = elements(expected);
       assertEquals(vt.dimension(), items.size(), where);
       for (int k = 0; k < items.size(); k++) {
-        assertSlot(fl.getDataVector(), i * vt.dimension() + k, vt.element(), items.get(k),
-            mapping, where + "[" + k + "]");
+        assertSlot(
+            fl.getDataVector(),
+            i * vt.dimension() + k,
+            vt.element(),
+            items.get(k),
+            mapping,
+            where + "[" + k + "]");
       }
     } else if (type instanceof CustomType) {
       assertArrayEquals(bytes((ByteBuffer) expected), ((VarBinaryVector) v).get(i), where);
@@ -140,29 +166,38 @@ final class ArrowValues {
     return out;
   }
 
-  private static void assertNative(FieldVector v, int i, NativeType n, Object expected,
-      ArrowMapping mapping, String where) {
+  private static void assertNative(
+      FieldVector v, int i, NativeType n, Object expected, ArrowMapping mapping, String where) {
     switch (n) {
       case BOOLEAN -> assertEquals(expected, ((BitVector) v).getObject(i), where);
       case TINYINT -> assertEquals(expected, ((TinyIntVector) v).get(i), where);
       case SMALLINT -> assertEquals(expected, ((SmallIntVector) v).get(i), where);
       case INT -> assertEquals(expected, ((org.apache.arrow.vector.IntVector) v).get(i), where);
       case BIGINT, COUNTER -> assertEquals(expected, ((BigIntVector) v).get(i), where);
-      case FLOAT -> assertEquals(Float.floatToRawIntBits((Float) expected),
-          Float.floatToRawIntBits(((Float4Vector) v).get(i)), where);
-      case DOUBLE -> assertEquals(Double.doubleToRawLongBits((Double) expected),
-          Double.doubleToRawLongBits(((Float8Vector) v).get(i)), where);
-      case TEXT, ASCII -> assertEquals(expected, ((VarCharVector) v).getObject(i).toString(), where);
-      case BLOB -> assertArrayEquals(bytes((ByteBuffer) expected), ((VarBinaryVector) v).get(i),
-          where);
-      case INET -> assertArrayEquals(((InetAddress) expected).getAddress(),
-          ((VarBinaryVector) v).get(i), where);
-      case TIMESTAMP -> assertEquals(((Instant) expected).toEpochMilli(),
-          ((TimeStampMilliTZVector) v).get(i), where);
-      case DATE -> assertEquals(((LocalDate) expected).toEpochDay(), ((DateDayVector) v).get(i),
-          where);
-      case TIME -> assertEquals(((LocalTime) expected).toNanoOfDay(), ((TimeNanoVector) v).get(i),
-          where);
+      case FLOAT ->
+          assertEquals(
+              Float.floatToRawIntBits((Float) expected),
+              Float.floatToRawIntBits(((Float4Vector) v).get(i)),
+              where);
+      case DOUBLE ->
+          assertEquals(
+              Double.doubleToRawLongBits((Double) expected),
+              Double.doubleToRawLongBits(((Float8Vector) v).get(i)),
+              where);
+      case TEXT, ASCII ->
+          assertEquals(expected, ((VarCharVector) v).getObject(i).toString(), where);
+      case BLOB ->
+          assertArrayEquals(bytes((ByteBuffer) expected), ((VarBinaryVector) v).get(i), where);
+      case INET ->
+          assertArrayEquals(
+              ((InetAddress) expected).getAddress(), ((VarBinaryVector) v).get(i), where);
+      case TIMESTAMP ->
+          assertEquals(
+              ((Instant) expected).toEpochMilli(), ((TimeStampMilliTZVector) v).get(i), where);
+      case DATE ->
+          assertEquals(((LocalDate) expected).toEpochDay(), ((DateDayVector) v).get(i), where);
+      case TIME ->
+          assertEquals(((LocalTime) expected).toNanoOfDay(), ((TimeNanoVector) v).get(i), where);
       case UUID, TIMEUUID -> assertEquals(expected, ((UuidVector) v).getObject(i), where);
       case DURATION -> {
         NullableIntervalMonthDayNanoHolder h = new NullableIntervalMonthDayNanoHolder();

@@ -15,11 +15,11 @@ import org.openjdk.jmh.results.Result;
 import org.openjdk.jmh.results.ScalarResult;
 
 /**
- * Adds {@code cpu.time.norm}: the CPU time of the benchmark threads per operation, in ns/op
- * ({@link ThreadMXBean#getThreadCpuTime}). On a shared machine the throughput falls whenever the
- * scheduler gives the benchmark thread less than a core; its CPU time per operation does not, so
- * this figure compares runs made under different loads (it still moves with cache and memory
- * bandwidth contention). Run with {@code -prof io.cqlrows.bench.CpuTimeProfiler}.
+ * Adds {@code cpu.time.norm}: the CPU time of the benchmark threads per operation, in ns/op ({@link
+ * ThreadMXBean#getThreadCpuTime}). On a shared machine the throughput falls whenever the scheduler
+ * gives the benchmark thread less than a core; its CPU time per operation does not, so this figure
+ * compares runs made under different loads (it still moves with cache and memory bandwidth
+ * contention). Run with {@code -prof io.cqlrows.bench.CpuTimeProfiler}.
  */
 public final class CpuTimeProfiler implements InternalProfiler {
   private final ThreadMXBean threads = ManagementFactory.getThreadMXBean();
@@ -37,15 +37,19 @@ public final class CpuTimeProfiler implements InternalProfiler {
 
   @Override
   @SuppressWarnings("rawtypes") // the interface's signature
-  public Collection<? extends Result> afterIteration(BenchmarkParams benchmarkParams,
-      IterationParams iterationParams, IterationResult result) {
+  public Collection<? extends Result> afterIteration(
+      BenchmarkParams benchmarkParams, IterationParams iterationParams, IterationResult result) {
     long nanos = 0;
     for (Map.Entry<Long, Long> e : workerCpuTimes().entrySet()) {
       nanos += e.getValue() - before.getOrDefault(e.getKey(), 0L);
     }
     long ops = result.getMetadata().getAllOps();
-    return List.of(new ScalarResult("cpu.time.norm", ops == 0 ? Double.NaN : (double) nanos / ops,
-        "ns/op", AggregationPolicy.AVG));
+    return List.of(
+        new ScalarResult(
+            "cpu.time.norm",
+            ops == 0 ? Double.NaN : (double) nanos / ops,
+            "ns/op",
+            AggregationPolicy.AVG));
   }
 
   /** CPU time so far of each live JMH worker thread, by thread id. */

@@ -37,8 +37,8 @@ import org.openjdk.jmh.runner.options.TimeValue;
  * <p>{@code --jvm} runs the benchmark forks on another JDK (its home, or its {@code java}), so one
  * jar built for Java 17 measures JDK 17 and, say, {@code --jvm $JAVA25_HOME} JDK 25; {@code
  * parser-bench/profile-jdks.sh} runs both. {@code --json} also writes every figure and ratio, with
- * the JDK, to a file that {@code parser-bench/chart.py} turns into the SVG of
- * {@code docs/performance.md}.
+ * the JDK, to a file that {@code parser-bench/chart.py} turns into the SVG of {@code
+ * docs/performance.md}.
  */
 public final class Profile {
   private static final String VECTOR = "VECTOR_1536F";
@@ -57,8 +57,10 @@ public final class Profile {
   private final Map<Key, Figure> figures = new LinkedHashMap<>();
   private final int warmupSeconds;
   private final int measureSeconds;
+
   /** The {@code java} of the forks, or null for this JVM's. */
   private final String jvm;
+
   private final List<String> verdicts = new ArrayList<>();
   private final List<Ratio> ratios = new ArrayList<>();
 
@@ -87,15 +89,17 @@ public final class Profile {
     p.run("DriverBaselineBenchmark\\.(decodeAll|decodeAllTyped|rowsGetObject)$", CORPUS);
     p.run("DriverBaselineBenchmark\\.rowsGetObject$", MIXED);
     p.run("DriverBaselineBenchmark\\.(decodeAllMixedGetters|rowsMixedGetters)$", MIXED);
-    p.run("RowsParserBenchmark\\.(parseColumnarReused|parseColumnar|parseRows|parseToBlackhole)$",
+    p.run(
+        "RowsParserBenchmark\\.(parseColumnarReused|parseColumnar|parseRows|parseToBlackhole)$",
         VECTOR);
-    p.run("RowsParserBenchmark\\.(parseRows|parseColumnarPrimitives|parseRowsMixedGetters)$",
-        MIXED);
-    p.run("RowsParserBenchmark\\.(parseRowsTypedGetters|parseRowsGetObject|parseToBlackhole)$",
+    p.run(
+        "RowsParserBenchmark\\.(parseRows|parseColumnarPrimitives|parseRowsMixedGetters)$", MIXED);
+    p.run(
+        "RowsParserBenchmark\\.(parseRowsTypedGetters|parseRowsGetObject|parseToBlackhole)$",
         MIXED + "," + CORPUS);
     p.run("SimdBenchmark\\.(parseColumnarReused|simdFloor)$", VECTOR);
-    p.run("PipelineBenchmark\\.(pipeline|lz4DecompressOnly|v5Crc32Only|v5Crc32HeapArrays)$",
-        VECTOR);
+    p.run(
+        "PipelineBenchmark\\.(pipeline|lz4DecompressOnly|v5Crc32Only|v5Crc32HeapArrays)$", VECTOR);
     p.report();
     if (json != null) {
       p.writeJson(json);
@@ -115,30 +119,46 @@ public final class Profile {
       return System.getProperty("java.vm.name") + " " + System.getProperty("java.version");
     }
     Process version = new ProcessBuilder(jvm, "-version").redirectErrorStream(true).start();
-    String first = new String(version.getInputStream().readAllBytes(), StandardCharsets.UTF_8)
-        .lines().findFirst().orElse(jvm);
+    String first =
+        new String(version.getInputStream().readAllBytes(), StandardCharsets.UTF_8)
+            .lines()
+            .findFirst()
+            .orElse(jvm);
     return first.strip();
   }
 
   /** Every figure and ratio of the run, and the JDK, as JSON. */
   private void writeJson(Path file) throws IOException {
-    StringBuilder sb = new StringBuilder("{\"jdk\":").append(quote(jdk()))
-        .append(",\"ratios\":[");
+    StringBuilder sb = new StringBuilder("{\"jdk\":").append(quote(jdk())).append(",\"ratios\":[");
     for (int i = 0; i < ratios.size(); i++) {
       Ratio r = ratios.get(i);
-      sb.append(i > 0 ? "," : "").append(String.format(Locale.ROOT,
-          "{\"label\":%s,\"ratio\":%s,\"cpuRatio\":%s,\"target\":%s}", quote(r.label()),
-          number(r.ratio()), number(r.cpuRatio()), number(r.target())));
+      sb.append(i > 0 ? "," : "")
+          .append(
+              String.format(
+                  Locale.ROOT,
+                  "{\"label\":%s,\"ratio\":%s,\"cpuRatio\":%s,\"target\":%s}",
+                  quote(r.label()),
+                  number(r.ratio()),
+                  number(r.cpuRatio()),
+                  number(r.target())));
     }
     sb.append("],\"figures\":[");
     int i = 0;
     for (Map.Entry<Key, Figure> e : figures.entrySet()) {
       Figure f = e.getValue();
-      sb.append(i++ > 0 ? "," : "").append(String.format(Locale.ROOT,
-          "{\"benchmark\":%s,\"shape\":%s,\"variant\":%s,\"opsPerSecond\":%s,"
-              + "\"error\":%s,\"bytesPerOp\":%s,\"cpuNanosPerOp\":%s}",
-          quote(e.getKey().benchmark), quote(e.getKey().shape), quote(e.getKey().variant),
-          number(f.opsPerSecond), number(f.error), number(f.bytesPerOp), number(f.cpuNanos)));
+      sb.append(i++ > 0 ? "," : "")
+          .append(
+              String.format(
+                  Locale.ROOT,
+                  "{\"benchmark\":%s,\"shape\":%s,\"variant\":%s,\"opsPerSecond\":%s,"
+                      + "\"error\":%s,\"bytesPerOp\":%s,\"cpuNanosPerOp\":%s}",
+                  quote(e.getKey().benchmark),
+                  quote(e.getKey().shape),
+                  quote(e.getKey().variant),
+                  number(f.opsPerSecond),
+                  number(f.error),
+                  number(f.bytesPerOp),
+                  number(f.cpuNanos)));
     }
     Files.writeString(file, sb.append("]}\n"), StandardCharsets.UTF_8);
   }
@@ -152,19 +172,20 @@ public final class Profile {
   }
 
   private void run(String include, String shapes) throws RunnerException {
-    ChainedOptionsBuilder options = new OptionsBuilder()
-        .include(include)
-        .param("shape", shapes.split(","))
-        .param("vectorShape", VECTOR)
-        .param("direct", "false")
-        .forks(1)
-        .warmupIterations(warmupSeconds)
-        .warmupTime(TimeValue.seconds(1))
-        .measurementIterations(measureSeconds)
-        .measurementTime(TimeValue.seconds(1))
-        .timeUnit(TimeUnit.SECONDS)
-        .addProfiler(GCProfiler.class)
-        .addProfiler(CpuTimeProfiler.class);
+    ChainedOptionsBuilder options =
+        new OptionsBuilder()
+            .include(include)
+            .param("shape", shapes.split(","))
+            .param("vectorShape", VECTOR)
+            .param("direct", "false")
+            .forks(1)
+            .warmupIterations(warmupSeconds)
+            .warmupTime(TimeValue.seconds(1))
+            .measurementIterations(measureSeconds)
+            .measurementTime(TimeValue.seconds(1))
+            .timeUnit(TimeUnit.SECONDS)
+            .addProfiler(GCProfiler.class)
+            .addProfiler(CpuTimeProfiler.class);
     if (jvm != null) {
       options.jvm(jvm);
     }
@@ -188,18 +209,25 @@ public final class Profile {
       Result<?> primary = r.getPrimaryResult();
       Result<?> alloc = r.getSecondaryResults().get("gc.alloc.rate.norm");
       Result<?> cpu = r.getSecondaryResults().get("cpu.time.norm");
-      figures.put(new Key(name, shape, variant), new Figure(primary.getScore(),
-          primary.getScoreError(), alloc == null ? Double.NaN : alloc.getScore(),
-          cpu == null ? Double.NaN : cpu.getScore()));
+      figures.put(
+          new Key(name, shape, variant),
+          new Figure(
+              primary.getScore(),
+              primary.getScoreError(),
+              alloc == null ? Double.NaN : alloc.getScore(),
+              cpu == null ? Double.NaN : cpu.getScore()));
     }
   }
 
-  /** {@code benchmark} may name a variant after a slash: {@code "PipelineBenchmark.pipeline/V4"}. */
+  /**
+   * {@code benchmark} may name a variant after a slash: {@code "PipelineBenchmark.pipeline/V4"}.
+   */
   private Figure get(String benchmark, String shape) {
     int slash = benchmark.indexOf('/');
-    return slash < 0 ? figures.get(new Key(benchmark, shape, ""))
-        : figures.get(new Key(benchmark.substring(0, slash), shape,
-            benchmark.substring(slash + 1)));
+    return slash < 0
+        ? figures.get(new Key(benchmark, shape, ""))
+        : figures.get(
+            new Key(benchmark.substring(0, slash), shape, benchmark.substring(slash + 1)));
   }
 
   /** Throughput ratio, and the same ratio from CPU time per operation (steadier under load). */
@@ -208,8 +236,8 @@ public final class Profile {
   }
 
   /** As above; with {@code byCpu} the verdict is on the CPU-time ratio. */
-  private void ratio(String label, String shape, String ours, String baseline, double target,
-      boolean byCpu) {
+  private void ratio(
+      String label, String shape, String ours, String baseline, double target, boolean byCpu) {
     Figure a = get(ours, shape);
     Figure b = get(baseline, shape);
     if (a == null || b == null) {
@@ -219,17 +247,24 @@ public final class Profile {
     double r = a.opsPerSecond / b.opsPerSecond;
     double cpu = b.cpuNanos / a.cpuNanos;
     ratios.add(new Ratio(label, r, cpu, target));
-    verdicts.add(String.format(Locale.ROOT, "%-62s %6.2fx (cpu %5.2fx)  target >= %.1fx%s  %s",
-        label, r, cpu, target, byCpu ? " cpu" : "", (byCpu ? cpu : r) >= target ? "met"
-            : "NOT MET"));
+    verdicts.add(
+        String.format(
+            Locale.ROOT,
+            "%-62s %6.2fx (cpu %5.2fx)  target >= %.1fx%s  %s",
+            label,
+            r,
+            cpu,
+            target,
+            byCpu ? " cpu" : "",
+            (byCpu ? cpu : r) >= target ? "met" : "NOT MET"));
   }
 
   /**
-   * As {@link #ratio}, against doing both baselines one after the other: their times per
-   * operation added ({@code 1 / (1/a + 1/b)} in throughput).
+   * As {@link #ratio}, against doing both baselines one after the other: their times per operation
+   * added ({@code 1 / (1/a + 1/b)} in throughput).
    */
-  private void ratioToSum(String label, String shape, String ours, String first, String second,
-      double target) {
+  private void ratioToSum(
+      String label, String shape, String ours, String first, String second, double target) {
     Figure a = get(ours, shape);
     Figure b = get(first, shape);
     Figure c = get(second, shape);
@@ -240,12 +275,19 @@ public final class Profile {
     double r = (1 / b.opsPerSecond + 1 / c.opsPerSecond) * a.opsPerSecond;
     double cpu = (b.cpuNanos + c.cpuNanos) / a.cpuNanos;
     ratios.add(new Ratio(label, r, cpu, target));
-    verdicts.add(String.format(Locale.ROOT, "%-62s %6.2fx (cpu %5.2fx)  target >= %.1fx  %s",
-        label, r, cpu, target, r >= target ? "met" : "NOT MET"));
+    verdicts.add(
+        String.format(
+            Locale.ROOT,
+            "%-62s %6.2fx (cpu %5.2fx)  target >= %.1fx  %s",
+            label,
+            r,
+            cpu,
+            target,
+            r >= target ? "met" : "NOT MET"));
   }
 
-  private void allocation(String label, String shape, String ours, String baseline,
-      double maxFraction) {
+  private void allocation(
+      String label, String shape, String ours, String baseline, double maxFraction) {
     Figure a = get(ours, shape);
     Figure b = get(baseline, shape);
     if (a == null || b == null) {
@@ -253,38 +295,81 @@ public final class Profile {
     }
     int rows = RowsShape.valueOf(shape).rows();
     double r = a.bytesPerOp / b.bytesPerOp;
-    verdicts.add(String.format(Locale.ROOT, "%-62s %6.2f  (%.0f vs %.0f B/row) target <= %.2f  %s",
-        label, r, a.bytesPerOp / rows, b.bytesPerOp / rows, maxFraction,
-        r <= maxFraction ? "met" : "NOT MET"));
+    verdicts.add(
+        String.format(
+            Locale.ROOT,
+            "%-62s %6.2f  (%.0f vs %.0f B/row) target <= %.2f  %s",
+            label,
+            r,
+            a.bytesPerOp / rows,
+            b.bytesPerOp / rows,
+            maxFraction,
+            r <= maxFraction ? "met" : "NOT MET"));
   }
 
   private void report() {
     System.out.println();
-    System.out.printf(Locale.ROOT, "%-52s %-14s %12s %10s %12s %10s %10s%n",
-        "benchmark", "shape", "ops/s", "+-", "ns/row", "B/row", "cpu us/op");
+    System.out.printf(
+        Locale.ROOT,
+        "%-52s %-14s %12s %10s %12s %10s %10s%n",
+        "benchmark",
+        "shape",
+        "ops/s",
+        "+-",
+        "ns/row",
+        "B/row",
+        "cpu us/op");
     for (Map.Entry<Key, Figure> e : figures.entrySet()) {
       int rows = RowsShape.valueOf(e.getKey().shape).rows();
       Figure f = e.getValue();
-      String name = e.getKey().benchmark
-          + (e.getKey().variant.isEmpty() ? "" : "/" + e.getKey().variant);
-      System.out.printf(Locale.ROOT, "%-52s %-14s %12.1f %10.1f %12.1f %10.1f %10.1f%n",
-          name, e.getKey().shape, f.opsPerSecond, f.error,
-          1e9 / f.opsPerSecond / rows, f.bytesPerOp / rows, f.cpuNanos / 1e3);
+      String name =
+          e.getKey().benchmark + (e.getKey().variant.isEmpty() ? "" : "/" + e.getKey().variant);
+      System.out.printf(
+          Locale.ROOT,
+          "%-52s %-14s %12.1f %10.1f %12.1f %10.1f %10.1f%n",
+          name,
+          e.getKey().shape,
+          f.opsPerSecond,
+          f.error,
+          1e9 / f.opsPerSecond / rows,
+          f.bytesPerOp / rows,
+          f.cpuNanos / 1e3);
     }
     String floor = "FloorBenchmark.byteSwap";
     String copy = "FloorBenchmark.copyBytes";
     String driverArrays = "DriverBaselineBenchmark.decodeAllFloatArrays";
     String driverAll = "DriverBaselineBenchmark.decodeAll";
-    ratio("vector page -> columnar (reused) / scalar byte-swap floor", VECTOR,
-        "RowsParserBenchmark.parseColumnarReused", floor, 1.0, true);
-    ratio("vector page -> columnar (reused) / driver float-array codec", VECTOR,
-        "RowsParserBenchmark.parseColumnarReused", driverArrays, 2.5);
-    ratio("vector page -> columnar (fresh arrays) / scalar floor", VECTOR,
-        "RowsParserBenchmark.parseColumnar", floor, 0.8);
-    ratio("vector page -> rows sink / scalar byte-swap floor", VECTOR,
-        "RowsParserBenchmark.parseRows", floor, 0.6);
-    ratio("vector page -> columnar (reused) / driver default (seed: 11-30x)", VECTOR,
-        "RowsParserBenchmark.parseColumnarReused", driverAll, 11);
+    ratio(
+        "vector page -> columnar (reused) / scalar byte-swap floor",
+        VECTOR,
+        "RowsParserBenchmark.parseColumnarReused",
+        floor,
+        1.0,
+        true);
+    ratio(
+        "vector page -> columnar (reused) / driver float-array codec",
+        VECTOR,
+        "RowsParserBenchmark.parseColumnarReused",
+        driverArrays,
+        2.5);
+    ratio(
+        "vector page -> columnar (fresh arrays) / scalar floor",
+        VECTOR,
+        "RowsParserBenchmark.parseColumnar",
+        floor,
+        0.8);
+    ratio(
+        "vector page -> rows sink / scalar byte-swap floor",
+        VECTOR,
+        "RowsParserBenchmark.parseRows",
+        floor,
+        0.6);
+    ratio(
+        "vector page -> columnar (reused) / driver default (seed: 11-30x)",
+        VECTOR,
+        "RowsParserBenchmark.parseColumnarReused",
+        driverAll,
+        11);
     // Rows read back, against the driver two ways: its codecs called directly on the frame's
     // cells (its cheapest decode), and its public Row API (DefaultRow getters, what users call).
     String driverTyped = "DriverBaselineBenchmark.decodeAllTyped";
@@ -293,53 +378,134 @@ public final class Profile {
     String typed = "RowsParserBenchmark.parseRowsTypedGetters";
     String objects = "RowsParserBenchmark.parseRowsGetObject";
     String blackhole = "RowsParserBenchmark.parseToBlackhole";
-    ratio("mixed scalars -> rows sink, no read-back / driver decode-all (report)", MIXED,
-        "RowsParserBenchmark.parseRows", driverAll, 0);
-    ratio("mixed scalars -> rows, typed getters / driver's codecs, typed", MIXED, mixedTyped,
-        "DriverBaselineBenchmark.decodeAllMixedGetters", 3);
-    ratio("mixed scalars -> rows, typed getters / driver's Row getters", MIXED, mixedTyped,
-        "DriverBaselineBenchmark.rowsMixedGetters", 3);
+    ratio(
+        "mixed scalars -> rows sink, no read-back / driver decode-all (report)",
+        MIXED,
+        "RowsParserBenchmark.parseRows",
+        driverAll,
+        0);
+    ratio(
+        "mixed scalars -> rows, typed getters / driver's codecs, typed",
+        MIXED,
+        mixedTyped,
+        "DriverBaselineBenchmark.decodeAllMixedGetters",
+        3);
+    ratio(
+        "mixed scalars -> rows, typed getters / driver's Row getters",
+        MIXED,
+        mixedTyped,
+        "DriverBaselineBenchmark.rowsMixedGetters",
+        3);
     ratio("mixed scalars -> rows, getObject / driver's codecs", MIXED, objects, driverAll, 2.5);
-    ratio("mixed scalars -> rows, getObject / driver's Row.getObject", MIXED, objects,
-        driverRows, 2.5);
-    ratio("mixed scalars -> parse alone, nothing kept / driver's codecs, typed (bound)", MIXED,
-        blackhole, "DriverBaselineBenchmark.decodeAllMixedGetters", 0);
-    allocation("mixed scalars -> rows, typed getters: bytes per row / driver's", MIXED,
-        mixedTyped, "DriverBaselineBenchmark.decodeAllMixedGetters", 1.0 / 3);
-    ratio("corpus scalars -> rows, typed getters / driver's codecs, typed", CORPUS, typed,
-        driverTyped, 3);
+    ratio(
+        "mixed scalars -> rows, getObject / driver's Row.getObject",
+        MIXED,
+        objects,
+        driverRows,
+        2.5);
+    ratio(
+        "mixed scalars -> parse alone, nothing kept / driver's codecs, typed (bound)",
+        MIXED,
+        blackhole,
+        "DriverBaselineBenchmark.decodeAllMixedGetters",
+        0);
+    allocation(
+        "mixed scalars -> rows, typed getters: bytes per row / driver's",
+        MIXED,
+        mixedTyped,
+        "DriverBaselineBenchmark.decodeAllMixedGetters",
+        1.0 / 3);
+    ratio(
+        "corpus scalars -> rows, typed getters / driver's codecs, typed",
+        CORPUS,
+        typed,
+        driverTyped,
+        3);
     ratio("corpus scalars -> rows, getObject / driver's codecs", CORPUS, objects, driverAll, 2.5);
-    ratio("corpus scalars -> rows, getObject / driver's Row.getObject", CORPUS, objects,
-        driverRows, 2.5);
-    ratio("corpus scalars -> parse alone, nothing kept / driver's codecs, typed (bound)", CORPUS,
-        blackhole, driverTyped, 0);
-    allocation("corpus scalars -> rows, typed getters: bytes per row / driver's", CORPUS,
-        typed, driverTyped, 1.0 / 3);
+    ratio(
+        "corpus scalars -> rows, getObject / driver's Row.getObject",
+        CORPUS,
+        objects,
+        driverRows,
+        2.5);
+    ratio(
+        "corpus scalars -> parse alone, nothing kept / driver's codecs, typed (bound)",
+        CORPUS,
+        blackhole,
+        driverTyped,
+        0);
+    allocation(
+        "corpus scalars -> rows, typed getters: bytes per row / driver's",
+        CORPUS,
+        typed,
+        driverTyped,
+        1.0 / 3);
     Figure primitives = get("RowsParserBenchmark.parseColumnarPrimitives", MIXED);
     if (primitives != null) {
       double perRow = primitives.bytesPerOp / RowsShape.valueOf(MIXED).rows();
-      verdicts.add(String.format(Locale.ROOT, "%-62s %6.3f B/row  target < 1  %s",
-          "mixed scalars -> columnar, primitive columns only", perRow,
-          perRow < 1 ? "met" : "NOT MET"));
+      verdicts.add(
+          String.format(
+              Locale.ROOT,
+              "%-62s %6.3f B/row  target < 1  %s",
+              "mixed scalars -> columnar, primitive columns only",
+              perRow,
+              perRow < 1 ? "met" : "NOT MET"));
     }
-    ratio("vector page -> columnar, SIMD (reused) / byte copy floor", VECTOR,
-        "SimdBenchmark.parseColumnarReused", copy, 0.6);
-    ratio("vector page -> columnar, SIMD (reused) / driver default", VECTOR,
-        "SimdBenchmark.parseColumnarReused", driverAll, 25);
-    ratio("SIMD byte-swap floor / byte copy floor (reference)", VECTOR,
-        "SimdBenchmark.simdFloor", copy, 0);
-    ratio("pipeline v4 frames -> columnar / scalar floor", VECTOR,
-        "PipelineBenchmark.pipeline/V4", floor, 0.6);
-    ratio("pipeline v5 segments -> columnar / scalar floor", VECTOR,
-        "PipelineBenchmark.pipeline/V5", floor, 0.6);
-    ratioToSum("pipeline v5 segments -> columnar / (scalar floor + CRC32)", VECTOR,
-        "PipelineBenchmark.pipeline/V5", floor, "PipelineBenchmark.v5Crc32Only", 0.6);
-    ratio("CRC32 of the payloads: direct buffers / heap arrays (report)", VECTOR,
-        "PipelineBenchmark.v5Crc32Only", "PipelineBenchmark.v5Crc32HeapArrays", 0);
-    ratio("pipeline v4+LZ4 / LZ4 decompression alone (report)", VECTOR,
-        "PipelineBenchmark.pipeline/V4_LZ4", "PipelineBenchmark.lz4DecompressOnly/V4_LZ4", 0);
-    ratio("pipeline v5+LZ4 / scalar floor (report)", VECTOR,
-        "PipelineBenchmark.pipeline/V5_LZ4", floor, 0);
+    ratio(
+        "vector page -> columnar, SIMD (reused) / byte copy floor",
+        VECTOR,
+        "SimdBenchmark.parseColumnarReused",
+        copy,
+        0.6);
+    ratio(
+        "vector page -> columnar, SIMD (reused) / driver default",
+        VECTOR,
+        "SimdBenchmark.parseColumnarReused",
+        driverAll,
+        25);
+    ratio(
+        "SIMD byte-swap floor / byte copy floor (reference)",
+        VECTOR,
+        "SimdBenchmark.simdFloor",
+        copy,
+        0);
+    ratio(
+        "pipeline v4 frames -> columnar / scalar floor",
+        VECTOR,
+        "PipelineBenchmark.pipeline/V4",
+        floor,
+        0.6);
+    ratio(
+        "pipeline v5 segments -> columnar / scalar floor",
+        VECTOR,
+        "PipelineBenchmark.pipeline/V5",
+        floor,
+        0.6);
+    ratioToSum(
+        "pipeline v5 segments -> columnar / (scalar floor + CRC32)",
+        VECTOR,
+        "PipelineBenchmark.pipeline/V5",
+        floor,
+        "PipelineBenchmark.v5Crc32Only",
+        0.6);
+    ratio(
+        "CRC32 of the payloads: direct buffers / heap arrays (report)",
+        VECTOR,
+        "PipelineBenchmark.v5Crc32Only",
+        "PipelineBenchmark.v5Crc32HeapArrays",
+        0);
+    ratio(
+        "pipeline v4+LZ4 / LZ4 decompression alone (report)",
+        VECTOR,
+        "PipelineBenchmark.pipeline/V4_LZ4",
+        "PipelineBenchmark.lz4DecompressOnly/V4_LZ4",
+        0);
+    ratio(
+        "pipeline v5+LZ4 / scalar floor (report)",
+        VECTOR,
+        "PipelineBenchmark.pipeline/V5_LZ4",
+        floor,
+        0);
     ratio("copy floor / scalar byte-swap floor (reference)", VECTOR, copy, floor, 0);
     System.out.println();
     verdicts.forEach(System.out::println);

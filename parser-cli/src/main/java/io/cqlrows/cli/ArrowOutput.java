@@ -17,12 +17,12 @@ import org.apache.arrow.vector.VectorSchemaRoot;
 
 /**
  * {@code --format arrow}: ROWS results as Arrow IPC files. Into a directory, one file per result,
- * named {@code NNNNN-CONNECTION-streamS-QUERY.arrow} (NNNNN counts the files of the run, in
- * capture order); or into one file, the results of the one stream {@code --stream} names (the
- * pages of its query), one record batch per result. A stream that goes on with another query
- * (other columns) goes on in {@code FILE-2.arrow}, {@code FILE-3.arrow}, ...: one schema per
- * file. A file is opened when its first batch is complete, so a result that fails to parse
- * leaves no file. Prints each file written, with its rows, on {@code out}.
+ * named {@code NNNNN-CONNECTION-streamS-QUERY.arrow} (NNNNN counts the files of the run, in capture
+ * order); or into one file, the results of the one stream {@code --stream} names (the pages of its
+ * query), one record batch per result. A stream that goes on with another query (other columns)
+ * goes on in {@code FILE-2.arrow}, {@code FILE-3.arrow}, ...: one schema per file. A file is opened
+ * when its first batch is complete, so a result that fails to parse leaves no file. Prints each
+ * file written, with its rows, on {@code out}.
  */
 final class ArrowOutput implements AutoCloseable {
   /** The longest part of a file name taken from a query. */
@@ -33,8 +33,10 @@ final class ArrowOutput implements AutoCloseable {
   private final PrintStream out;
   private final BufferAllocator allocator = new RootAllocator();
   private final ArrowSink sink;
+
   /** Where the current result goes; null until it is named. */
   private Path path;
+
   private ArrowIpcWriter writer;
   private int files;
 
@@ -46,8 +48,8 @@ final class ArrowOutput implements AutoCloseable {
   /**
    * @param maxBatchRows the most rows per record batch, or 0 for one batch per result
    */
-  ArrowOutput(Path output, boolean oneFile, List<String> columns, PrintStream out,
-      int maxBatchRows) throws IOException {
+  ArrowOutput(Path output, boolean oneFile, List<String> columns, PrintStream out, int maxBatchRows)
+      throws IOException {
     this.output = output;
     this.oneFile = oneFile;
     this.out = out;
@@ -68,8 +70,14 @@ final class ArrowOutput implements AutoCloseable {
   /** The sink for the next result on {@code connection}, stream {@code stream}. */
   RowSink sinkFor(String connection, int stream, String query) {
     if (!oneFile) {
-      path = output.resolve(String.format("%05d-%s-stream%d-%s.arrow", files + 1,
-          slug(connection, 80), stream, query == null ? "unknown" : slug(query, QUERY_CHARS)));
+      path =
+          output.resolve(
+              String.format(
+                  "%05d-%s-stream%d-%s.arrow",
+                  files + 1,
+                  slug(connection, 80),
+                  stream,
+                  query == null ? "unknown" : slug(query, QUERY_CHARS)));
     }
     return sink;
   }
@@ -86,12 +94,21 @@ final class ArrowOutput implements AutoCloseable {
       if (writer != null && oneFile && !batch.getSchema().equals(writer.schema())) {
         finish();
         String name = output.getFileName().toString();
-        path = output.resolveSibling(name.substring(0, name.length() - ".arrow".length()) + "-"
-            + (files + 1) + ".arrow");
+        path =
+            output.resolveSibling(
+                name.substring(0, name.length() - ".arrow".length())
+                    + "-"
+                    + (files + 1)
+                    + ".arrow");
       }
       if (writer == null) {
-        writer = ArrowIpcWriter.file(FileChannel.open(path, StandardOpenOption.CREATE,
-            StandardOpenOption.TRUNCATE_EXISTING, StandardOpenOption.WRITE));
+        writer =
+            ArrowIpcWriter.file(
+                FileChannel.open(
+                    path,
+                    StandardOpenOption.CREATE,
+                    StandardOpenOption.TRUNCATE_EXISTING,
+                    StandardOpenOption.WRITE));
         files++;
       }
       writer.accept(batch);

@@ -7,8 +7,8 @@ import java.nio.file.Path;
 import java.util.List;
 
 /**
- * Opens the capture a command names: a pcap/pcapng file (told by its magic number) becomes its
- * CQL connections; any other file is the raw server-to-client bytes of one connection, with its
+ * Opens the capture a command names: a pcap/pcapng file (told by its magic number) becomes its CQL
+ * connections; any other file is the raw server-to-client bytes of one connection, with its
  * client-to-server bytes from {@code --c2s} or from a file beside it named with {@code .c2s.}
  * instead of {@code .s2c.}.
  */
@@ -24,8 +24,12 @@ final class Captures {
    * @param midStream whether the bytes start after the connection did
    * @param notes things worth telling the user (a capture that starts mid-connection, gaps)
    */
-  record Connection(String label, byte[] clientToServer, byte[] serverToClient,
-      boolean midStream, List<String> notes) {}
+  record Connection(
+      String label,
+      byte[] clientToServer,
+      byte[] serverToClient,
+      boolean midStream,
+      List<String> notes) {}
 
   static List<Connection> open(CliOptions options) throws IOException {
     Path file = options.file();
@@ -35,8 +39,7 @@ final class Captures {
     byte[] s2c = Files.readAllBytes(file);
     Path c2s = options.clientToServer() != null ? options.clientToServer() : sibling(file);
     byte[] requests = c2s == null ? null : Files.readAllBytes(c2s);
-    return List.of(new Connection(file.getFileName().toString(), requests, s2c, false,
-        List.of()));
+    return List.of(new Connection(file.getFileName().toString(), requests, s2c, false, List.of()));
   }
 
   /** {@code conn-01.c2s.bin} beside {@code conn-01.s2c.bin}, if it exists. */
@@ -57,9 +60,15 @@ final class Captures {
     if (magic.length < 4) {
       return false;
     }
-    int m = ((magic[0] & 0xFF) << 24) | ((magic[1] & 0xFF) << 16) | ((magic[2] & 0xFF) << 8)
-        | (magic[3] & 0xFF);
-    return m == 0xa1b2c3d4 || m == 0xd4c3b2a1 || m == 0xa1b23c4d || m == 0x4d3cb2a1
+    int m =
+        ((magic[0] & 0xFF) << 24)
+            | ((magic[1] & 0xFF) << 16)
+            | ((magic[2] & 0xFF) << 8)
+            | (magic[3] & 0xFF);
+    return m == 0xa1b2c3d4
+        || m == 0xd4c3b2a1
+        || m == 0xa1b23c4d
+        || m == 0x4d3cb2a1
         || m == 0x0a0d0d0a;
   }
 }

@@ -24,9 +24,18 @@ import java.util.List;
  *     file for the results of {@code stream}
  * @param file the capture
  */
-record CliOptions(String command, String format, List<String> columns, long limit,
-    Integer stream, Integer port, Path clientToServer, ProtocolFeatures features,
-    ParseLimits limits, Path output, Path file) {
+record CliOptions(
+    String command,
+    String format,
+    List<String> columns,
+    long limit,
+    Integer stream,
+    Integer port,
+    Path clientToServer,
+    ProtocolFeatures features,
+    ParseLimits limits,
+    Path output,
+    Path file) {
 
   /** Whether the Arrow output is one file (not a directory). */
   boolean oneArrowFile() {
@@ -107,16 +116,21 @@ record CliOptions(String command, String format, List<String> columns, long limi
     if (file == null) {
       throw new IllegalArgumentException("missing FILE");
     }
-    if (format.equals("arrow") != (output != null) || (output != null
-        && !command.equals("replay"))) {
-      throw new IllegalArgumentException(output == null ? "--format arrow needs --output"
-          : "--output is for replay --format arrow");
+    if (format.equals("arrow") != (output != null)
+        || (output != null && !command.equals("replay"))) {
+      throw new IllegalArgumentException(
+          output == null
+              ? "--format arrow needs --output"
+              : "--output is for replay --format arrow");
     }
-    CliOptions options = new CliOptions(command, format, columns, limit, stream, port, c2s,
-        features, limits, output, file);
+    CliOptions options =
+        new CliOptions(
+            command, format, columns, limit, stream, port, c2s, features, limits, output, file);
     if (options.oneArrowFile() && stream == null) {
-      throw new IllegalArgumentException("--output " + output
-          + " (one .arrow file) needs --stream N: one file holds one query's pages");
+      throw new IllegalArgumentException(
+          "--output "
+              + output
+              + " (one .arrow file) needs --stream N: one file holds one query's pages");
     }
     return options;
   }
@@ -125,16 +139,21 @@ record CliOptions(String command, String format, List<String> columns, long limi
     try {
       return features.withExtension(name);
     } catch (IllegalArgumentException e) {
-      throw new IllegalArgumentException("--extension: " + name + " (expected one of "
-          + String.join(", ", ProtocolFeatures.knownExtensions()) + ")");
+      throw new IllegalArgumentException(
+          "--extension: "
+              + name
+              + " (expected one of "
+              + String.join(", ", ProtocolFeatures.knownExtensions())
+              + ")");
     }
   }
 
   private static String format(String value) {
     return switch (value) {
       case "jsonl", "table", "vertical", "csv", "arrow" -> value;
-      default -> throw new IllegalArgumentException(
-          "--format: " + value + " (expected: jsonl, table, vertical, csv or arrow)");
+      default ->
+          throw new IllegalArgumentException(
+              "--format: " + value + " (expected: jsonl, table, vertical, csv or arrow)");
     };
   }
 

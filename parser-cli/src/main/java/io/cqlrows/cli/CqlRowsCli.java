@@ -14,21 +14,25 @@ import java.nio.file.NoSuchFileException;
  * Usage}.
  *
  * <p>Exit status of {@code replay} and {@code stats}: 0 when the capture was replayed and every
- * response decoded; 1 when the input cannot be read or a byte stream is broken (one line on
- * stderr per problem, never a stack trace), or when a response could not be decoded ({@code
- * replay} prints an error for it and goes on; {@code stats} counts it); 2 for a usage error.
+ * response decoded; 1 when the input cannot be read or a byte stream is broken (one line on stderr
+ * per problem, never a stack trace), or when a response could not be decoded ({@code replay} prints
+ * an error for it and goes on; {@code stats} counts it); 2 for a usage error.
  */
 public final class CqlRowsCli {
   private CqlRowsCli() {}
 
   /** Runs the command line with UTF-8 output and exits with its status. */
   public static void main(String[] args) {
-    PrintStream out = new PrintStream(
-        new BufferedOutputStream(new FileOutputStream(FileDescriptor.out), 1 << 16), false,
-        StandardCharsets.UTF_8);
-    PrintStream err = new PrintStream(
-        new TerminalText.Filter(new FileOutputStream(FileDescriptor.err)), true,
-        StandardCharsets.UTF_8);
+    PrintStream out =
+        new PrintStream(
+            new BufferedOutputStream(new FileOutputStream(FileDescriptor.out), 1 << 16),
+            false,
+            StandardCharsets.UTF_8);
+    PrintStream err =
+        new PrintStream(
+            new TerminalText.Filter(new FileOutputStream(FileDescriptor.err)),
+            true,
+            StandardCharsets.UTF_8);
     // the logging provider writes to System.err, and Netty's warnings may quote server text
     System.setErr(err);
     int status = run(args, out, err);
@@ -43,13 +47,13 @@ public final class CqlRowsCli {
    * @param args the arguments
    * @param out where results and help go
    * @param err where usage errors, progress and input errors go; what the command writes there
-   *     reaches it through a {@link TerminalText.Filter}, since messages carry server and
-   *     capture text (stderr never carries data)
+   *     reaches it through a {@link TerminalText.Filter}, since messages carry server and capture
+   *     text (stderr never carries data)
    * @return the exit status
    */
   static int run(String[] args, PrintStream out, PrintStream err) {
-    PrintStream terminal = new PrintStream(new TerminalText.Filter(err), true,
-        StandardCharsets.UTF_8);
+    PrintStream terminal =
+        new PrintStream(new TerminalText.Filter(err), true, StandardCharsets.UTF_8);
     try {
       return command(args, out, terminal);
     } finally {

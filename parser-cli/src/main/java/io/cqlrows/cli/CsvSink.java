@@ -9,8 +9,8 @@ import java.util.List;
  * Prints each ROWS result as CSV (RFC 4180): a header line of column names, then one line per row;
  * results are separated by an empty line. Values are the canonical JSON rendering without the
  * quotes of a JSON string (collections, UDTs and vectors stay JSON); NULL is an empty field, an
- * empty string is {@code ""}. Fields with a comma, a quote, a line break or surrounding spaces
- * are quoted, quotes doubled. Not thread-safe; one instance per output.
+ * empty string is {@code ""}. Fields with a comma, a quote, a line break or surrounding spaces are
+ * quoted, quotes doubled. Not thread-safe; one instance per output.
  */
 final class CsvSink extends RenderedRowsSink {
   private final PrintStream out;
@@ -63,9 +63,14 @@ final class CsvSink extends RenderedRowsSink {
     if (field == null) {
       return;
     }
-    boolean quote = field.isEmpty() || field.indexOf(',') >= 0 || field.indexOf('"') >= 0
-        || field.indexOf('\n') >= 0 || field.indexOf('\r') >= 0
-        || field.charAt(0) == ' ' || field.charAt(field.length() - 1) == ' ';
+    boolean quote =
+        field.isEmpty()
+            || field.indexOf(',') >= 0
+            || field.indexOf('"') >= 0
+            || field.indexOf('\n') >= 0
+            || field.indexOf('\r') >= 0
+            || field.charAt(0) == ' '
+            || field.charAt(field.length() - 1) == ' ';
     if (!quote) {
       text.append(field);
       return;

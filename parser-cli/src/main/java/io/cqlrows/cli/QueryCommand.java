@@ -3,9 +3,9 @@ package io.cqlrows.cli;
 import io.cqlrows.core.RowSink;
 import io.cqlrows.core.RowsResult;
 import io.cqlrows.core.sink.CountingSink;
+import io.cqlrows.netty.TlsOptions;
 import io.cqlrows.netty.client.CqlClient;
 import io.cqlrows.netty.client.Credentials;
-import io.cqlrows.netty.TlsOptions;
 import io.cqlrows.netty.client.QueryResult;
 import io.cqlrows.netty.compression.Compression;
 import io.cqlrows.netty.frame.CqlConnectionException;
@@ -41,17 +41,21 @@ import java.util.concurrent.atomic.AtomicLong;
 /**
  * {@code cqlrows query}: runs statements on one {@link CqlClient} connection and writes every page
  * of their results as it arrives, following the paging state. Memory is bounded by one page (one
- * row, or one Arrow batch, with {@code --streaming}). Ctrl-C lets the current page finish, ends
- * the output (a valid file) and exits 130. One instance per run.
+ * row, or one Arrow batch, with {@code --streaming}). Ctrl-C lets the current page finish, ends the
+ * output (a valid file) and exits 130. One instance per run.
  */
 final class QueryCommand {
   /** RESULT bodies from this size on reach the output while they arrive (--streaming). */
   private static final int STREAM_FROM = 1 << 20;
+
   /** Arrow batches under --streaming. */
   private static final int STREAMING_BATCH_ROWS = 1024;
+
   private static final long INTERRUPT_WAIT_SECONDS = 60;
+
   /** How long after --timeout a wait gives up if the client has not ended the request. */
   private static final long BACKSTOP_SECONDS = 5;
+
   /** The deadline of --timeout 0. */
   private static final Duration NO_LIMIT = Duration.ofDays(36_500);
 
@@ -59,13 +63,18 @@ final class QueryCommand {
   private final PrintStream stdout;
   private final PrintStream err;
   private final Progress progress;
+
   /** Bytes read from the socket. */
   private final AtomicLong received = new AtomicLong();
+
   private volatile boolean interrupted;
+
   /** The thread running the statements. */
   private volatile Thread main;
+
   /** Counted down once the output is finished, so that a Ctrl-C exits after it. */
   private final CountDownLatch finished = new CountDownLatch(1);
+
   /** Whether the connection is being made (a Ctrl-C then ends the command at once). */
   private volatile boolean connecting = true;
 
@@ -140,14 +149,14 @@ final class QueryCommand {
 
   /**
    * Ctrl-C: while connecting (TCP, TLS, the handshake), the command ends at once. Otherwise the
-   * current page may finish (for as long as --timeout allows a page), the output is ended, then
-   * the JVM exits (status 130). A page still missing then is given up: the main thread is
-   * interrupted and ends the output without it.
+   * current page may finish (for as long as --timeout allows a page), the output is ended, then the
+   * JVM exits (status 130). A page still missing then is given up: the main thread is interrupted
+   * and ends the output without it.
    */
   private void onInterrupt() {
     interrupted = true;
-    long wait = options.timeoutSeconds() == 0 ? INTERRUPT_WAIT_SECONDS
-        : options.timeoutSeconds() + 5;
+    long wait =
+        options.timeoutSeconds() == 0 ? INTERRUPT_WAIT_SECONDS : options.timeoutSeconds() + 5;
     if (connecting && main != null) {
       main.interrupt(); // nothing written yet: no page to wait for
       wait = 1;
@@ -171,10 +180,14 @@ final class QueryCommand {
     ByteBuffer pagingState = null;
     long started = System.nanoTime();
     do {
-      int pageSize = options.maxRows() > 0
-          ? (int) Math.min(options.pageSize(), options.maxRows() - rows) : options.pageSize();
-      QueryParameters parameters = QueryParameters.of(options.consistency())
-          .withPageSize(pageSize).withPagingState(pagingState);
+      int pageSize =
+          options.maxRows() > 0
+              ? (int) Math.min(options.pageSize(), options.maxRows() - rows)
+              : options.pageSize();
+      QueryParameters parameters =
+          QueryParameters.of(options.consistency())
+              .withPageSize(pageSize)
+              .withPagingState(pagingState);
       QueryResult result = await(client.query(cql, output.sink(), parameters));
       for (String warning : result.warnings()) {
         err.println("cqlrows: warning: " + warning.replaceAll("\\s*[\\r\\n]+\\s*", " "));
@@ -188,24 +201,32 @@ final class QueryCommand {
       output.endPage();
       progress.page(pages, rows, received.get(), System.nanoTime() - started);
       pagingState = result.pagingState();
-    } while (pagingState != null && !interrupted
+    } while (pagingState != null
+        && !interrupted
         && (options.maxRows() == 0 || rows < options.maxRows()));
     progress.end();
-    err.println("cqlrows: " + rows + (rows == 1 ? " row" : " rows") + " in " + pages
-        + (pages == 1 ? " page" : " pages") + (interrupted ? " (interrupted)" : ""));
+    err.println(
+        "cqlrows: "
+            + rows
+            + (rows == 1 ? " row" : " rows")
+            + " in "
+            + pages
+            + (pages == 1 ? " page" : " pages")
+            + (interrupted ? " (interrupted)" : ""));
   }
 
   /** Connects as asked; for the default compression, LZ4 unless the server refuses it. */
   private CqlClient connect(EventLoopGroup group, Credentials credentials, TlsOptions tls)
       throws ExecutionException, InterruptedException {
     int version = options.protocol() == 0 ? 5 : options.protocol();
-    Compression compression = options.compression() == null ? Compression.LZ4
-        : options.compression();
+    Compression compression =
+        options.compression() == null ? Compression.LZ4 : options.compression();
     CqlClient client;
     try {
       client = connect(group, version, compression, credentials, tls);
     } catch (ExecutionException e) {
-      if (options.compression() != null || !(e.getCause() instanceof CqlServerError s)
+      if (options.compression() != null
+          || !(e.getCause() instanceof CqlServerError s)
           || !s.serverMessage().toLowerCase(Locale.ROOT).contains("compression")) {
         throw e;
       }
@@ -213,8 +234,8 @@ final class QueryCommand {
     }
     if (options.protocol() == 5 && client.protocolVersion() != 5) {
       client.close();
-      throw new ExecutionException(new IllegalStateException(server()
-          + " does not speak protocol v5 (it accepted v4)"));
+      throw new ExecutionException(
+          new IllegalStateException(server() + " does not speak protocol v5 (it accepted v4)"));
     }
     if (options.streaming()) {
       client.streamResultsFrom(STREAM_FROM);
@@ -222,25 +243,35 @@ final class QueryCommand {
     return client;
   }
 
-  private CqlClient connect(EventLoopGroup group, int version, Compression compression,
-      Credentials credentials, TlsOptions tls) throws ExecutionException, InterruptedException {
-    return await(CqlClient.builder(options.host(), options.port())
-        .protocolVersion(version)
-        .compression(compression)
-        .credentials(credentials)
-        .tls(tls)
-        .connectTimeout(timeout())
-        .requestTimeout(timeout())
-        .customizer(p -> p.addFirst("cqlrows.cli.received", new ChannelInboundHandlerAdapter() {
-          @Override
-          public void channelRead(ChannelHandlerContext ctx, Object msg) {
-            if (msg instanceof ByteBuf b) {
-              received.addAndGet(b.readableBytes());
-            }
-            ctx.fireChannelRead(msg);
-          }
-        }))
-        .connect(group));
+  private CqlClient connect(
+      EventLoopGroup group,
+      int version,
+      Compression compression,
+      Credentials credentials,
+      TlsOptions tls)
+      throws ExecutionException, InterruptedException {
+    return await(
+        CqlClient.builder(options.host(), options.port())
+            .protocolVersion(version)
+            .compression(compression)
+            .credentials(credentials)
+            .tls(tls)
+            .connectTimeout(timeout())
+            .requestTimeout(timeout())
+            .customizer(
+                p ->
+                    p.addFirst(
+                        "cqlrows.cli.received",
+                        new ChannelInboundHandlerAdapter() {
+                          @Override
+                          public void channelRead(ChannelHandlerContext ctx, Object msg) {
+                            if (msg instanceof ByteBuf b) {
+                              received.addAndGet(b.readableBytes());
+                            }
+                            ctx.fireChannelRead(msg);
+                          }
+                        }))
+            .connect(group));
   }
 
   /** --timeout as a deadline; 0 (no limit) as one a century away. */
@@ -255,20 +286,20 @@ final class QueryCommand {
       return null;
     }
     if (tls.insecure()) {
-      err.println("cqlrows: warning: --ssl-insecure: the server's certificate is not checked;"
-          + " anyone on the way can read and change this connection");
+      err.println(
+          "cqlrows: warning: --ssl-insecure: the server's certificate is not checked;"
+              + " anyone on the way can read and change this connection");
     }
     return TlsFiles.options(tls);
   }
 
   /**
-   * The future's value. Deadlines are the client's (--timeout), which fail the future in time;
-   * this wait gives up {@value #BACKSTOP_SECONDS} s later in case the event loop cannot run them
-   * (a heap so full that its threads barely move), as a timeout. Waiting here is interruptible,
-   * so a Ctrl-C ends it.
+   * The future's value. Deadlines are the client's (--timeout), which fail the future in time; this
+   * wait gives up {@value #BACKSTOP_SECONDS} s later in case the event loop cannot run them (a heap
+   * so full that its threads barely move), as a timeout. Waiting here is interruptible, so a Ctrl-C
+   * ends it.
    */
-  private <T> T await(CompletableFuture<T> future)
-      throws ExecutionException, InterruptedException {
+  private <T> T await(CompletableFuture<T> future) throws ExecutionException, InterruptedException {
     try {
       if (options.timeoutSeconds() == 0) {
         return future.get();
@@ -279,10 +310,15 @@ final class QueryCommand {
       throw e;
     } catch (TimeoutException e) {
       future.cancel(false);
-      throw new ExecutionException(new CqlConnectionException(connecting
-          ? CqlConnectionException.Reason.CONNECT_TIMEOUT
-          : CqlConnectionException.Reason.REQUEST_TIMEOUT, server(), -1,
-          "no answer in time, and the client did not end the request", e));
+      throw new ExecutionException(
+          new CqlConnectionException(
+              connecting
+                  ? CqlConnectionException.Reason.CONNECT_TIMEOUT
+                  : CqlConnectionException.Reason.REQUEST_TIMEOUT,
+              server(),
+              -1,
+              "no answer in time, and the client did not end the request",
+              e));
     }
   }
 
@@ -296,12 +332,15 @@ final class QueryCommand {
     if (e instanceof CqlServerError s) {
       return s.codeName() + ": " + s.serverMessage().replaceAll("\\s*[\\r\\n]+\\s*", " ");
     }
-    if (e instanceof IllegalStateException && options.user() == null
+    if (e instanceof IllegalStateException
+        && options.user() == null
         && String.valueOf(e.getMessage()).startsWith("the server requires authentication")) {
       return server + " requires authentication: give --user U (and --password-env VAR)";
     }
     if (e instanceof OutOfMemoryError) {
-      return server + ": out of memory reading a page (OutOfMemoryError: " + e.getMessage()
+      return server
+          + ": out of memory reading a page (OutOfMemoryError: "
+          + e.getMessage()
           + "): try --streaming, a smaller --page-size or a larger -Xmx";
     }
     if (e instanceof CqlConnectionException c) {
@@ -321,16 +360,28 @@ final class QueryCommand {
       case CLOSED_BY_CLIENT -> server + ": the connection was closed";
       case RESET -> server + " reset the connection" + duringTheHandshake();
       case REQUEST_TIMEOUT -> server + ": no response within " + limit;
-      case TLS_UNTRUSTED -> tls(server, "its certificate is not signed by a trusted authority"
-          + (options.tls().ca() == null ? " (give its CA with --ssl-ca FILE)" : " in "
-          + options.tls().ca()));
-      case TLS_HOST_MISMATCH -> tls(server, "its certificate is not for "
-          + (options.tls().serverName() != null ? options.tls().serverName() : options.host()));
+      case TLS_UNTRUSTED ->
+          tls(
+              server,
+              "its certificate is not signed by a trusted authority"
+                  + (options.tls().ca() == null
+                      ? " (give its CA with --ssl-ca FILE)"
+                      : " in " + options.tls().ca()));
+      case TLS_HOST_MISMATCH ->
+          tls(
+              server,
+              "its certificate is not for "
+                  + (options.tls().serverName() != null
+                      ? options.tls().serverName()
+                      : options.host()));
       case TLS_EXPIRED -> tls(server, "its certificate has expired or is not valid yet");
       case TLS_NOT_TLS -> tls(server, "the server does not speak TLS (leave out --ssl)");
-      case TLS_CLIENT_CERT_REQUIRED -> tls(server, options.tls().cert() == null
-          ? "the server requires a client certificate (give --ssl-cert FILE --ssl-key FILE)"
-          : "the server did not accept the client certificate " + options.tls().cert());
+      case TLS_CLIENT_CERT_REQUIRED ->
+          tls(
+              server,
+              options.tls().cert() == null
+                  ? "the server requires a client certificate (give --ssl-cert FILE --ssl-key FILE)"
+                  : "the server did not accept the client certificate " + options.tls().cert());
       default -> server + ": " + CqlRowsCli.oneLine(e).replace(server + ": ", "");
     };
   }
@@ -343,7 +394,8 @@ final class QueryCommand {
     if (!connecting) {
       return "";
     }
-    return options.tls() == null ? " during the handshake (does it require TLS? try --ssl)"
+    return options.tls() == null
+        ? " during the handshake (does it require TLS? try --ssl)"
         : " during the handshake";
   }
 
@@ -356,10 +408,12 @@ final class QueryCommand {
     if (!options.statements().isEmpty()) {
       return options.statements();
     }
-    List<String> lines = options.file() != null
-        ? Files.readAllLines(options.file(), StandardCharsets.UTF_8)
-        : new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8))
-            .lines().toList();
+    List<String> lines =
+        options.file() != null
+            ? Files.readAllLines(options.file(), StandardCharsets.UTF_8)
+            : new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8))
+                .lines()
+                .toList();
     List<String> statements = new ArrayList<>();
     for (String line : lines) {
       String s = line.strip();
@@ -390,7 +444,8 @@ final class QueryCommand {
       Console console = System.console();
       if (console == null) {
         throw new IllegalArgumentException(
-            "no password for " + options.user()
+            "no password for "
+                + options.user()
                 + ": give --password-env VAR, or run on a terminal");
       }
       password = console.readPassword("Password for %s: ", options.user());
@@ -418,9 +473,13 @@ final class QueryCommand {
       if (options.format().equals("arrow")) {
         return new ArrowFile(options, err);
       }
-      PrintStream out = options.output() == null ? stdout
-          : new PrintStream(new BufferedOutputStream(Files.newOutputStream(options.output()),
-              1 << 16), false, StandardCharsets.UTF_8);
+      PrintStream out =
+          options.output() == null
+              ? stdout
+              : new PrintStream(
+                  new BufferedOutputStream(Files.newOutputStream(options.output()), 1 << 16),
+                  false,
+                  StandardCharsets.UTF_8);
       return new Text(options, out, out != stdout);
     }
   }
@@ -433,14 +492,19 @@ final class QueryCommand {
     Text(QueryOptions options, PrintStream out, boolean ownsOut) {
       this.out = out;
       this.ownsOut = ownsOut;
-      this.sink = switch (options.format()) {
-        case "jsonl" -> new RowLinesSink(out, false);
-        case "csv" -> new RowLinesSink(out, true);
-        case "vertical" -> new TableSink(out, null, TableSink.Layout.VERTICAL,
-            TableSink.DEFAULT_WIDTH);
-        default -> new TableSink(out, null, TableSink.Layout.AUTO,
-            TableSink.terminalWidth(System.getenv("COLUMNS")));
-      };
+      this.sink =
+          switch (options.format()) {
+            case "jsonl" -> new RowLinesSink(out, false);
+            case "csv" -> new RowLinesSink(out, true);
+            case "vertical" ->
+                new TableSink(out, null, TableSink.Layout.VERTICAL, TableSink.DEFAULT_WIDTH);
+            default ->
+                new TableSink(
+                    out,
+                    null,
+                    TableSink.Layout.AUTO,
+                    TableSink.terminalWidth(System.getenv("COLUMNS")));
+          };
     }
 
     @Override
@@ -480,8 +544,8 @@ final class QueryCommand {
       if (!name.endsWith(".arrow")) {
         file = file.resolveSibling(name + ".arrow");
       }
-      this.arrow = new ArrowOutput(file, true, null, err,
-          options.streaming() ? STREAMING_BATCH_ROWS : 0);
+      this.arrow =
+          new ArrowOutput(file, true, null, err, options.streaming() ? STREAMING_BATCH_ROWS : 0);
       this.sink = arrow.sinkFor("query", 0, null);
     }
 
@@ -522,8 +586,14 @@ final class QueryCommand {
         return;
       }
       double seconds = Math.max(nanos, 1) / 1e9;
-      err.print(String.format(Locale.ROOT, "\r%d pages, %,d rows, %.1f MB, %,.0f rows/s   ",
-          pages, rows, bytes / 1e6, rows / seconds));
+      err.print(
+          String.format(
+              Locale.ROOT,
+              "\r%d pages, %,d rows, %.1f MB, %,.0f rows/s   ",
+              pages,
+              rows,
+              bytes / 1e6,
+              rows / seconds));
       err.flush();
       shown = true;
     }

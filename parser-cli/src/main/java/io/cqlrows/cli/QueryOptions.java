@@ -30,10 +30,25 @@ import java.util.Set;
  * @param statements the statements of the command line (none: from {@code file} or stdin)
  * @param tls how to speak TLS, or null for a plaintext connection
  */
-record QueryOptions(String host, int port, int protocol, Compression compression, String user,
-    String passwordEnv, String keyspace, Consistency consistency, int pageSize, String format,
-    Path output, long maxRows, boolean streaming, boolean quiet, long timeoutSeconds, Path file,
-    List<String> statements, Tls tls) {
+record QueryOptions(
+    String host,
+    int port,
+    int protocol,
+    Compression compression,
+    String user,
+    String passwordEnv,
+    String keyspace,
+    Consistency consistency,
+    int pageSize,
+    String format,
+    Path output,
+    long maxRows,
+    boolean streaming,
+    boolean quiet,
+    long timeoutSeconds,
+    Path file,
+    List<String> statements,
+    Tls tls) {
 
   /**
    * The TLS options of the command line: any of them turns TLS on.
@@ -42,8 +57,8 @@ record QueryOptions(String host, int port, int protocol, Compression compression
    * @param cert the client certificate chain (PEM) for mutual TLS, or null
    * @param key its private key (unencrypted PKCS#8 PEM), or null
    * @param insecure whether the server's certificate is not verified at all
-   * @param serverName the name to check the certificate against and send as SNI, or null for
-   *     the host
+   * @param serverName the name to check the certificate against and send as SNI, or null for the
+   *     host
    */
   record Tls(Path ca, Path cert, Path key, boolean insecure, String serverName) {}
 
@@ -134,8 +149,10 @@ record QueryOptions(String host, int port, int protocol, Compression compression
     if (sslServerName != null && sslServerName.isBlank()) {
       throw new Usage.Error("--ssl-server-name: empty", Usage.QUERY);
     }
-    Tls tls = ssl || sslInsecure || sslCa != null || sslCert != null || sslServerName != null
-        ? new Tls(sslCa, sslCert, sslKey, sslInsecure, sslServerName) : null;
+    Tls tls =
+        ssl || sslInsecure || sslCa != null || sslCert != null || sslServerName != null
+            ? new Tls(sslCa, sslCert, sslKey, sslInsecure, sslServerName)
+            : null;
     if (file != null && !statements.isEmpty()) {
       throw new Usage.Error("give statements or --file, not both", Usage.QUERY);
     }
@@ -146,27 +163,60 @@ record QueryOptions(String host, int port, int protocol, Compression compression
       throw new Usage.Error("--password-env needs --user", Usage.QUERY);
     }
     if (protocol == 5 && compression == Compression.SNAPPY) {
-      throw new Usage.Error("--compression snappy needs --protocol 4 (v5 has LZ4 only)",
-          Usage.QUERY);
+      throw new Usage.Error(
+          "--compression snappy needs --protocol 4 (v5 has LZ4 only)", Usage.QUERY);
     }
-    return new QueryOptions(host, port, protocol, compression, user, passwordEnv, keyspace,
-        consistency, pageSize, format, output, maxRows, streaming, quiet, timeout, file,
-        List.copyOf(statements), tls);
+    return new QueryOptions(
+        host,
+        port,
+        protocol,
+        compression,
+        user,
+        passwordEnv,
+        keyspace,
+        consistency,
+        pageSize,
+        format,
+        output,
+        maxRows,
+        streaming,
+        quiet,
+        timeout,
+        file,
+        List.copyOf(statements),
+        tls);
   }
 
   /** The options that take a value. */
-  private static final Set<String> WITH_VALUE = Set.of("--host", "--port", "--protocol",
-      "--compression", "--user", "--password-env", "--keyspace", "--consistency", "--page-size",
-      "--format", "--output", "--max-rows", "--file", "--timeout", "--ssl-ca", "--ssl-cert",
-      "--ssl-key", "--ssl-server-name");
+  private static final Set<String> WITH_VALUE =
+      Set.of(
+          "--host",
+          "--port",
+          "--protocol",
+          "--compression",
+          "--user",
+          "--password-env",
+          "--keyspace",
+          "--consistency",
+          "--page-size",
+          "--format",
+          "--output",
+          "--max-rows",
+          "--file",
+          "--timeout",
+          "--ssl-ca",
+          "--ssl-cert",
+          "--ssl-key",
+          "--ssl-server-name");
 
   private static Compression compression(String v) {
     return switch (v) {
       case "none" -> Compression.NONE;
       case "lz4" -> Compression.LZ4;
       case "snappy" -> Compression.SNAPPY;
-      default -> throw new Usage.Error(
-          "--compression: " + v + " (expected: none, lz4 or snappy)", Usage.QUERY);
+      default ->
+          throw new Usage.Error(
+              "--compression: " + v + " (expected: none, lz4 or snappy)", Usage.QUERY);
     };
   }
 
@@ -178,16 +228,17 @@ record QueryOptions(String host, int port, int protocol, Compression compression
       for (Consistency c : Consistency.values()) {
         names.append(names.length() == 0 ? "" : ", ").append(c);
       }
-      throw new Usage.Error("--consistency: " + v + " (expected one of " + names + ")",
-          Usage.QUERY);
+      throw new Usage.Error(
+          "--consistency: " + v + " (expected one of " + names + ")", Usage.QUERY);
     }
   }
 
   private static String format(String v) {
     return switch (v) {
       case "table", "vertical", "jsonl", "csv", "arrow" -> v;
-      default -> throw new Usage.Error(
-          "--format: " + v + " (expected: table, vertical, jsonl, csv or arrow)", Usage.QUERY);
+      default ->
+          throw new Usage.Error(
+              "--format: " + v + " (expected: table, vertical, jsonl, csv or arrow)", Usage.QUERY);
     };
   }
 

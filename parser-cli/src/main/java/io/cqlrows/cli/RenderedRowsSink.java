@@ -10,19 +10,23 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Base of the text outputs that print a whole result at once (table, CSV): renders each cell of
- * the selected columns to a string as it arrives and hands the result to {@link #print} at its
- * end. An aborted result prints nothing. Not thread-safe; one instance per output.
+ * Base of the text outputs that print a whole result at once (table, CSV): renders each cell of the
+ * selected columns to a string as it arrives and hands the result to {@link #print} at its end. An
+ * aborted result prints nothing. Not thread-safe; one instance per output.
  */
 abstract class RenderedRowsSink implements RowSink {
   /** Column names to print, or null for all. */
   private final List<String> selection;
+
   /** Position of each result column among the printed ones, or -1. */
   private int[] slot = new int[0];
+
   /** The printed columns of the current result. */
   private List<ColumnSpec> columns = List.of();
+
   private List<String[]> rows = new ArrayList<>();
   private String[] row;
+
   /** The title of the next result (connection, stream, query). */
   private String title = "";
 
@@ -77,8 +81,8 @@ abstract class RenderedRowsSink implements RowSink {
   }
 
   /**
-   * An empty value renders as the Java driver decodes it; for the types whose empty value is not
-   * a value (int, bigint, uuid, ...) that is NULL, printed as {@link #nullCell()}.
+   * An empty value renders as the Java driver decodes it; for the types whose empty value is not a
+   * value (int, bigint, uuid, ...) that is NULL, printed as {@link #nullCell()}.
    */
   @Override
   public final void onEmpty(int column) {

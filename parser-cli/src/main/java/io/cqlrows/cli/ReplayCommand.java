@@ -14,10 +14,10 @@ import java.io.PrintStream;
 import java.io.UncheckedIOException;
 
 /**
- * {@code cqlrows replay}: prints the ROWS results of every connection of a capture, in the
- * chosen format. A connection whose byte stream breaks gets one line on stderr; the others are
- * still replayed, and the exit status is 1. A response that cannot be decoded is printed as an
- * error and the replay goes on; the exit status is 1 too. Single-threaded; one instance per run.
+ * {@code cqlrows replay}: prints the ROWS results of every connection of a capture, in the chosen
+ * format. A connection whose byte stream breaks gets one line on stderr; the others are still
+ * replayed, and the exit status is 1. A response that cannot be decoded is printed as an error and
+ * the replay goes on; the exit status is 1 too. Single-threaded; one instance per run.
  */
 final class ReplayCommand implements ReplayListener {
   /** Above this many bytes a connection's progress is reported on stderr. */
@@ -29,10 +29,13 @@ final class ReplayCommand implements ReplayListener {
   private final JsonLinesSink json;
   private final RenderedRowsSink text;
   private final ArrowOutput arrow;
+
   /** Results and error lines printed so far. */
   private long printed;
+
   /** Whether an error line was printed for a response. */
   private boolean undecodable;
+
   private String file;
   private long total;
   private long nextProgress;
@@ -42,17 +45,24 @@ final class ReplayCommand implements ReplayListener {
     this.out = out;
     this.err = err;
     this.json = options.format().equals("jsonl") ? new JsonLinesSink(out) : null;
-    this.text = switch (options.format()) {
-      case "table" -> new TableSink(out, options.columns(), TableSink.Layout.AUTO,
-          TableSink.terminalWidth(System.getenv("COLUMNS")));
-      case "vertical" -> new TableSink(out, options.columns(), TableSink.Layout.VERTICAL,
-          TableSink.DEFAULT_WIDTH);
-      case "csv" -> new CsvSink(out, options.columns());
-      default -> null;
-    };
-    this.arrow = options.format().equals("arrow")
-        ? new ArrowOutput(options.output(), options.oneArrowFile(), options.columns(), out)
-        : null;
+    this.text =
+        switch (options.format()) {
+          case "table" ->
+              new TableSink(
+                  out,
+                  options.columns(),
+                  TableSink.Layout.AUTO,
+                  TableSink.terminalWidth(System.getenv("COLUMNS")));
+          case "vertical" ->
+              new TableSink(
+                  out, options.columns(), TableSink.Layout.VERTICAL, TableSink.DEFAULT_WIDTH);
+          case "csv" -> new CsvSink(out, options.columns());
+          default -> null;
+        };
+    this.arrow =
+        options.format().equals("arrow")
+            ? new ArrowOutput(options.output(), options.oneArrowFile(), options.columns(), out)
+            : null;
   }
 
   int run() throws IOException {
@@ -78,8 +88,15 @@ final class ReplayCommand implements ReplayListener {
       total = c.serverToClient().length;
       nextProgress = PROGRESS_STEP;
       try {
-        ConnectionReplay.replay(c.label(), c.clientToServer(), c.serverToClient(),
-            c.midStream(), options.features(), prepared, options.limits(), this);
+        ConnectionReplay.replay(
+            c.label(),
+            c.clientToServer(),
+            c.serverToClient(),
+            c.midStream(),
+            options.features(),
+            prepared,
+            options.limits(),
+            this);
       } catch (CqlFrameException e) {
         err.println("cqlrows: " + file + ": " + c.label() + ": " + CqlRowsCli.oneLine(e));
         status = 1;
@@ -105,8 +122,12 @@ final class ReplayCommand implements ReplayListener {
       }
       return json;
     }
-    text.setTitle(response.connection() + ", stream " + response.streamId()
-        + (response.query() != null ? ": " + response.query() : "") + ": ");
+    text.setTitle(
+        response.connection()
+            + ", stream "
+            + response.streamId()
+            + (response.query() != null ? ": " + response.query() : "")
+            + ": ");
     return text;
   }
 
@@ -156,8 +177,13 @@ final class ReplayCommand implements ReplayListener {
     if (json == null) {
       // a line of the table output (or of stderr): its names and messages come from the capture
       PrintStream to = options.format().equals("csv") || arrow != null ? err : out;
-      to.println(TerminalText.escape(response.connection() + ", stream " + response.streamId()
-          + ": error: " + CqlRowsCli.oneLine(error)));
+      to.println(
+          TerminalText.escape(
+              response.connection()
+                  + ", stream "
+                  + response.streamId()
+                  + ": error: "
+                  + CqlRowsCli.oneLine(error)));
       return;
     }
     StringBuilder line = new StringBuilder(128);
@@ -169,8 +195,14 @@ final class ReplayCommand implements ReplayListener {
   @Override
   public void onSkipped(boolean fromClient, int bytes) {
     if (bytes > 0) {
-      err.println("cqlrows: " + file + ": skipped " + bytes + " bytes of "
-          + (fromClient ? "client" : "server") + " data to the first provable frame boundary");
+      err.println(
+          "cqlrows: "
+              + file
+              + ": skipped "
+              + bytes
+              + " bytes of "
+              + (fromClient ? "client" : "server")
+              + " data to the first provable frame boundary");
     }
   }
 
@@ -178,8 +210,8 @@ final class ReplayCommand implements ReplayListener {
   public void onProgress(long serverBytes) {
     if (total > PROGRESS_STEP && serverBytes >= nextProgress) {
       nextProgress += PROGRESS_STEP;
-      err.println("cqlrows: " + file + ": " + (serverBytes >> 20) + " of " + (total >> 20)
-          + " MiB");
+      err.println(
+          "cqlrows: " + file + ": " + (serverBytes >> 20) + " of " + (total >> 20) + " MiB");
     }
   }
 }

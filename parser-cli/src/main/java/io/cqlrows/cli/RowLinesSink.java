@@ -9,10 +9,10 @@ import java.io.PrintStream;
 import java.util.List;
 
 /**
- * {@code query}'s line formats, written row by row as the rows arrive (a page is never held):
- * JSON Lines, one object per row ({@code {"column":value,...}}, values in the canonical JSON
- * rendering), or CSV (RFC 4180, a header line once per statement, then one line per row; fields
- * as {@link CsvSink} writes them). Not thread-safe; one instance per output.
+ * {@code query}'s line formats, written row by row as the rows arrive (a page is never held): JSON
+ * Lines, one object per row ({@code {"column":value,...}}, values in the canonical JSON rendering),
+ * or CSV (RFC 4180, a header line once per statement, then one line per row; fields as {@link
+ * CsvSink} writes them). Not thread-safe; one instance per output.
  */
 final class RowLinesSink implements RowSink {
   private final PrintStream out;
@@ -93,8 +93,8 @@ final class RowLinesSink implements RowSink {
   }
 
   /**
-   * An empty value renders as the Java driver decodes it; for the types whose empty value is not
-   * a value (int, bigint, uuid, ...) that is NULL, written as a NULL cell.
+   * An empty value renders as the Java driver decodes it; for the types whose empty value is not a
+   * value (int, bigint, uuid, ...) that is NULL, written as a NULL cell.
    */
   @Override
   public void onEmpty(int column) {

@@ -16,14 +16,15 @@ import java.util.Map;
 import java.util.TreeMap;
 
 /**
- * {@code cqlrows stats}: decodes every response of a capture into a {@link CountingSink} and
- * prints counts per connection and in total. Parse throughput is the RESULT body bytes divided by
- * the time spent inside the parser (framing and I/O excluded). A broken byte stream or a response
- * that cannot be decoded makes the exit status 1. Single-threaded; one per run.
+ * {@code cqlrows stats}: decodes every response of a capture into a {@link CountingSink} and prints
+ * counts per connection and in total. Parse throughput is the RESULT body bytes divided by the time
+ * spent inside the parser (framing and I/O excluded). A broken byte stream or a response that
+ * cannot be decoded makes the exit status 1. Single-threaded; one per run.
  */
 final class StatsCommand {
-  private static final String[] KINDS = {"", "void", "rows", "set_keyspace", "prepared",
-      "schema_change"};
+  private static final String[] KINDS = {
+    "", "void", "rows", "set_keyspace", "prepared", "schema_change"
+  };
 
   private final CliOptions options;
   private final PrintStream out;
@@ -98,11 +99,17 @@ final class StatsCommand {
       connections++;
       Counts counts = new Counts();
       try {
-        ConnectionReplay.replay(c.label(), c.clientToServer(), c.serverToClient(),
-            c.midStream(), options.features(), prepared, options.limits(), counts);
+        ConnectionReplay.replay(
+            c.label(),
+            c.clientToServer(),
+            c.serverToClient(),
+            c.midStream(),
+            options.features(),
+            prepared,
+            options.limits(),
+            counts);
       } catch (CqlFrameException e) {
-        err.println("cqlrows: " + options.file() + ": " + c.label() + ": "
-            + CqlRowsCli.oneLine(e));
+        err.println("cqlrows: " + options.file() + ": " + c.label() + ": " + CqlRowsCli.oneLine(e));
         status = 1;
       }
       print(c.label(), counts, c.serverToClient().length);
@@ -114,30 +121,45 @@ final class StatsCommand {
     if (connections > 1) {
       print("all connections", all, -1);
     }
-    out.printf(Locale.ROOT, "total: %d connections, %d rows, %d cells (%d null)%n",
-        connections, rows, cells, nulls);
+    out.printf(
+        Locale.ROOT,
+        "total: %d connections, %d rows, %d cells (%d null)%n",
+        connections,
+        rows,
+        cells,
+        nulls);
     out.flush();
     return all.errors > 0 ? 1 : status;
   }
 
   private void print(String label, Counts c, long serverBytes) {
     StringBuilder kinds = new StringBuilder();
-    c.results.forEach((k, v) -> kinds.append(kinds.length() == 0 ? "" : ", ")
-        .append(v).append(' ').append(k));
+    c.results.forEach(
+        (k, v) -> kinds.append(kinds.length() == 0 ? "" : ", ").append(v).append(' ').append(k));
     double mbPerSecond = c.parseNanos == 0 ? 0 : c.resultBytes * 1e3 / c.parseNanos;
     out.printf(Locale.ROOT, "%s:%n", TerminalText.escape(label));
     if (serverBytes >= 0) {
       out.printf(Locale.ROOT, "  bytes from server: %d%n", serverBytes);
     }
-    out.printf(Locale.ROOT, "  frames: %d from client, %d from server%n",
-        c.requestFrames, c.responseFrames);
-    out.printf(Locale.ROOT, "  results: %s%s%n", kinds.length() == 0 ? "none" : kinds,
+    out.printf(
+        Locale.ROOT,
+        "  frames: %d from client, %d from server%n",
+        c.requestFrames,
+        c.responseFrames);
+    out.printf(
+        Locale.ROOT,
+        "  results: %s%s%n",
+        kinds.length() == 0 ? "none" : kinds,
         c.errors > 0 ? " (" + c.errors + " undecodable)" : "");
     if (serverBytes >= 0) {
-      out.printf(Locale.ROOT, "  rows: %d, cells: %d (%d null)%n", c.cells.rows(),
-          c.cells.cells(), c.cells.nulls() + c.cells.notSets());
+      out.printf(
+          Locale.ROOT,
+          "  rows: %d, cells: %d (%d null)%n",
+          c.cells.rows(),
+          c.cells.cells(),
+          c.cells.nulls() + c.cells.notSets());
     }
-    out.printf(Locale.ROOT, "  RESULT body bytes: %d, parsed at %.1f MB/s%n",
-        c.resultBytes, mbPerSecond);
+    out.printf(
+        Locale.ROOT, "  RESULT body bytes: %d, parsed at %.1f MB/s%n", c.resultBytes, mbPerSecond);
   }
 }

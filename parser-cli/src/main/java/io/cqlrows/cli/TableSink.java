@@ -11,12 +11,12 @@ import java.util.List;
  * Prints each ROWS result as a title line ({@code stream N: M rows}, with the connection and query
  * when known) and an aligned text table: column names, a rule, one line per row. Cells are the
  * canonical JSON rendering with the quotes of a JSON string dropped (escapes stay, so control
- * characters remain visible), cut to {@value #MAX_CELL} characters ({@value #MAX_VERTICAL_CELL}
- * in {@link Layout#VERTICAL}). In cells, titles and column names alike, every character a
- * terminal would act on rather than show is escaped that way ({@link TerminalText}). A result
- * whose table would be wider than the terminal prints as vertical blocks under {@link
- * Layout#AUTO}. Vectors show their first {@value #VECTOR_PREVIEW} elements, each cut to {@value
- * #MAX_ELEMENT} characters, then {@code … (N)}. Not thread-safe; one instance per output.
+ * characters remain visible), cut to {@value #MAX_CELL} characters ({@value #MAX_VERTICAL_CELL} in
+ * {@link Layout#VERTICAL}). In cells, titles and column names alike, every character a terminal
+ * would act on rather than show is escaped that way ({@link TerminalText}). A result whose table
+ * would be wider than the terminal prints as vertical blocks under {@link Layout#AUTO}. Vectors
+ * show their first {@value #VECTOR_PREVIEW} elements, each cut to {@value #MAX_ELEMENT} characters,
+ * then {@code … (N)}. Not thread-safe; one instance per output.
  */
 final class TableSink extends RenderedRowsSink {
   /** How results print. */
@@ -31,17 +31,22 @@ final class TableSink extends RenderedRowsSink {
 
   /** The terminal width when {@code $COLUMNS} does not say. */
   static final int DEFAULT_WIDTH = 120;
+
   static final int MAX_CELL = 40;
+
   /** Vertical blocks have room for longer cells. */
   static final int MAX_VERTICAL_CELL = 100;
+
   static final int VECTOR_PREVIEW = 3;
   static final int MAX_ELEMENT = 12;
   private static final String GAP = "  ";
 
   private final PrintStream out;
   private final Layout layout;
+
   /** The widest table {@link Layout#AUTO} prints as a table. */
   private final int width;
+
   private final int maxCell;
 
   TableSink(PrintStream out, List<String> selection) {
@@ -111,7 +116,8 @@ final class TableSink extends RenderedRowsSink {
     }
     for (int r = 0; r < rows.size(); r++) {
       String record = "-[ RECORD " + (r + 1) + " ]";
-      text.append(record).append("-".repeat(Math.max(1, nameWidth + 3 - record.length())))
+      text.append(record)
+          .append("-".repeat(Math.max(1, nameWidth + 3 - record.length())))
           .append('\n');
       for (int c = 0; c < header.length; c++) {
         String cell = rows.get(r)[c];
@@ -163,8 +169,7 @@ final class TableSink extends RenderedRowsSink {
     StringBuilder sb = new StringBuilder("[");
     for (int i = 0; i < Math.min(n, VECTOR_PREVIEW); i++) {
       Object element = list != null ? list.get(i) : Array.get(vector, i);
-      sb.append(i > 0 ? "," : "")
-          .append(cut(TerminalText.escape(unquoted(element)), MAX_ELEMENT));
+      sb.append(i > 0 ? "," : "").append(cut(TerminalText.escape(unquoted(element)), MAX_ELEMENT));
     }
     if (n > VECTOR_PREVIEW) {
       sb.append(",… (").append(n).append(')');

@@ -6,14 +6,14 @@ import java.io.IOException;
 import java.io.OutputStream;
 
 /**
- * Text from a server or a capture made safe for a terminal: every character a terminal would act
- * on rather than show is written as an escape, in the convention of the canonical JSON rendering
- * of cells ({@code \n}, {@code \t}, {@code \r}, {@code \b}, {@code \f}, else {@code \}{@code
- * uxxxx} in lowercase hex; ESC shows as {@code \}{@code u001b}). Those characters are the C0
- * controls, DEL, the C1 controls (U+0080 to U+009F, U+009B being a CSI of its own) and the bidi
- * overrides and isolates (U+202A to U+202E, U+2066 to U+2069), which reorder the characters that
- * follow them. Every other character, printable non-ASCII included, is kept. A backslash is kept
- * as it is: this is for titles, names and messages, which are read, not parsed. Stateless.
+ * Text from a server or a capture made safe for a terminal: every character a terminal would act on
+ * rather than show is written as an escape, in the convention of the canonical JSON rendering of
+ * cells ({@code \n}, {@code \t}, {@code \r}, {@code \b}, {@code \f}, else {@code \}{@code uxxxx} in
+ * lowercase hex; ESC shows as {@code \}{@code u001b}). Those characters are the C0 controls, DEL,
+ * the C1 controls (U+0080 to U+009F, U+009B being a CSI of its own) and the bidi overrides and
+ * isolates (U+202A to U+202E, U+2066 to U+2069), which reorder the characters that follow them.
+ * Every other character, printable non-ASCII included, is kept. A backslash is kept as it is: this
+ * is for titles, names and messages, which are read, not parsed. Stateless.
  */
 final class TerminalText {
   private static final char[] HEX = "0123456789abcdef".toCharArray();
@@ -22,7 +22,9 @@ final class TerminalText {
 
   /** Whether a terminal acts on code point {@code c} rather than showing it. */
   static boolean isControl(int c) {
-    return c < 0x20 || (c >= 0x7f && c <= 0x9f) || (c >= 0x202a && c <= 0x202e)
+    return c < 0x20
+        || (c >= 0x7f && c <= 0x9f)
+        || (c >= 0x202a && c <= 0x202e)
         || (c >= 0x2066 && c <= 0x2069);
   }
 
@@ -56,29 +58,41 @@ final class TerminalText {
       case '\n' -> "\\n";
       case '\f' -> "\\f";
       case '\r' -> "\\r";
-      default -> new String(new char[] {'\\', 'u', HEX[(c >> 12) & 0xF], HEX[(c >> 8) & 0xF],
-          HEX[(c >> 4) & 0xF], HEX[c & 0xF]});
+      default ->
+          new String(
+              new char[] {
+                '\\',
+                'u',
+                HEX[(c >> 12) & 0xF],
+                HEX[(c >> 8) & 0xF],
+                HEX[(c >> 4) & 0xF],
+                HEX[c & 0xF]
+              });
     };
   }
 
   /**
    * The UTF-8 stream of a terminal's stderr with every {@linkplain #isControl control} escaped,
    * except the line feed, TAB (it only moves the cursor right; the Arrow output separates a file
-   * from its row count with it) and a carriage return on a line it may redraw: a carriage return
-   * is kept at the start of a line, and on a line that began with one (a progress line, which
-   * redraws itself), and escaped elsewhere, so that no text can return over the start of a
-   * message and hide it. The UTF-8 encoding of a C1 control or a bidi character is held until
-   * its last byte; {@link #flush} keeps it held, {@link #close} writes what is held. Not
-   * thread-safe (a {@link java.io.PrintStream} in front of it serialises its writes).
+   * from its row count with it) and a carriage return on a line it may redraw: a carriage return is
+   * kept at the start of a line, and on a line that began with one (a progress line, which redraws
+   * itself), and escaped elsewhere, so that no text can return over the start of a message and hide
+   * it. The UTF-8 encoding of a C1 control or a bidi character is held until its last byte; {@link
+   * #flush} keeps it held, {@link #close} writes what is held. Not thread-safe (a {@link
+   * java.io.PrintStream} in front of it serialises its writes).
    */
   static final class Filter extends FilterOutputStream {
     /** The first bytes of a held sequence ({@code C2} or {@code E2} and its continuations). */
     private final byte[] held = new byte[3];
+
     private int heldCount;
+
     /** Nothing has been written on the current line yet. */
     private boolean lineStart = true;
+
     /** The current line began with a carriage return. */
     private boolean redrawn;
+
     /** What one write passes on, written at its end. */
     private final ByteArrayOutputStream pass = new ByteArrayOutputStream(256);
 
@@ -108,9 +122,10 @@ final class TerminalText {
           if (heldCount < (lead == 0xE2 ? 3 : 2)) {
             return;
           }
-          int c = lead == 0xC2
-              ? ((lead & 0x1F) << 6) | (b & 0x3F)
-              : ((lead & 0x0F) << 12) | ((held[1] & 0x3F) << 6) | (b & 0x3F);
+          int c =
+              lead == 0xC2
+                  ? ((lead & 0x1F) << 6) | (b & 0x3F)
+                  : ((lead & 0x0F) << 12) | ((held[1] & 0x3F) << 6) | (b & 0x3F);
           if (isControl(c)) {
             text(escapeOf(c));
             heldCount = 0;

@@ -13,10 +13,10 @@ import java.nio.file.Path;
 import javax.net.ssl.SSLException;
 
 /**
- * The {@code --ssl} options of {@code query} made into {@link TlsOptions}: the JDK's TLS (no
- * native library needed), the CA bundle of {@code --ssl-ca} or else the JDK's trust store, the
- * client certificate and key of {@code --ssl-cert} and {@code --ssl-key}, the host name checked
- * unless {@code --ssl-insecure}. Stateless.
+ * The {@code --ssl} options of {@code query} made into {@link TlsOptions}: the JDK's TLS (no native
+ * library needed), the CA bundle of {@code --ssl-ca} or else the JDK's trust store, the client
+ * certificate and key of {@code --ssl-cert} and {@code --ssl-key}, the host name checked unless
+ * {@code --ssl-insecure}. Stateless.
  */
 final class TlsFiles {
   private TlsFiles() {}
@@ -44,8 +44,13 @@ final class TlsFiles {
       try {
         builder.trustManager(tls.ca().toFile());
       } catch (IllegalArgumentException e) {
-        throw new Unreadable("--ssl-ca " + tls.ca() + ": not a PEM file of certificates ("
-            + CqlRowsCli.oneLine(e) + ")", e);
+        throw new Unreadable(
+            "--ssl-ca "
+                + tls.ca()
+                + ": not a PEM file of certificates ("
+                + CqlRowsCli.oneLine(e)
+                + ")",
+            e);
       }
     }
     if (tls.cert() != null) {
@@ -55,9 +60,16 @@ final class TlsFiles {
       try {
         builder.keyManager(tls.cert().toFile(), tls.key().toFile());
       } catch (IllegalArgumentException e) {
-        throw new Unreadable("--ssl-cert " + tls.cert() + " / --ssl-key " + tls.key()
-            + ": not a PEM certificate chain and its private key (" + CqlRowsCli.oneLine(e)
-            + ")" + hint, e);
+        throw new Unreadable(
+            "--ssl-cert "
+                + tls.cert()
+                + " / --ssl-key "
+                + tls.key()
+                + ": not a PEM certificate chain and its private key ("
+                + CqlRowsCli.oneLine(e)
+                + ")"
+                + hint,
+            e);
       }
     }
     SslContext context;
@@ -75,8 +87,8 @@ final class TlsFiles {
 
   private static void readable(String option, Path file) {
     if (!Files.isRegularFile(file)) {
-      throw new Unreadable(option + " " + file + ": no such file", new NoSuchFileException(
-          file.toString()));
+      throw new Unreadable(
+          option + " " + file + ": no such file", new NoSuchFileException(file.toString()));
     }
     if (!Files.isReadable(file)) {
       throw new Unreadable(option + " " + file + ": permission denied", null);

@@ -53,11 +53,11 @@ import org.apache.arrow.vector.holders.NullableIntervalMonthDayNanoHolder;
  * Renders a slot of an Arrow vector that {@code cqlrows query --format arrow} wrote back into the
  * canonical JSON of its CQL value (the rendering of {@code --format jsonl}), so that the two
  * outputs can be compared cell by cell. The CQL type, from the Java driver's column definitions,
- * tells apart what one Arrow type holds for several CQL types (Binary: blob or inet; Struct: UDT
- * or tuple). Each Arrow value maps back as {@code ArrowMapping} maps it there: Int64 to a quoted
+ * tells apart what one Arrow type holds for several CQL types (Binary: blob or inet; Struct: UDT or
+ * tuple). Each Arrow value maps back as {@code ArrowMapping} maps it there: Int64 to a quoted
  * decimal, floats to a quoted {@code Float.toString}, Timestamp(ms) to {@code Instant}, Date32 to
- * {@code LocalDate}, Time64(ns) to {@code LocalTime}, Interval(MONTH_DAY_NANO) to a duration,
- * Map to {@code [key, value]} pairs. Stateless.
+ * {@code LocalDate}, Time64(ns) to {@code LocalTime}, Interval(MONTH_DAY_NANO) to a duration, Map
+ * to {@code [key, value]} pairs. Stateless.
  */
 final class ArrowCells {
   private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
@@ -87,7 +87,8 @@ final class ArrowCells {
     } else if (v instanceof VarCharVector s) {
       return TextNode.valueOf(new String(s.get(i), StandardCharsets.UTF_8));
     } else if (v instanceof VarBinaryVector b) {
-      return type.equals(DataTypes.INET) ? TextNode.valueOf(inet(b.get(i)))
+      return type.equals(DataTypes.INET)
+          ? TextNode.valueOf(inet(b.get(i)))
           : TextNode.valueOf("0x" + HexFormat.of().formatHex(b.get(i)));
     } else if (v instanceof TimeStampMilliTZVector t) {
       return TextNode.valueOf(Instant.ofEpochMilli(t.get(i)).toString());
@@ -107,14 +108,16 @@ final class ArrowCells {
       StructVector entries = (StructVector) m.getDataVector();
       ArrayNode out = NODES.arrayNode();
       for (int k = m.getElementStartIndex(i); k < m.getElementEndIndex(i); k++) {
-        out.add(NODES.arrayNode()
-            .add(json(entries.getChild("key"), k, map.getKeyType()))
-            .add(json(entries.getChild("value"), k, map.getValueType())));
+        out.add(
+            NODES
+                .arrayNode()
+                .add(json(entries.getChild("key"), k, map.getKeyType()))
+                .add(json(entries.getChild("value"), k, map.getValueType())));
       }
       return out;
     } else if (v instanceof ListVector l) {
-      DataType element = type instanceof ListType lt ? lt.getElementType()
-          : ((SetType) type).getElementType();
+      DataType element =
+          type instanceof ListType lt ? lt.getElementType() : ((SetType) type).getElementType();
       ArrayNode out = NODES.arrayNode();
       for (int k = l.getElementStartIndex(i); k < l.getElementEndIndex(i); k++) {
         out.add(json(l.getDataVector(), k, element));
@@ -131,8 +134,12 @@ final class ArrowCells {
     } else if (v instanceof StructVector s) {
       return struct(s, i, type);
     }
-    throw new AssertionError("no JSON rendering for " + v.getClass().getSimpleName() + " ("
-        + type.asCql(true, true) + ")");
+    throw new AssertionError(
+        "no JSON rendering for "
+            + v.getClass().getSimpleName()
+            + " ("
+            + type.asCql(true, true)
+            + ")");
   }
 
   /** A UDT as an object of its fields, a tuple as an array of its components. */

@@ -39,8 +39,10 @@ class ArrowPyarrowTest {
   static void pyarrowIsThere() throws Exception {
     String missing = null;
     try {
-      Process p = new ProcessBuilder("python3", "-c", "import pyarrow, numpy")
-          .redirectErrorStream(true).start();
+      Process p =
+          new ProcessBuilder("python3", "-c", "import pyarrow, numpy")
+              .redirectErrorStream(true)
+              .start();
       String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
       if (!p.waitFor(120, TimeUnit.SECONDS) || p.exitValue() != 0) {
         missing = "python3 cannot import pyarrow and numpy: " + out.strip();
@@ -62,8 +64,8 @@ class ArrowPyarrowTest {
       Files.write(s2c, Corpus.bytes(capture, conn + ".s2c.bin"));
       Files.write(dir.resolve(conn + ".c2s.bin"), Corpus.bytes(capture, conn + ".c2s.bin"));
       Path out = dir.resolve(capture + "-" + conn);
-      CliRun r = CliRun.of("replay", "--format", "arrow", "--output", out.toString(),
-          s2c.toString());
+      CliRun r =
+          CliRun.of("replay", "--format", "arrow", "--output", out.toString(), s2c.toString());
       assertEquals(0, r.status(), r.err());
       assertEquals("", r.err());
       int results = CorpusAssertions.expectedResults(capture, conn).size();
@@ -84,12 +86,11 @@ class ArrowPyarrowTest {
     Path pcap = dir.resolve("capture.pcap");
     Files.write(pcap, Corpus.bytes(capture, "capture.pcap"));
     Path out = dir.resolve("out");
-    CliRun r = CliRun.of("replay", "--format", "arrow", "--output", out.toString(),
-        pcap.toString());
+    CliRun r =
+        CliRun.of("replay", "--format", "arrow", "--output", out.toString(), pcap.toString());
     assertEquals(0, r.status(), r.err());
     JsonNode summary = check(capture, "*", out);
-    assertEquals(Corpus.jsonLines(capture, "results.jsonl").size(),
-        summary.get("files").asInt());
+    assertEquals(Corpus.jsonLines(capture, "results.jsonl").size(), summary.get("files").asInt());
   }
 
   /** The a-v4 page of 200 x {@code vector<float, 1536>} is one NumPy matrix over the file. */
@@ -129,16 +130,31 @@ class ArrowPyarrowTest {
     Path s2c = dir.resolve("conn-01.s2c.bin");
     Files.write(s2c, Corpus.bytes("e-v4-paging", "conn-01.s2c.bin"));
     Path file = dir.resolve("pages.arrow");
-    CliRun r = CliRun.of("replay", "--format", "arrow", "--output", file.toString(),
-        "--stream", "0", s2c.toString());
+    CliRun r =
+        CliRun.of(
+            "replay",
+            "--format",
+            "arrow",
+            "--output",
+            file.toString(),
+            "--stream",
+            "0",
+            s2c.toString());
     assertEquals(0, r.status(), r.err());
-    assertEquals(List.of(file + "\t1 rows", dir.resolve("pages-2.arrow") + "\t5000 rows"),
-        r.lines());
-    Process p = new ProcessBuilder("python3", "-c", String.join("\n",
-        "import sys, pyarrow as pa, pyarrow.ipc as ipc",
-        "r = ipc.open_file(pa.memory_map(sys.argv[1]))",
-        "print(r.num_record_batches, r.read_all().num_rows)"),
-        dir.resolve("pages-2.arrow").toString()).redirectErrorStream(true).start();
+    assertEquals(
+        List.of(file + "\t1 rows", dir.resolve("pages-2.arrow") + "\t5000 rows"), r.lines());
+    Process p =
+        new ProcessBuilder(
+                "python3",
+                "-c",
+                String.join(
+                    "\n",
+                    "import sys, pyarrow as pa, pyarrow.ipc as ipc",
+                    "r = ipc.open_file(pa.memory_map(sys.argv[1]))",
+                    "print(r.num_record_batches, r.read_all().num_rows)"),
+                dir.resolve("pages-2.arrow").toString())
+            .redirectErrorStream(true)
+            .start();
     String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip();
     assertTrue(p.waitFor(120, TimeUnit.SECONDS));
     assertEquals("51 5000", out, "50 pages of 100 rows and the final empty page");
@@ -150,8 +166,10 @@ class ArrowPyarrowTest {
     Files.write(s2c, Corpus.bytes("a-v4", "conn-01.s2c.bin"));
     Files.write(dir.resolve("conn-01.c2s.bin"), Corpus.bytes("a-v4", "conn-01.c2s.bin"));
     Path out = dir.resolve("out");
-    assertEquals(0, CliRun.of("replay", "--format", "arrow", "--output", out.toString(),
-        s2c.toString()).status());
+    assertEquals(
+        0,
+        CliRun.of("replay", "--format", "arrow", "--output", out.toString(), s2c.toString())
+            .status());
     return out;
   }
 
@@ -168,7 +186,7 @@ class ArrowPyarrowTest {
   private Process checker(String capture, String s2c, Path out) throws IOException {
     Path results = dir.resolve(capture + "-results.jsonl");
     Files.write(results, Corpus.bytes(capture, "results.jsonl"));
-    return new ProcessBuilder("python3", SCRIPT.toString(), results.toString(), s2c,
-        out.toString()).start();
+    return new ProcessBuilder("python3", SCRIPT.toString(), results.toString(), s2c, out.toString())
+        .start();
   }
 }

@@ -32,7 +32,9 @@ class CliArchitectureTest {
   void everyPublicTypeIsListedInTheApiPage() {
     Set<String> listed = Architecture.listedTypes();
     assertEquals(Set.of(), Architecture.unlisted(cli, listed), "public, not in docs/api.md");
-    assertEquals(Set.of(), Architecture.staleListings(cli, listed, "io.cqlrows.cli"),
+    assertEquals(
+        Set.of(),
+        Architecture.staleListings(cli, listed, "io.cqlrows.cli"),
         "in docs/api.md, not a public top-level type");
   }
 }

@@ -6,8 +6,8 @@ import java.nio.charset.StandardCharsets;
 import java.util.List;
 
 /**
- * One in-process run of the command line, as {@code java -jar cqlrows.jar ARGS} would run it:
- * the exit status and what it printed on stdout and stderr.
+ * One in-process run of the command line, as {@code java -jar cqlrows.jar ARGS} would run it: the
+ * exit status and what it printed on stdout and stderr.
  *
  * @param status the exit status
  * @param out stdout
@@ -23,8 +23,8 @@ record CliRun(int status, String out, String err) {
         PrintStream e = new PrintStream(err, true, StandardCharsets.UTF_8)) {
       status = CqlRowsCli.run(args, o, e);
     }
-    return new CliRun(status, out.toString(StandardCharsets.UTF_8),
-        err.toString(StandardCharsets.UTF_8));
+    return new CliRun(
+        status, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
   }
 
   /** The lines of stdout. */

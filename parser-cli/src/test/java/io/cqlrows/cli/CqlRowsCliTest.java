@@ -40,8 +40,8 @@ class CqlRowsCliTest {
   }
 
   /**
-   * With the client side beside the server side, every result names its query and prepared
-   * results decode fully: all of them equal the driver's decoding.
+   * With the client side beside the server side, every result names its query and prepared results
+   * decode fully: all of them equal the driver's decoding.
    */
   @ParameterizedTest
   @ValueSource(strings = {"a-v4", "b-v5", "c-v5-lz4", "d-v4-lz4", "e-v5-paging"})
@@ -49,7 +49,8 @@ class CqlRowsCliTest {
     for (String conn : new String[] {"conn-00", "conn-01"}) {
       Path s2c = dir.resolve(capture + "-" + conn + ".s2c.bin");
       Files.write(s2c, io.cqlrows.testing.Corpus.bytes(capture, conn + ".s2c.bin"));
-      Files.write(dir.resolve(capture + "-" + conn + ".c2s.bin"),
+      Files.write(
+          dir.resolve(capture + "-" + conn + ".c2s.bin"),
           io.cqlrows.testing.Corpus.bytes(capture, conn + ".c2s.bin"));
       CliRun r = CliRun.of("replay", "--format", "jsonl", s2c.toString());
       assertEquals(0, r.status(), r.err());
@@ -67,8 +68,8 @@ class CqlRowsCliTest {
 
   /**
    * A tcpdump capture holds both sides of both connections: every ROWS result, prepared ones and
-   * the v5 Metadata_changed sequence included, equals the driver's decoding, grouped by
-   * connection in start order, each line naming its connection and query.
+   * the v5 Metadata_changed sequence included, equals the driver's decoding, grouped by connection
+   * in start order, each line naming its connection and query.
    */
   @ParameterizedTest
   @ValueSource(strings = {"a-v4", "b-v5"})
@@ -88,17 +89,21 @@ class CqlRowsCliTest {
       JsonNode actual = json(lines.get(i));
       io.cqlrows.testing.CorpusAssertions.assertSameResult(expected.get(i), actual);
       assertEquals(expected.get(i).get("query").asText(), actual.get("query").asText());
-      assertTrue(actual.get("connection").asText().matches(
-          "127\\.0\\.0\\.1:\\d+ -> 127\\.0\\.0\\.1:19042"), actual.get("connection").asText());
+      assertTrue(
+          actual
+              .get("connection")
+              .asText()
+              .matches("127\\.0\\.0\\.1:\\d+ -> 127\\.0\\.0\\.1:19042"),
+          actual.get("connection").asText());
       connections.add(actual.get("connection").asText());
     }
     assertEquals(2, connections.size());
   }
 
   /**
-   * A pcap that starts in the middle of a v5 connection (no handshake, the server's bytes from
-   * the middle of a segment on): the replay says so, skips to the first provable segment and
-   * prints every result from there as the driver decoded it.
+   * A pcap that starts in the middle of a v5 connection (no handshake, the server's bytes from the
+   * middle of a segment on): the replay says so, skips to the first provable segment and prints
+   * every result from there as the driver decoded it.
    */
   @Test
   void replaysAPcapThatStartsMidConnection() throws IOException {
@@ -106,8 +111,8 @@ class CqlRowsCliTest {
     int cut = 50_000;
     Path pcap = dir.resolve("mid.pcap");
     try (java.io.OutputStream out = Files.newOutputStream(pcap);
-        io.cqlrows.netty.pcap.PcapWriter w = io.cqlrows.netty.pcap.PcapWriter.builder(out)
-            .build()) {
+        io.cqlrows.netty.pcap.PcapWriter w =
+            io.cqlrows.netty.pcap.PcapWriter.builder(out).build()) {
       w.writeServerToClient(s2c, cut, s2c.length - cut);
     }
     dropLeadingPackets(pcap, 3); // the writer's handshake: now no SYN is captured
@@ -115,8 +120,8 @@ class CqlRowsCliTest {
     assertEquals(0, r.status(), r.err());
     assertTrue(r.err().contains("the capture starts after the connection did"), r.err());
     assertTrue(r.err().contains("to the first provable frame boundary"), r.err());
-    List<JsonNode> expected = io.cqlrows.testing.CorpusAssertions.expectedResults("b-v5",
-        "conn-01");
+    List<JsonNode> expected =
+        io.cqlrows.testing.CorpusAssertions.expectedResults("b-v5", "conn-01");
     List<String> lines = r.lines();
     assertTrue(lines.size() > 20, lines.size() + " results after the cut");
     int skipped = expected.size() - lines.size();
@@ -154,20 +159,41 @@ class CqlRowsCliTest {
 
   @Test
   void skipsResultsWithoutTheSelectedColumnsInTables() throws IOException {
-    CliRun r = CliRun.of("replay", "--format", "table", "--columns", "release_version",
-        copy("conn-00.s2c.bin").toString());
+    CliRun r =
+        CliRun.of(
+            "replay",
+            "--format",
+            "table",
+            "--columns",
+            "release_version",
+            copy("conn-00.s2c.bin").toString());
     assertEquals(0, r.status(), r.err());
     // SELECT cluster_name has no release_version: skipped; system.local and system.peers_v2 do
-    assertEquals(List.of("conn-00.s2c.bin, stream 0: 1 row", "release_version",
-        "---------------", "5.0.6", "conn-00.s2c.bin, stream 1: 0 rows", "release_version",
-        "---------------"), r.out().lines().toList());
+    assertEquals(
+        List.of(
+            "conn-00.s2c.bin, stream 0: 1 row",
+            "release_version",
+            "---------------",
+            "5.0.6",
+            "conn-00.s2c.bin, stream 1: 0 rows",
+            "release_version",
+            "---------------"),
+        r.out().lines().toList());
   }
 
   @Test
   void printsSelectedColumnsOfOneStreamAsCsv() throws IOException {
     Path s2c = copy("conn-00.s2c.bin");
-    CliRun r = CliRun.of("replay", "--format", "csv", "--columns", "cluster_name,release_version",
-        "--stream", "0", s2c.toString());
+    CliRun r =
+        CliRun.of(
+            "replay",
+            "--format",
+            "csv",
+            "--columns",
+            "cluster_name,release_version",
+            "--stream",
+            "0",
+            s2c.toString());
     assertEquals(0, r.status(), r.err());
     // stream 0 answers SELECT cluster_name (first) and SELECT * FROM system.local
     assertTrue(r.out().startsWith("cluster_name\r\ncapture\r\n\r\n"), r.out());
@@ -182,8 +208,16 @@ class CqlRowsCliTest {
    */
   @Test
   void emptyValuesThatAreNullAreEmptyCsvFields() throws IOException {
-    CliRun r = CliRun.of("replay", "--format", "csv", "--columns", "id,c_bigint,c_int,c_text",
-        "--stream", "0", copy("conn-01.s2c.bin").toString());
+    CliRun r =
+        CliRun.of(
+            "replay",
+            "--format",
+            "csv",
+            "--columns",
+            "id,c_bigint,c_int,c_text",
+            "--stream",
+            "0",
+            copy("conn-01.s2c.bin").toString());
     assertEquals(0, r.status(), r.err());
     assertTrue(r.out().contains("id,c_bigint,c_int,c_text\r\n"), r.out());
     assertTrue(r.out().contains("\r\n3,,,\"\"\r\n"), r.out());
@@ -206,8 +240,8 @@ class CqlRowsCliTest {
 
   /** One ROWS line against the driver's decoding of the same frame. */
   private static void compare(JsonNode expected, JsonNode actual) {
-    String where = "frame " + expected.get("frame").asInt() + " (" + expected.get("query").asText()
-        + ")";
+    String where =
+        "frame " + expected.get("frame").asInt() + " (" + expected.get("query").asText() + ")";
     assertEquals(expected.get("stream"), actual.get("stream"), where);
     assertEquals(expected.get("row_count"), actual.get("row_count"), where);
     JsonNode columns = expected.get("columns");
@@ -227,8 +261,10 @@ class CqlRowsCliTest {
         if (want.get(c).has("driver_error")) {
           assertDriverErrorCell(expected, want, got, c);
         } else {
-          assertEquals(want.get(c), got.get(c), where + " row " + r + " column "
-              + columns.get(c).get("name").asText());
+          assertEquals(
+              want.get(c),
+              got.get(c),
+              where + " row " + r + " column " + columns.get(c).get("name").asText());
         }
       }
     }
@@ -263,8 +299,10 @@ class CqlRowsCliTest {
   void printsTablesWithStreamTitlesAndValues() throws IOException {
     CliRun r = CliRun.of("replay", "--format", "table", copy("conn-01.s2c.bin").toString());
     assertEquals(0, r.status(), r.err());
-    assertTrue(r.out().startsWith(
-        "conn-01.s2c.bin, stream 0: 1 row\ncluster_name\n------------\ncapture\n"), r.out());
+    assertTrue(
+        r.out()
+            .startsWith("conn-01.s2c.bin, stream 0: 1 row\ncluster_name\n------------\ncapture\n"),
+        r.out());
     assertTrue(r.out().contains("conn-01.s2c.bin, stream 0: 200 rows\n"), "vec1536");
     assertTrue(r.out().contains("9223372036854775807"), "counters");
     assertTrue(r.out().contains(",… (1536)]"), "abbreviated vector<float, 1536>");
@@ -323,15 +361,33 @@ class CqlRowsCliTest {
   @Test
   void printsFrameLocalErrorAsJsonAndGoesOn() throws IOException {
     // ROWS, one int column, one row whose cell is 3 bytes long; then a good ROWS
-    byte[] rows = ByteBufUtil.decodeHexDump(
-        "00000002" + "00000001" + "00000001" + "00026b73" + "000174" + "000178" + "0009"
-            + "00000001" + "00000003" + "010203");
-    byte[] good = ByteBufUtil.decodeHexDump(
-        "00000002" + "00000001" + "00000001" + "00026b73" + "000174" + "000178" + "0009"
-            + "00000001" + "00000004" + "01020304");
+    byte[] rows =
+        ByteBufUtil.decodeHexDump(
+            "00000002"
+                + "00000001"
+                + "00000001"
+                + "00026b73"
+                + "000174"
+                + "000178"
+                + "0009"
+                + "00000001"
+                + "00000003"
+                + "010203");
+    byte[] good =
+        ByteBufUtil.decodeHexDump(
+            "00000002"
+                + "00000001"
+                + "00000001"
+                + "00026b73"
+                + "000174"
+                + "000178"
+                + "0009"
+                + "00000001"
+                + "00000004"
+                + "01020304");
     Path file = dir.resolve("bad-cell.bin");
-    Files.write(file, concat(frameBytes(0x84, 0, 7, 0x08, rows),
-        frameBytes(0x84, 0, 8, 0x08, good)));
+    Files.write(
+        file, concat(frameBytes(0x84, 0, 7, 0x08, rows), frameBytes(0x84, 0, 8, 0x08, good)));
     CliRun r = CliRun.of("replay", file.toString());
     assertEquals(1, r.status(), r.err());
     assertEquals("", r.err());
@@ -350,15 +406,29 @@ class CqlRowsCliTest {
   }
 
   /**
-   * A header declaring 2 GiB ends the connection: the result before it is printed, the valid
-   * frames after it are not (nothing says where they start), one line on stderr, status 1.
+   * A header declaring 2 GiB ends the connection: the result before it is printed, the valid frames
+   * after it are not (nothing says where they start), one line on stderr, status 1.
    */
   @Test
   void reportsALengthOverTheLimitOnOneLineAndReadsNothingAfterIt() throws IOException {
     byte[] voidResult = frameBytes(0x84, 0, 1, 0x08, ByteBufUtil.decodeHexDump("00000001"));
-    byte[] rows = frameBytes(0x84, 0, 2, 0x08, ByteBufUtil.decodeHexDump(
-        "00000002" + "00000001" + "00000001" + "00026b73" + "000174" + "000178" + "0009"
-            + "00000001" + "00000004" + "01020304"));
+    byte[] rows =
+        frameBytes(
+            0x84,
+            0,
+            2,
+            0x08,
+            ByteBufUtil.decodeHexDump(
+                "00000002"
+                    + "00000001"
+                    + "00000001"
+                    + "00026b73"
+                    + "000174"
+                    + "000178"
+                    + "0009"
+                    + "00000001"
+                    + "00000004"
+                    + "01020304"));
     byte[] liar = ByteBufUtil.decodeHexDump("84" + "00" + "0003" + "08" + "7fffffff");
     Path file = dir.resolve("liar.bin");
     Files.write(file, concat(concat(concat(rows, liar), concat(rows, voidResult)), rows));
@@ -373,15 +443,25 @@ class CqlRowsCliTest {
   @Test
   void lenientTextReplacesMalformedUtf8() throws IOException {
     // ROWS, one varchar column 't', one row: "a", 0xff, "b"
-    byte[] rows = ByteBufUtil.decodeHexDump(
-        "00000002" + "00000001" + "00000001" + "00026b73" + "000174" + "000174" + "000d"
-            + "00000001" + "00000003" + "61ff62");
+    byte[] rows =
+        ByteBufUtil.decodeHexDump(
+            "00000002"
+                + "00000001"
+                + "00000001"
+                + "00026b73"
+                + "000174"
+                + "000174"
+                + "000d"
+                + "00000001"
+                + "00000003"
+                + "61ff62");
     Path file = dir.resolve("bad-text.bin");
     Files.write(file, frameBytes(0x84, 0, 3, 0x08, rows));
 
     CliRun strict = CliRun.of("replay", file.toString());
     assertEquals(1, strict.status(), "a response could not be decoded: " + strict.err());
-    assertTrue(json(strict.out()).get("error").asText().contains("column 0 't' text"), strict.out());
+    assertTrue(
+        json(strict.out()).get("error").asText().contains("column 0 't' text"), strict.out());
 
     CliRun lenient = CliRun.of("replay", "--lenient-text", file.toString());
     assertEquals(0, lenient.status(), lenient.err());
@@ -402,11 +482,19 @@ class CqlRowsCliTest {
 
   @Test
   void rejectsBadUsageWithStatusTwo() {
-    for (String[] args : new String[][] {{}, {"play", "x"}, {"replay"}, {"replay", "--format",
-        "xml", "f"}, {"replay", "--limit", "-1", "f"}, {"replay", "--bogus", "f"},
-        {"replay", "--format", "arrow", "f"}, {"replay", "--output", "d", "f"},
-        {"replay", "--format", "arrow", "--output", "one.arrow", "f"},
-        {"stats", "--format", "arrow", "--output", "d", "f"}}) {
+    for (String[] args :
+        new String[][] {
+          {},
+          {"play", "x"},
+          {"replay"},
+          {"replay", "--format", "xml", "f"},
+          {"replay", "--limit", "-1", "f"},
+          {"replay", "--bogus", "f"},
+          {"replay", "--format", "arrow", "f"},
+          {"replay", "--output", "d", "f"},
+          {"replay", "--format", "arrow", "--output", "one.arrow", "f"},
+          {"stats", "--format", "arrow", "--output", "d", "f"}
+        }) {
       CliRun r = CliRun.of(args);
       assertEquals(2, r.status(), Arrays.toString(args));
       assertTrue(r.err().contains("usage: cqlrows COMMAND"), r.err());
@@ -415,9 +503,10 @@ class CqlRowsCliTest {
 
   /** Offset of segment {@code n} of conn-01's server-to-client file in a v5 capture. */
   private static int segmentOffset(String capture, int n) {
-    for (com.fasterxml.jackson.databind.JsonNode s
-        : io.cqlrows.testing.Corpus.jsonLines(capture, "segments.jsonl")) {
-      if (s.get("conn").asInt() == 1 && s.get("dir").asText().equals("s2c")
+    for (com.fasterxml.jackson.databind.JsonNode s :
+        io.cqlrows.testing.Corpus.jsonLines(capture, "segments.jsonl")) {
+      if (s.get("conn").asInt() == 1
+          && s.get("dir").asText().equals("s2c")
           && s.get("segment").asInt() == n) {
         return s.get("file_offset").asInt();
       }
@@ -431,8 +520,8 @@ class CqlRowsCliTest {
     "b-v5, 9, payload CRC32 mismatch, segment",
     "c-v5-lz4, 9, payload CRC32 mismatch, segment",
   })
-  void reportsACorruptSegmentOnOneLine(String capture, int flipAt, String expected,
-      String structure) throws IOException {
+  void reportsACorruptSegmentOnOneLine(
+      String capture, int flipAt, String expected, String structure) throws IOException {
     byte[] bytes = io.cqlrows.testing.Corpus.bytes(capture, "conn-01.s2c.bin");
     int at = segmentOffset(capture, 3);
     bytes[at + flipAt] ^= 0x01;
@@ -491,6 +580,4 @@ class CqlRowsCliTest {
     System.arraycopy(b, 0, out, a.length, b.length);
     return out;
   }
-
-
 }

@@ -4,12 +4,12 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * A strict RFC 4180 reader for the tests: records end with CRLF, fields are separated by commas,
- * a quoted field may hold commas, quotes (doubled) and line breaks. An unquoted empty field reads
- * as {@code null} and a quoted one ({@code ""}) as the empty string, so that NULL and the empty
- * string stay apart as the command writes them. Anything else (a bare LF, a quote inside an
- * unquoted field, text after a closing quote, a missing final CRLF) is an {@link
- * IllegalArgumentException} naming the offset. Stateless.
+ * A strict RFC 4180 reader for the tests: records end with CRLF, fields are separated by commas, a
+ * quoted field may hold commas, quotes (doubled) and line breaks. An unquoted empty field reads as
+ * {@code null} and a quoted one ({@code ""}) as the empty string, so that NULL and the empty string
+ * stay apart as the command writes them. Anything else (a bare LF, a quote inside an unquoted
+ * field, text after a closing quote, a missing final CRLF) is an {@link IllegalArgumentException}
+ * naming the offset. Stateless.
  */
 final class CsvRecords {
   private CsvRecords() {}

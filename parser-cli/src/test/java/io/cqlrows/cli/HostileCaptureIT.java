@@ -7,13 +7,13 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.netty.buffer.ByteBufUtil;
-import java.io.ByteArrayOutputStream;
-import java.io.IOException;
 import io.cqlrows.netty.EventLoops;
 import io.cqlrows.netty.client.FakeCqlServer;
 import io.cqlrows.netty.compression.Compression;
+import io.netty.buffer.ByteBufUtil;
 import io.netty.channel.EventLoopGroup;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -27,20 +27,29 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * A hostile server's worst, replayed by the packaged command ({@link JarProcess}) in a JVM of 128
  * MiB: a 1 MB LZ4 frame that really decompresses to 255 MiB is one error for its response, not an
- * {@code OutOfMemoryError}, and the response after it is printed; a frame header declaring 2 GiB
- * is one line on stderr, and the valid frames after it are not read. Both exit with status 1.
- * The captures are raw server-to-client byte streams ({@code *.s2c.bin}, without a client side),
- * made here.
+ * {@code OutOfMemoryError}, and the response after it is printed; a frame header declaring 2 GiB is
+ * one line on stderr, and the valid frames after it are not read. Both exit with status 1. The
+ * captures are raw server-to-client byte streams ({@code *.s2c.bin}, without a client side), made
+ * here.
  */
 class HostileCaptureIT {
   private static final List<String> SMALL_HEAP = List.of("-Xmx128m");
-  /** ROWS: one int column {@code ks.t.x}, one row holding 0x01020304. */
-  private static final byte[] ROWS = ByteBufUtil.decodeHexDump(
-      "00000002" + "00000001" + "00000001" + "00026b73" + "000174" + "000178" + "0009"
-          + "00000001" + "00000004" + "01020304");
 
-  @TempDir
-  static Path dir;
+  /** ROWS: one int column {@code ks.t.x}, one row holding 0x01020304. */
+  private static final byte[] ROWS =
+      ByteBufUtil.decodeHexDump(
+          "00000002"
+              + "00000001"
+              + "00000001"
+              + "00026b73"
+              + "000174"
+              + "000178"
+              + "0009"
+              + "00000001"
+              + "00000004"
+              + "01020304");
+
+  @TempDir static Path dir;
 
   @Test
   void aDecompressionBombIsAnErrorForItsResponseNotAnOutOfMemoryError() throws Exception {
@@ -58,8 +67,8 @@ class HostileCaptureIT {
     assertEquals(2, lines.size(), String.join("\n", lines));
     JsonNode error = json(lines.get(0));
     assertEquals(2, error.get("stream").asInt());
-    assertTrue(error.get("error").asText().contains("uncompressed length: " + bomb.length),
-        lines.get(0));
+    assertTrue(
+        error.get("error").asText().contains("uncompressed length: " + bomb.length), lines.get(0));
     JsonNode rows = json(lines.get(1));
     assertEquals(3, rows.get("stream").asInt());
     assertEquals(0x01020304, rows.get("rows").get(0).get(0).asInt(), "the frame after it");
@@ -83,8 +92,8 @@ class HostileCaptureIT {
 
   /**
    * {@code query} with the same heap, against a server that answers with the bomb: one line on
-   * stderr naming the limit, exit 1, no {@code OutOfMemoryError}; and against one that answers
-   * with a header declaring 2 GiB: one line, exit 1, at once (no wait for the 2 GiB).
+   * stderr naming the limit, exit 1, no {@code OutOfMemoryError}; and against one that answers with
+   * a header declaring 2 GiB: one line, exit 1, at once (no wait for the 2 GiB).
    */
   @Test
   void queryEndsWithATypedErrorOnABombOrA2GiBHeader() throws Exception {
@@ -94,23 +103,55 @@ class HostileCaptureIT {
     EventLoopGroup group = EventLoops.nio(1);
     FakeCqlServer server = new FakeCqlServer(group, 4, Compression.LZ4);
     try {
-      server.rawAnswers = (stream, query) -> switch (query) {
-        case "BOMB" -> frameBytes(0x84, 0x01, stream, 0x08, ByteBuffer
-            .allocate(4 + block.length).putInt(bomb.length).put(block).array());
-        case "LIAR" -> ByteBufUtil.decodeHexDump("84" + "00" + String.format("%04x", stream)
-            + "08" + "7fffffff");
-        default -> null;
-      };
+      server.rawAnswers =
+          (stream, query) ->
+              switch (query) {
+                case "BOMB" ->
+                    frameBytes(
+                        0x84,
+                        0x01,
+                        stream,
+                        0x08,
+                        ByteBuffer.allocate(4 + block.length)
+                            .putInt(bomb.length)
+                            .put(block)
+                            .array());
+                case "LIAR" ->
+                    ByteBufUtil.decodeHexDump(
+                        "84" + "00" + String.format("%04x", stream) + "08" + "7fffffff");
+                default -> null;
+              };
       for (String statement : List.of("BOMB", "LIAR")) {
-        JarProcess.Result r = JarProcess.run(dir, SMALL_HEAP, Map.of(), List.of("query",
-            "--port", Integer.toString(server.port()), "--protocol", "4", "--compression",
-            "lz4", "--quiet", "--timeout", "60", "--format", "jsonl", statement));
+        JarProcess.Result r =
+            JarProcess.run(
+                dir,
+                SMALL_HEAP,
+                Map.of(),
+                List.of(
+                    "query",
+                    "--port",
+                    Integer.toString(server.port()),
+                    "--protocol",
+                    "4",
+                    "--compression",
+                    "lz4",
+                    "--quiet",
+                    "--timeout",
+                    "60",
+                    "--format",
+                    "jsonl",
+                    statement));
         assertEquals(1, r.status(), r.err());
         assertEquals(1, r.errLines().size(), r.err());
         assertFalse(r.err().contains("OutOfMemoryError"), r.err());
         // the limit the response broke, as the error names it
-        assertTrue(r.err().contains(statement.equals("BOMB")
-            ? "ParseLimits.maxDecompressedLength" : "ParseLimits.maxFrameBodyLength"), r.err());
+        assertTrue(
+            r.err()
+                .contains(
+                    statement.equals("BOMB")
+                        ? "ParseLimits.maxDecompressedLength"
+                        : "ParseLimits.maxFrameBodyLength"),
+            r.err());
         assertEquals(List.of(), r.lines());
       }
     } finally {
@@ -120,8 +161,8 @@ class HostileCaptureIT {
   }
 
   private static JarProcess.Result replay(Path file) throws IOException, InterruptedException {
-    return JarProcess.run(dir, SMALL_HEAP, Map.of(),
-        List.of("replay", "--format", "jsonl", file.toString()));
+    return JarProcess.run(
+        dir, SMALL_HEAP, Map.of(), List.of("replay", "--format", "jsonl", file.toString()));
   }
 
   /** A v4 RESULT frame on {@code stream} with an LZ4 body that decompresses to {@code plain}. */

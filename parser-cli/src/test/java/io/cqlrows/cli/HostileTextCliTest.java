@@ -29,26 +29,34 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * Text from a capture or a server that a terminal would act on (CSI and OSC sequences, C1
- * controls, bidi overrides, carriage returns) in query text, column names, cells and error
- * messages: the table and vertical outputs and stderr show it escaped, printable non-ASCII as it
- * is; JSON Lines and CSV carry it as they always did (JSON escapes, CSV data).
+ * Text from a capture or a server that a terminal would act on (CSI and OSC sequences, C1 controls,
+ * bidi overrides, carriage returns) in query text, column names, cells and error messages: the
+ * table and vertical outputs and stderr show it escaped, printable non-ASCII as it is; JSON Lines
+ * and CSV carry it as they always did (JSON escapes, CSV data).
  */
 class HostileTextCliTest {
   /** The QUERY of stream 1. */
   static final String QUERY = "SELECT \u001b[2J\u009b\u202e名前🦀\u2066 FROM t\r\nWHERE x = '\t'";
+
   static final String QUERY_SHOWN =
       "SELECT \\u001b[2J\\u009b\\u202e名前🦀\\u2066 FROM t\\r\\nWHERE x = '\\t'";
+
   /** A text column of stream 1's result. */
   static final String NAME = "名\u001b]0;pwned\u0007\u202e";
+
   static final String NAME_SHOWN = "名\\u001b]0;pwned\\u0007\\u202e";
+
   /** Its value. */
   static final String VALUE = "値🦀\u001b[31m\u009b1m\u202ex\u2069\r\n";
+
   static final String VALUE_SHOWN = "値🦀\\u001b[31m\\u009b1m\\u202ex\\u2069\\r\\n";
+
   /** The field of an empty UDT value, in a column of stream 1's result. */
   static final String FIELD = "f\u009b\u2067";
+
   /** The int column of stream 2, whose 3-byte cell cannot be decoded. */
   static final String BAD = "bad\u001b[1m\u009b\u202e";
+
   static final String BAD_SHOWN = "bad\\u001b[1m\\u009b\\u202e";
 
   private static EventLoopGroup group;
@@ -96,8 +104,7 @@ class HostileTextCliTest {
     assertEquals(NAME, rows.get("columns").get(0).get("name").asText());
     assertEquals(VALUE, rows.get("rows").get(0).get(0).asText());
     JsonNode error = json(lines.get(1));
-    assertTrue(error.get("error").asText().contains("column 0 '" + BAD + "' int"),
-        lines.get(1));
+    assertTrue(error.get("error").asText().contains("column 0 '" + BAD + "' int"), lines.get(1));
   }
 
   /** CSV is data: names as they are, cells as the canonical JSON without quotes; errors escaped. */
@@ -137,8 +144,9 @@ class HostileTextCliTest {
       assertShowsNoControl(r.err());
       assertEquals(1, r.err().lines().count(), r.err());
       // CR/LF runs of a server message are one space; the rest is escaped
-      assertTrue(r.err().contains(
-          "cannot run: FAIL 値🦀\\u001b[31m\\u009b1m\\u202ex\\u2069 cqlrows: fine"), r.err());
+      assertTrue(
+          r.err().contains("cannot run: FAIL 値🦀\\u001b[31m\\u009b1m\\u202ex\\u2069 cqlrows: fine"),
+          r.err());
     } finally {
       server.close();
     }
@@ -155,8 +163,7 @@ class HostileTextCliTest {
         assertEquals(0, r.status(), r.err());
         assertShowsNoControl(r.out());
         assertShowsNoControl(r.err());
-        assertTrue(r.out().contains("SELECT \\u009b\\u202e🦀\\u001b[1m"),
-            format + ": " + r.out());
+        assertTrue(r.out().contains("SELECT \\u009b\\u202e🦀\\u001b[1m"), format + ": " + r.out());
       }
       CliRun r = query(server, "--format", "jsonl", select);
       assertEquals(0, r.status(), r.err());
@@ -175,8 +182,8 @@ class HostileTextCliTest {
   void stderrOfTheCommandEscapesEveryControl() throws IOException {
     ByteArrayOutputStream err = new ByteArrayOutputStream();
     java.io.PrintStream raw = new java.io.PrintStream(err, true, StandardCharsets.UTF_8);
-    java.io.PrintStream out = new java.io.PrintStream(new ByteArrayOutputStream(), true,
-        StandardCharsets.UTF_8);
+    java.io.PrintStream out =
+        new java.io.PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8);
     // a file that does not exist: its name is printed on stderr
     Path missing = dir.resolve("gone\u001b[2K\u009b\u202e\rcqlrows: ok");
     assertEquals(1, CqlRowsCli.run(new String[] {"replay", missing.toString()}, out, raw));
@@ -201,20 +208,44 @@ class HostileTextCliTest {
 
   /**
    * A capture of one connection: stream 1 a QUERY answered by a ROWS result (a text column named
-   * {@link #NAME} holding {@link #VALUE}, a plain text column, an empty UDT whose field is
-   * {@link #FIELD}); stream 2 a QUERY answered by a ROWS result whose int column {@link #BAD}
-   * has a 3-byte cell.
+   * {@link #NAME} holding {@link #VALUE}, a plain text column, an empty UDT whose field is {@link
+   * #FIELD}); stream 2 a QUERY answered by a ROWS result whose int column {@link #BAD} has a 3-byte
+   * cell.
    */
   private Path capture() throws IOException {
     byte[] c2s = concat(query(1, QUERY), query(2, "SELECT bad FROM t"));
-    byte[] rows = CqlBytes.create().int32(2).int32(1).int32(3).string("ks").string("t")
-        .columnSpec(NAME, 0x000D).columnSpec("plain", 0x000D)
-        .string("udt").int16(0x0030).string("ks").string("u\u001b").int16(1)
-        .string(FIELD).int16(0x000D)
-        .int32(1).bytes(hex(VALUE)).bytes(hex("p")).bytes("")
-        .toArray();
-    byte[] bad = CqlBytes.create().int32(2).int32(1).int32(1).string("ks").string("t")
-        .columnSpec(BAD, 0x0009).int32(1).bytes("010203").toArray();
+    byte[] rows =
+        CqlBytes.create()
+            .int32(2)
+            .int32(1)
+            .int32(3)
+            .string("ks")
+            .string("t")
+            .columnSpec(NAME, 0x000D)
+            .columnSpec("plain", 0x000D)
+            .string("udt")
+            .int16(0x0030)
+            .string("ks")
+            .string("u\u001b")
+            .int16(1)
+            .string(FIELD)
+            .int16(0x000D)
+            .int32(1)
+            .bytes(hex(VALUE))
+            .bytes(hex("p"))
+            .bytes("")
+            .toArray();
+    byte[] bad =
+        CqlBytes.create()
+            .int32(2)
+            .int32(1)
+            .int32(1)
+            .string("ks")
+            .string("t")
+            .columnSpec(BAD, 0x0009)
+            .int32(1)
+            .bytes("010203")
+            .toArray();
     byte[] s2c = concat(frameBytes(0x84, 0, 1, 0x08, rows), frameBytes(0x84, 0, 2, 0x08, bad));
     Path file = dir.resolve("hostile.s2c.bin");
     Files.write(file, s2c);
@@ -250,11 +281,15 @@ class HostileTextCliTest {
    * isolate.
    */
   private static void assertShowsNoControl(String text) {
-    text.codePoints().forEach(c -> {
-      if ((c < 0x20 && c != '\n') || (c >= 0x7f && c <= 0x9f) || (c >= 0x202a && c <= 0x202e)
-          || (c >= 0x2066 && c <= 0x2069)) {
-        fail(String.format("U+%04X in: %s", c, TerminalText.escape(text)));
-      }
-    });
+    text.codePoints()
+        .forEach(
+            c -> {
+              if ((c < 0x20 && c != '\n')
+                  || (c >= 0x7f && c <= 0x9f)
+                  || (c >= 0x202a && c <= 0x202e)
+                  || (c >= 0x2066 && c <= 0x2069)) {
+                fail(String.format("U+%04X in: %s", c, TerminalText.escape(text)));
+              }
+            });
   }
 }

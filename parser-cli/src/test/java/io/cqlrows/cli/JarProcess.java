@@ -17,21 +17,22 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * The command jar ({@code target/cqlrows.jar}, named by the system property {@value
- * #JAR_PROPERTY}) run as {@code java [JVM options] -jar cqlrows.jar ARGS} in a child process of
- * the same JDK, with its stdout and stderr in files of a folder. Stateless apart from a counter
- * for file names; each process is owned by the test that starts it, which waits for it or ends
- * it through its handle.
+ * The command jar ({@code target/cqlrows.jar}, named by the system property {@value #JAR_PROPERTY})
+ * run as {@code java [JVM options] -jar cqlrows.jar ARGS} in a child process of the same JDK, with
+ * its stdout and stderr in files of a folder. Stateless apart from a counter for file names; each
+ * process is owned by the test that starts it, which waits for it or ends it through its handle.
  */
 final class JarProcess {
   /** Set by the failsafe configuration of parser-cli's pom. */
   static final String JAR_PROPERTY = "cqlrows.cli.jar";
+
   /** The longest a run may take before the test fails and the process is killed. */
   static final long TIMEOUT_SECONDS = 300;
 
   /** The line each statement ends with on stderr: {@code cqlrows: N rows in M pages}. */
-  private static final Pattern COUNT = Pattern.compile(
-      "^cqlrows: (\\d+) rows? in (\\d+) pages?( \\(interrupted\\))?$");
+  private static final Pattern COUNT =
+      Pattern.compile("^cqlrows: (\\d+) rows? in (\\d+) pages?( \\(interrupted\\))?$");
+
   private static final AtomicInteger RUNS = new AtomicInteger();
 
   private JarProcess() {}
@@ -112,8 +113,9 @@ final class JarProcess {
    * Starts {@code java jvmOptions -jar cqlrows.jar args} with {@code env} added to this JVM's
    * environment; stdout goes to {@code <dir>/run-N.out}, stderr to {@code <dir>/run-N.err}.
    */
-  static Started start(Path dir, List<String> jvmOptions, Map<String, String> env,
-      List<String> args) throws IOException {
+  static Started start(
+      Path dir, List<String> jvmOptions, Map<String, String> env, List<String> args)
+      throws IOException {
     int n = RUNS.incrementAndGet();
     List<String> command = new ArrayList<>();
     command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
@@ -123,9 +125,8 @@ final class JarProcess {
     command.addAll(args);
     Path out = dir.resolve("run-" + n + ".out");
     Path err = dir.resolve("run-" + n + ".err");
-    ProcessBuilder builder = new ProcessBuilder(command)
-        .redirectOutput(out.toFile())
-        .redirectError(err.toFile());
+    ProcessBuilder builder =
+        new ProcessBuilder(command).redirectOutput(out.toFile()).redirectError(err.toFile());
     builder.environment().putAll(env);
     Process process = builder.start();
     process.getOutputStream().close();

@@ -44,7 +44,8 @@ class LiveCaptureFixtureCliTest {
     assertEquals(4, lines.size(), "ROWS results");
     JsonNode vectors = Corpus.json(lines.get(1));
     assertEquals("vector<float, 3>", column(vectors, "v_float3").get("type").asText());
-    assertEquals(Corpus.json("[\"1.5\",\"-2.25\",\"3.0\"]"),
+    assertEquals(
+        Corpus.json("[\"1.5\",\"-2.25\",\"3.0\"]"),
         vectors.get("rows").get(0).get(index(vectors, "v_float3")));
   }
 

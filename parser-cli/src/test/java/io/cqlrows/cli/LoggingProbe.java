@@ -14,11 +14,11 @@ import java.nio.charset.StandardCharsets;
 
 /**
  * A main class run on the command jar's classpath by {@link CliLoggingIT}: logs a warning and an
- * info message through Netty's logging, then leaks pooled buffers until Netty's leak detector
- * (run with {@code -Dio.netty.leakDetection.level=paranoid}) reports one, for at most {@value
+ * info message through Netty's logging, then leaks pooled buffers until Netty's leak detector (run
+ * with {@code -Dio.netty.leakDetection.level=paranoid}) reports one, for at most {@value
  * #MAX_MILLIS} ms. Prints the logger factory Netty chose on stdout; exits 0 when a leak report
- * reached stderr, 3 when none did in time. Stderr is watched through {@link System#setErr},
- * which the logging provider writes to.
+ * reached stderr, 3 when none did in time. Stderr is watched through {@link System#setErr}, which
+ * the logging provider writes to.
  */
 final class LoggingProbe {
   static final String WARNING = "cqlrows probe warning";
@@ -30,18 +30,22 @@ final class LoggingProbe {
   public static void main(String[] args) throws InterruptedException {
     ByteArrayOutputStream seen = new ByteArrayOutputStream();
     OutputStream stderr = new FileOutputStream(FileDescriptor.err);
-    System.setErr(new PrintStream(new OutputStream() {
-      @Override
-      public void write(int b) throws IOException {
-        write(new byte[] {(byte) b}, 0, 1);
-      }
+    System.setErr(
+        new PrintStream(
+            new OutputStream() {
+              @Override
+              public void write(int b) throws IOException {
+                write(new byte[] {(byte) b}, 0, 1);
+              }
 
-      @Override
-      public void write(byte[] b, int off, int len) throws IOException {
-        stderr.write(b, off, len);
-        seen.write(b, off, len);
-      }
-    }, true, StandardCharsets.UTF_8));
+              @Override
+              public void write(byte[] b, int off, int len) throws IOException {
+                stderr.write(b, off, len);
+                seen.write(b, off, len);
+              }
+            },
+            true,
+            StandardCharsets.UTF_8));
     InternalLogger logger = InternalLoggerFactory.getInstance(LoggingProbe.class);
     logger.warn(WARNING);
     logger.info(INFO);

@@ -32,11 +32,11 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 /**
- * {@code cqlrows query} against the netty module's fake CQL server (which answers {@code PAGE}
- * with two pages, {@code FAIL} with an Invalid error, {@code CLOSE} by closing, and any other
- * {@code SELECT} with one row of its stream id and text): every page in every format, the row
- * limit, server errors and lost connections on one line, authentication, and usage errors.
- * The live tests run the same command against Cassandra.
+ * {@code cqlrows query} against the netty module's fake CQL server (which answers {@code PAGE} with
+ * two pages, {@code FAIL} with an Invalid error, {@code CLOSE} by closing, and any other {@code
+ * SELECT} with one row of its stream id and text): every page in every format, the row limit,
+ * server errors and lost connections on one line, authentication, and usage errors. The live tests
+ * run the same command against Cassandra.
  */
 class QueryCommandTest {
   private static EventLoopGroup group;
@@ -118,11 +118,10 @@ class QueryCommandTest {
   @Test
   void arrowToAFile() throws Exception {
     Path file = dir.resolve("pages.arrow");
-    CliRun r = query(5, Compression.LZ4, "--format", "arrow", "--output", file.toString(),
-        "PAGE");
+    CliRun r = query(5, Compression.LZ4, "--format", "arrow", "--output", file.toString(), "PAGE");
     assertEquals(0, r.status(), r.err());
     try (RootAllocator allocator = new RootAllocator();
-         ArrowFileReader in = new ArrowFileReader(Files.newByteChannel(file), allocator)) {
+        ArrowFileReader in = new ArrowFileReader(Files.newByteChannel(file), allocator)) {
       assertEquals(2, in.getRecordBlocks().size(), "one record batch per page");
       VectorSchemaRoot root = in.getVectorSchemaRoot();
       assertTrue(in.loadNextBatch());
@@ -141,18 +140,39 @@ class QueryCommandTest {
   void ctrlCLeavesAValidFileAndExits130() throws Exception {
     server = new FakeCqlServer(group, 4, Compression.NONE);
     Path file = dir.resolve("pages.arrow");
-    Process p = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java")
-        .toString(), "--add-opens=java.base/java.nio=ALL-UNNAMED", "-cp",
-        System.getProperty("java.class.path"), CqlRowsCli.class.getName(), "query", "--port",
-        Integer.toString(server.port()), "--protocol", "4", "--compression", "none", "--quiet",
-        "--timeout", "60", "--format", "arrow", "--output", file.toString(), "PAGE",
-        "HOLD the page in flight", "SELECT never sent")
-        .redirectErrorStream(true).redirectOutput(dir.resolve("out.txt").toFile()).start();
+    Process p =
+        new ProcessBuilder(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "--add-opens=java.base/java.nio=ALL-UNNAMED",
+                "-cp",
+                System.getProperty("java.class.path"),
+                CqlRowsCli.class.getName(),
+                "query",
+                "--port",
+                Integer.toString(server.port()),
+                "--protocol",
+                "4",
+                "--compression",
+                "none",
+                "--quiet",
+                "--timeout",
+                "60",
+                "--format",
+                "arrow",
+                "--output",
+                file.toString(),
+                "PAGE",
+                "HOLD the page in flight",
+                "SELECT never sent")
+            .redirectErrorStream(true)
+            .redirectOutput(dir.resolve("out.txt").toFile())
+            .start();
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
     while (!server.queries().contains("HOLD the page in flight") && System.nanoTime() < deadline) {
       Thread.sleep(50);
     }
-    assertTrue(server.queries().contains("HOLD the page in flight"),
+    assertTrue(
+        server.queries().contains("HOLD the page in flight"),
         "the command reached the second statement");
     Process kill = new ProcessBuilder("kill", "-INT", Long.toString(p.pid())).start();
     assertEquals(0, kill.waitFor());
@@ -162,36 +182,48 @@ class QueryCommandTest {
     assertEquals(130, p.exitValue(), Files.readString(dir.resolve("out.txt")));
     assertFalse(server.queries().contains("SELECT never sent"), "no statement after Ctrl-C");
     try (RootAllocator allocator = new RootAllocator();
-         ArrowFileReader in = new ArrowFileReader(Files.newByteChannel(file), allocator)) {
+        ArrowFileReader in = new ArrowFileReader(Files.newByteChannel(file), allocator)) {
       assertEquals(2, in.getRecordBlocks().size(), "the two pages of PAGE");
     }
     try (RootAllocator allocator = new RootAllocator();
-         ArrowFileReader in = new ArrowFileReader(
-             Files.newByteChannel(dir.resolve("pages-2.arrow")), allocator)) {
+        ArrowFileReader in =
+            new ArrowFileReader(Files.newByteChannel(dir.resolve("pages-2.arrow")), allocator)) {
       assertEquals(1, in.getRecordBlocks().size(), "the page in flight, finished after Ctrl-C");
     }
   }
 
   /**
    * SIGINT while the command connects to a peer that accepts the connection and never answers
-   * (neither the CQL handshake nor, with --ssl, the TLS one): exit 130 at once, not after the
-   * 120 s of --timeout. Runs the command as a process.
+   * (neither the CQL handshake nor, with --ssl, the TLS one): exit 130 at once, not after the 120 s
+   * of --timeout. Runs the command as a process.
    */
   @ParameterizedTest
   @CsvSource({"false", "true"})
   void ctrlCWhileConnectingExitsAtOnce(boolean tls) throws Exception {
     try (ServerSocket silent = new ServerSocket(0, 4, InetAddress.getByName("127.0.0.1"))) {
-      List<String> command = new ArrayList<>(List.of(
-          Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-          "--add-opens=java.base/java.nio=ALL-UNNAMED", "-cp",
-          System.getProperty("java.class.path"), CqlRowsCli.class.getName(), "query",
-          "--port", Integer.toString(silent.getLocalPort()), "--quiet", "--timeout", "120"));
+      List<String> command =
+          new ArrayList<>(
+              List.of(
+                  Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                  "--add-opens=java.base/java.nio=ALL-UNNAMED",
+                  "-cp",
+                  System.getProperty("java.class.path"),
+                  CqlRowsCli.class.getName(),
+                  "query",
+                  "--port",
+                  Integer.toString(silent.getLocalPort()),
+                  "--quiet",
+                  "--timeout",
+                  "120"));
       if (tls) {
         command.add("--ssl-insecure");
       }
       command.add("SELECT 1");
-      Process p = new ProcessBuilder(command).redirectErrorStream(true)
-          .redirectOutput(dir.resolve("out.txt").toFile()).start();
+      Process p =
+          new ProcessBuilder(command)
+              .redirectErrorStream(true)
+              .redirectOutput(dir.resolve("out.txt").toFile())
+              .start();
       silent.setSoTimeout(60_000);
       try (Socket accepted = silent.accept()) {
         // the client is connected and waits for an answer that never comes
@@ -239,15 +271,15 @@ class QueryCommandTest {
   void aClosedConnectionSaysSoWithTheServer() throws Exception {
     CliRun r = query(4, Compression.NONE, "CLOSE");
     assertEquals(1, r.status());
-    assertEquals("cqlrows: 127.0.0.1:" + server.port() + " closed the connection",
-        r.err().strip());
+    assertEquals("cqlrows: 127.0.0.1:" + server.port() + " closed the connection", r.err().strip());
   }
 
   @Test
   void aServerThatNeverAnswersTimesOut() throws Exception {
     CliRun r = query(4, Compression.NONE, "--timeout", "1", "NEVER");
     assertEquals(1, r.status());
-    assertEquals("cqlrows: 127.0.0.1:" + server.port() + ": no response within 1 s (--timeout)",
+    assertEquals(
+        "cqlrows: 127.0.0.1:" + server.port() + ": no response within 1 s (--timeout)",
         r.err().strip());
   }
 
@@ -267,38 +299,71 @@ class QueryCommandTest {
   void authenticatesWithThePasswordFromTheEnvironment() throws Exception {
     server = new FakeCqlServer(group, 5, Compression.LZ4);
     server.password = System.getenv("PATH"); // an environment variable every test JVM has
-    CliRun r = query(5, Compression.LZ4, "--user", "cassandra", "--password-env", "PATH",
-        "--format", "jsonl", "PAGE");
+    CliRun r =
+        query(
+            5,
+            Compression.LZ4,
+            "--user",
+            "cassandra",
+            "--password-env",
+            "PATH",
+            "--format",
+            "jsonl",
+            "PAGE");
     assertEquals(0, r.status(), r.err());
     assertEquals(2, r.lines().size());
     CliRun anonymous = query(5, Compression.LZ4, "PAGE");
     assertEquals(1, anonymous.status());
-    assertEquals("cqlrows: 127.0.0.1:" + server.port()
-        + " requires authentication: give --user U (and --password-env VAR)",
+    assertEquals(
+        "cqlrows: 127.0.0.1:"
+            + server.port()
+            + " requires authentication: give --user U (and --password-env VAR)",
         anonymous.err().strip());
     server.password = "something else";
-    CliRun wrong = query(5, Compression.LZ4, "--user", "cassandra", "--password-env", "PATH",
-        "PAGE");
+    CliRun wrong =
+        query(5, Compression.LZ4, "--user", "cassandra", "--password-env", "PATH", "PAGE");
     assertEquals(1, wrong.status());
     assertTrue(wrong.err().startsWith("cqlrows: Bad credentials: "), wrong.err());
   }
 
   @Test
   void badOptionsAreUsageErrorsWithTheQueryHelp() {
-    for (String[] args : new String[][] {{"query", "--bogus"}, {"query", "--format", "xml", "Q"},
-        {"query", "--timeout", "-1", "Q"},
-        {"query", "--format", "arrow", "Q"}, {"query", "--password-env", "X", "Q"},
-        {"query", "--protocol", "3", "Q"}, {"query", "--consistency", "MOST", "Q"},
-        {"query", "--protocol", "5", "--compression", "snappy", "Q"}}) {
+    for (String[] args :
+        new String[][] {
+          {"query", "--bogus"},
+          {"query", "--format", "xml", "Q"},
+          {"query", "--timeout", "-1", "Q"},
+          {"query", "--format", "arrow", "Q"},
+          {"query", "--password-env", "X", "Q"},
+          {"query", "--protocol", "3", "Q"},
+          {"query", "--consistency", "MOST", "Q"},
+          {"query", "--protocol", "5", "--compression", "snappy", "Q"}
+        }) {
       CliRun r = CliRun.of(args);
       assertEquals(2, r.status(), String.join(" ", args));
       assertTrue(r.err().contains("usage: cqlrows query"), r.err());
     }
     CliRun help = CliRun.of("query", "--help");
     assertEquals(0, help.status());
-    for (String option : new String[] {"--host", "--port", "--protocol", "--compression",
-        "--user", "--password-env", "--keyspace", "--consistency", "--page-size", "--format",
-        "--output", "--max-rows", "--streaming", "--quiet", "--file", "--timeout"}) {
+    for (String option :
+        new String[] {
+          "--host",
+          "--port",
+          "--protocol",
+          "--compression",
+          "--user",
+          "--password-env",
+          "--keyspace",
+          "--consistency",
+          "--page-size",
+          "--format",
+          "--output",
+          "--max-rows",
+          "--streaming",
+          "--quiet",
+          "--file",
+          "--timeout"
+        }) {
       assertTrue(help.out().contains(option), option);
     }
     assertFalse(help.out().contains("--password "), "no option takes the password itself");

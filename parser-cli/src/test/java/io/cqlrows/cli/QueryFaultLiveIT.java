@@ -40,50 +40,57 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * {@code cqlrows query}, the packaged {@code target/cqlrows.jar} run as a process ({@link
- * JarProcess}), through a {@link FaultProxy} to the live tests' Cassandra ({@link
- * CassandraServer}, the corpus loaded by {@link LiveFixtures}): {@code SELECT id, v FROM vec128}
- * in pages of {@value #PAGE} rows, with a fault in the response to page {@value #PAGES_BEFORE}
- * + 1. Each fault runs in one or two of the formats {@code jsonl}, {@code csv} and {@code arrow
- * --output FILE}, and in the framings where it differs (v4, v5, LZ4 or not): the response cut
- * (FIN) or reset (RST) halfway, stalled halfway ({@code --timeout 2}), its length declared over
- * {@code ParseLimits.maxFrameBodyLength}, a bit of its v5 segment flipped, the proxy's process
- * killed in its middle ({@link ProxyProcess}). Each run must:
+ * JarProcess}), through a {@link FaultProxy} to the live tests' Cassandra ({@link CassandraServer},
+ * the corpus loaded by {@link LiveFixtures}): {@code SELECT id, v FROM vec128} in pages of {@value
+ * #PAGE} rows, with a fault in the response to page {@value #PAGES_BEFORE} + 1. Each fault runs in
+ * one or two of the formats {@code jsonl}, {@code csv} and {@code arrow --output FILE}, and in the
+ * framings where it differs (v4, v5, LZ4 or not): the response cut (FIN) or reset (RST) halfway,
+ * stalled halfway ({@code --timeout 2}), its length declared over {@code
+ * ParseLimits.maxFrameBodyLength}, a bit of its v5 segment flipped, the proxy's process killed in
+ * its middle ({@link ProxyProcess}). Each run must:
  *
  * <ul>
  *   <li>exit with status 1 within the deadline plus {@link #MARGIN} of the fault (the stall: of
  *       {@code --timeout}; the others: well before it);
- *   <li>print exactly one error line on stderr (after the line of the Arrow file written, with
- *       its rows), naming the server and what happened: {@code closed
- *       the connection}, {@code reset the connection}, {@code no response within 2 s
- *       (--timeout)}, the frame error ({@code ParseLimits.maxFrameBodyLength}, {@code CRC32
- *       mismatch});
- *   <li>leave valid output holding exactly the {@value #PAGES_BEFORE} pages before the fault,
- *       their rows in the driver's order and every float as written: each JSON Lines line
- *       parses, the CSV parses as RFC 4180 (a header and whole records), the Arrow file opens
- *       with Arrow Java's {@code ArrowFileReader} and holds one batch per page.
+ *   <li>print exactly one error line on stderr (after the line of the Arrow file written, with its
+ *       rows), naming the server and what happened: {@code closed the connection}, {@code reset the
+ *       connection}, {@code no response within 2 s (--timeout)}, the frame error ({@code
+ *       ParseLimits.maxFrameBodyLength}, {@code CRC32 mismatch});
+ *   <li>leave valid output holding exactly the {@value #PAGES_BEFORE} pages before the fault, their
+ *       rows in the driver's order and every float as written: each JSON Lines line parses, the CSV
+ *       parses as RFC 4180 (a header and whole records), the Arrow file opens with Arrow Java's
+ *       {@code ArrowFileReader} and holds one batch per page.
  * </ul>
  */
 @Tag("live")
 class QueryFaultLiveIT {
   private static final String TABLE = LiveFixtures.KEYSPACE + ".vec128";
+
   /** Rows per page. */
   private static final int PAGE = 100;
+
   /** The pages that arrive whole before the fault's response. */
   private static final int PAGES_BEFORE = 3;
+
   /** SUPPORTED and READY: the responses the fault counts before the first page's. */
   private static final int HANDSHAKE = 2;
+
   /** {@code --timeout} of the stalled runs, in seconds. */
   private static final int STALL_TIMEOUT = 2;
+
   /** {@code --timeout} of the other runs: their faults end them well before it. */
   private static final int TIMEOUT = 30;
+
   /** How long after its deadline (or the fault) a run may take to exit: the JVM ends too. */
   private static final Duration MARGIN = Duration.ofSeconds(3);
+
   private static final int DIMENSION = 128;
 
   @TempDir static Path dir;
 
   private static CassandraServer server;
   private static CqlSession session;
+
   /** The ids of the rows of the pages before the fault, in the order the server pages them. */
   private static List<Integer> expectedIds;
 
@@ -122,8 +129,8 @@ class QueryFaultLiveIT {
     session = LiveFixtures.openSession(server);
     LiveFixtures.loadCorpus(session);
     expectedIds = new ArrayList<>();
-    for (Row row : session.execute(SimpleStatement.newInstance("SELECT id FROM " + TABLE)
-        .setPageSize(PAGE))) {
+    for (Row row :
+        session.execute(SimpleStatement.newInstance("SELECT id FROM " + TABLE).setPageSize(PAGE))) {
       if (expectedIds.size() == PAGES_BEFORE * PAGE) {
         break;
       }
@@ -162,12 +169,20 @@ class QueryFaultLiveIT {
 
   @ParameterizedTest(name = "{0}, {1}, {2}")
   @MethodSource("runs")
-  void aFaultMidQueryExitsOneWithOneLineAndTheWholePagesBeforeIt(Failure failure,
-      String format, List<String> connection) throws Exception {
+  void aFaultMidQueryExitsOneWithOneLineAndTheWholePagesBeforeIt(
+      Failure failure, String format, List<String> connection) throws Exception {
     int timeout = failure == Failure.STALL ? STALL_TIMEOUT : TIMEOUT;
     Path arrow = dir.resolve(failure + "-" + String.join("", connection) + ".arrow");
-    List<String> options = new ArrayList<>(List.of("--quiet", "--timeout",
-        Integer.toString(timeout), "--page-size", Integer.toString(PAGE), "--format", format));
+    List<String> options =
+        new ArrayList<>(
+            List.of(
+                "--quiet",
+                "--timeout",
+                Integer.toString(timeout),
+                "--page-size",
+                Integer.toString(PAGE),
+                "--format",
+                format));
     if (format.equals("arrow")) {
       options.addAll(List.of("--output", arrow.toString()));
     }
@@ -179,12 +194,14 @@ class QueryFaultLiveIT {
     long struck;
     String address;
     if (failure == Failure.KILLED) {
-      try (ProxyProcess process = ProxyProcess.start(server.host(), server.port(),
-          Fault.Kind.STALL, afterResponses)) {
+      try (ProxyProcess process =
+          ProxyProcess.start(server.host(), server.port(), Fault.Kind.STALL, afterResponses)) {
         address = "127.0.0.1:" + process.port();
-        JarProcess.Started run = JarProcess.start(dir, List.of(), Map.of(),
-            query(process.port(), options));
-        assertEquals(afterResponses, process.fired().get(TIMEOUT, TimeUnit.SECONDS),
+        JarProcess.Started run =
+            JarProcess.start(dir, List.of(), Map.of(), query(process.port(), options));
+        assertEquals(
+            afterResponses,
+            process.fired().get(TIMEOUT, TimeUnit.SECONDS),
             "the response the process stalls in");
         struck = System.nanoTime();
         assertTrue(process.kill(), "the process ended");
@@ -195,23 +212,34 @@ class QueryFaultLiveIT {
         Fault fault = failure.fault(afterResponses);
         proxy.faultNextConnection(fault);
         address = "127.0.0.1:" + proxy.port();
-        JarProcess.Started run = JarProcess.start(dir, List.of(), Map.of(),
-            query(proxy.port(), options));
+        JarProcess.Started run =
+            JarProcess.start(dir, List.of(), Map.of(), query(proxy.port(), options));
         fault.fired().get(TIMEOUT, TimeUnit.SECONDS);
         struck = System.nanoTime();
         result = run.await();
       }
     }
     Duration took = Duration.ofNanos(System.nanoTime() - struck);
-    Duration limit = (failure == Failure.STALL ? Duration.ofSeconds(timeout) : Duration.ZERO)
-        .plus(MARGIN);
-    System.err.printf("[cqlrows] query, %s, %s, %s: exit status %d %d ms after the fault: %s%n",
-        failure, format, connection, result.status(), took.toMillis(),
+    Duration limit =
+        (failure == Failure.STALL ? Duration.ofSeconds(timeout) : Duration.ZERO).plus(MARGIN);
+    System.err.printf(
+        "[cqlrows] query, %s, %s, %s: exit status %d %d ms after the fault: %s%n",
+        failure,
+        format,
+        connection,
+        result.status(),
+        took.toMillis(),
         result.err().strip().replace("\n", " | "));
 
     assertEquals(1, result.status(), result.err());
-    assertTrue(took.compareTo(limit) <= 0, "exited " + took.toMillis() + " ms after the fault"
-        + " (at most " + limit.toMillis() + " ms)");
+    assertTrue(
+        took.compareTo(limit) <= 0,
+        "exited "
+            + took.toMillis()
+            + " ms after the fault"
+            + " (at most "
+            + limit.toMillis()
+            + " ms)");
     List<String> errLines = new ArrayList<>(result.errLines());
     if (format.equals("arrow")) {
       // the file written, with its rows, as each Arrow export ends
@@ -221,7 +249,8 @@ class QueryFaultLiveIT {
     assertEquals(1, errLines.size(), "one error line on stderr: " + result.err());
     String line = errLines.get(0);
     assertTrue(line.startsWith("cqlrows: " + address), line);
-    assertTrue(failure.line.stream().anyMatch(line::contains),
+    assertTrue(
+        failure.line.stream().anyMatch(line::contains),
         line + " (expected one of: " + failure.line + ")");
 
     switch (format) {
@@ -234,8 +263,8 @@ class QueryFaultLiveIT {
 
   /** {@code query --host 127.0.0.1 --port PORT options}. */
   private static List<String> query(int port, List<String> options) {
-    List<String> args = new ArrayList<>(List.of("query", "--host", "127.0.0.1", "--port",
-        Integer.toString(port)));
+    List<String> args =
+        new ArrayList<>(List.of("query", "--host", "127.0.0.1", "--port", Integer.toString(port)));
     args.addAll(options);
     return args;
   }
@@ -268,7 +297,7 @@ class QueryFaultLiveIT {
     assertTrue(Files.isRegularFile(file), file + " exists");
     int rows = 0;
     try (RootAllocator allocator = new RootAllocator();
-         ArrowFileReader in = new ArrowFileReader(Files.newByteChannel(file), allocator)) {
+        ArrowFileReader in = new ArrowFileReader(Files.newByteChannel(file), allocator)) {
       VectorSchemaRoot root = in.getVectorSchemaRoot();
       List<ArrowBlock> blocks = in.getRecordBlocks();
       assertEquals(PAGES_BEFORE, blocks.size(), "Arrow batches: the pages before the fault");

@@ -48,40 +48,43 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * {@code cqlrows query}, the packaged {@code target/cqlrows.jar} run as a process ({@link
- * JarProcess}), against the live tests' Cassandra 5.0.6 ({@link CassandraServer}) with the
- * corpus loaded ({@link LiveFixtures}: every CQL type, collections, UDTs, tuples, vectors, NULLs,
- * empty values, extremes, unicode). It checks that:
+ * JarProcess}), against the live tests' Cassandra 5.0.6 ({@link CassandraServer}) with the corpus
+ * loaded ({@link LiveFixtures}: every CQL type, collections, UDTs, tuples, vectors, NULLs, empty
+ * values, extremes, unicode). It checks that:
  *
  * <ul>
  *   <li>{@code --format jsonl} of {@code SELECT *} of every corpus table is, row for row and cell
  *       for cell, what the Apache Cassandra Java driver reads for the same statement, in the
  *       canonical JSON (but for {@code vec_counter.v}, which the driver cannot decode);
- *   <li>{@code --format csv} (read as RFC 4180) holds the JSONL values field for field, rendered
- *       as the CSV output renders them; {@code --format arrow} (read back with Arrow Java's {@code
+ *   <li>{@code --format csv} (read as RFC 4180) holds the JSONL values field for field, rendered as
+ *       the CSV output renders them; {@code --format arrow} (read back with Arrow Java's {@code
  *       ArrowFileReader}) holds them cell for cell, with each batch's column metadata naming its
  *       table; {@code table} and {@code vertical} print every row of every page;
  *   <li>paging through {@code vec128} in pages of 100 returns each of its 5,000 ids once, every
  *       float as written;
  *   <li>a page of more than 64 MiB ({@code vector<float, 1536>}) with {@code --streaming} is
- *       exported to Arrow by a JVM whose heap is smaller than the page ({@value
- *       #STREAMING_HEAP}), in batches of at most 1,024 rows, every float as written; without
- *       {@code --streaming} the same JVM either copes or fails with an {@code OutOfMemoryError};
+ *       exported to Arrow by a JVM whose heap is smaller than the page ({@value #STREAMING_HEAP}),
+ *       in batches of at most 1,024 rows, every float as written; without {@code --streaming} the
+ *       same JVM either copes or fails with an {@code OutOfMemoryError};
  *   <li>SIGINT in the middle of an Arrow export exits 130 and leaves a valid file of whole pages,
  *       the pages the command counted;
- *   <li>a syntax error and a missing table are one line on stderr, {@code cqlrows: Syntax_error:
- *       } and {@code cqlrows: Invalid: }, and exit status 1.
+ *   <li>a syntax error and a missing table are one line on stderr, {@code cqlrows: Syntax_error: }
+ *       and {@code cqlrows: Invalid: }, and exit status 1.
  * </ul>
  */
 @Tag("live")
 class QueryLiveIT {
   private static final String KEYSPACE = LiveFixtures.KEYSPACE;
+
   /**
-   * The heap of the {@code --streaming} export of a 64 MiB page: less than the page, which
-   * without {@code --streaming} is held whole.
+   * The heap of the {@code --streaming} export of a 64 MiB page: less than the page, which without
+   * {@code --streaming} is held whole.
    */
   static final String STREAMING_HEAP = "-Xmx64m";
+
   /** Rows per page in the SIGINT test. */
   private static final int INTERRUPT_PAGE = 10;
+
   private static final Pattern TITLE = Pattern.compile("^(\\d+) rows?$");
   private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
 
@@ -89,12 +92,16 @@ class QueryLiveIT {
 
   private static CassandraServer server;
   private static CqlSession session;
+
   /** The corpus tables, in schema order, as CQL names (quoted where needed). */
   private static List<String> tables;
+
   /** Per table: the driver's {@code {"columns": .., "rows": ..}}. */
   private static final Map<String, ObjectNode> DRIVER = new LinkedHashMap<>();
+
   /** Per table: the driver's column definitions (for the CQL types). */
   private static final Map<String, ColumnDefinitions> COLUMNS = new LinkedHashMap<>();
+
   /** Per table: the rows of {@code --format jsonl}, from the first test that needs them. */
   private static Map<String, List<ObjectNode>> jsonl;
 
@@ -105,8 +112,11 @@ class QueryLiveIT {
     tables = LiveFixtures.loadCorpus(session);
     for (String table : tables) {
       DRIVER.put(table, LiveFixtures.driverQuery(session, select(table)));
-      COLUMNS.put(table, session.execute(SimpleStatement.newInstance(select(table))
-          .setPageSize(1)).getColumnDefinitions());
+      COLUMNS.put(
+          table,
+          session
+              .execute(SimpleStatement.newInstance(select(table)).setPageSize(1))
+              .getColumnDefinitions());
     }
   }
 
@@ -129,8 +139,15 @@ class QueryLiveIT {
 
   /** {@code java jvm -jar cqlrows.jar query --host H --port P --quiet args}. */
   private static List<String> args(List<String> args) {
-    List<String> all = new ArrayList<>(List.of("query", "--host", server.host(), "--port",
-        Integer.toString(server.port()), "--quiet"));
+    List<String> all =
+        new ArrayList<>(
+            List.of(
+                "query",
+                "--host",
+                server.host(),
+                "--port",
+                Integer.toString(server.port()),
+                "--quiet"));
     all.addAll(args);
     return all;
   }
@@ -161,7 +178,9 @@ class QueryLiveIT {
     List<long[]> counts = r.counts();
     assertEquals(tables.size(), counts.size(), r.err());
     for (int t = 0; t < tables.size(); t++) {
-      assertEquals(DRIVER.get(tables.get(t)).get("rows").size(), counts.get(t)[0],
+      assertEquals(
+          DRIVER.get(tables.get(t)).get("rows").size(),
+          counts.get(t)[0],
           tables.get(t) + ": rows on stderr");
     }
     return counts;
@@ -234,7 +253,9 @@ class QueryLiveIT {
         List<String> record = records.next();
         assertEquals(names.size(), record.size(), table + ": fields of row " + n);
         for (int c = 0; c < names.size(); c++) {
-          assertEquals(csvField(line.get(names.get(c))), record.get(c),
+          assertEquals(
+              csvField(line.get(names.get(c))),
+              record.get(c),
               table + ": row " + n + ", column " + names.get(c));
           fields++;
         }
@@ -291,25 +312,30 @@ class QueryLiveIT {
   void arrowHoldsTheJsonLinesValuesCellForCell() throws Exception {
     Map<String, List<ObjectNode>> rows = jsonl();
     Path file = dir.resolve("corpus.arrow");
-    JarProcess.Result r = query(List.of(),
-        concat(List.of("--format", "arrow", "--output", file.toString()), everyTable()));
+    JarProcess.Result r =
+        query(
+            List.of(),
+            concat(List.of("--format", "arrow", "--output", file.toString()), everyTable()));
     assertEquals(0, r.status(), r.err());
     assertOneCountPerTable(r);
 
     Map<String, String> byInternalName = new LinkedHashMap<>();
-    tables.forEach(t -> byInternalName.put(
-        t.startsWith("\"") ? t.substring(1, t.length() - 1).replace("\"\"", "\"") : t, t));
+    tables.forEach(
+        t ->
+            byInternalName.put(
+                t.startsWith("\"") ? t.substring(1, t.length() - 1).replace("\"\"", "\"") : t, t));
     // a statement with other columns goes on in corpus-2.arrow, corpus-3.arrow, ...
     List<Path> files = new ArrayList<>();
-    for (Path f = file; Files.exists(f); f = dir.resolve("corpus-" + (files.size() + 1)
-        + ".arrow")) {
+    for (Path f = file;
+        Files.exists(f);
+        f = dir.resolve("corpus-" + (files.size() + 1) + ".arrow")) {
       files.add(f);
     }
     Map<String, Integer> read = new LinkedHashMap<>();
     long cells = 0;
     for (Path f : files) {
       try (RootAllocator allocator = new RootAllocator();
-           ArrowFileReader in = new ArrowFileReader(Files.newByteChannel(f), allocator)) {
+          ArrowFileReader in = new ArrowFileReader(Files.newByteChannel(f), allocator)) {
         VectorSchemaRoot root = in.getVectorSchemaRoot();
         for (ArrowBlock block : in.getRecordBlocks()) {
           assertTrue(in.loadRecordBatch(block), f + ": a batch");
@@ -330,8 +356,8 @@ class QueryLiveIT {
             for (int c = 0; c < names.size(); c++) {
               String where = table + ": row " + (offset + row) + ", column " + names.get(c);
               DataType type = definitions.get(c).getType();
-              assertEquals(line.get(names.get(c)), ArrowCells.json(root.getVector(c), row, type),
-                  where);
+              assertEquals(
+                  line.get(names.get(c)), ArrowCells.json(root.getVector(c), row, type), where);
               cells++;
             }
           }
@@ -349,8 +375,12 @@ class QueryLiveIT {
   @Test
   void tableAndVerticalPrintEveryRowOfEveryPage() throws Exception {
     for (String format : new String[] {"table", "vertical"}) {
-      JarProcess.Result r = JarProcess.run(dir, List.of(), Map.of("COLUMNS", "120"),
-          args(concat(List.of("--format", format), everyTable())));
+      JarProcess.Result r =
+          JarProcess.run(
+              dir,
+              List.of(),
+              Map.of("COLUMNS", "120"),
+              args(concat(List.of("--format", format), everyTable())));
       assertEquals(0, r.status(), format + ": " + r.err());
       List<long[]> counts = assertOneCountPerTable(r);
       List<String> lines = r.lines();
@@ -362,8 +392,8 @@ class QueryLiveIT {
         for (long page = 0; page < counts.get(t)[1]; page++) {
           int before = at[0];
           rows += page(lines, at, names, format.equals("vertical"), tables.get(t));
-          verticalPages += lines.size() > before + 1
-              && lines.get(before + 1).startsWith("-[ RECORD ") ? 1 : 0;
+          verticalPages +=
+              lines.size() > before + 1 && lines.get(before + 1).startsWith("-[ RECORD ") ? 1 : 0;
         }
         assertEquals(counts.get(t)[0], rows, format + " " + tables.get(t) + ": rows printed");
       }
@@ -373,12 +403,12 @@ class QueryLiveIT {
   }
 
   /**
-   * Reads one page of the table output at {@code at}: the title ({@code N rows}), then N
-   * {@code -[ RECORD i ]} blocks of one line per column, or a header, a rule and N lines. Returns
-   * N and moves {@code at} past the page.
+   * Reads one page of the table output at {@code at}: the title ({@code N rows}), then N {@code -[
+   * RECORD i ]} blocks of one line per column, or a header, a rule and N lines. Returns N and moves
+   * {@code at} past the page.
    */
-  private static long page(List<String> lines, int[] at, List<String> names, boolean vertical,
-      String table) {
+  private static long page(
+      List<String> lines, int[] at, List<String> names, boolean vertical, String table) {
     String where = table + " at line " + (at[0] + 1);
     assertTrue(at[0] < lines.size(), where + ": a page title");
     Matcher title = TITLE.matcher(lines.get(at[0]++));
@@ -390,18 +420,21 @@ class QueryLiveIT {
     if (vertical || blocks || (n == 0 && empty)) {
       int maxCell = vertical ? TableSink.MAX_VERTICAL_CELL : TableSink.MAX_CELL;
       for (int record = 1; record <= n; record++) {
-        assertTrue(lines.get(at[0]++).startsWith("-[ RECORD " + record + " ]"),
+        assertTrue(
+            lines.get(at[0]++).startsWith("-[ RECORD " + record + " ]"),
             where + ": record " + record);
         for (String name : names) {
           String line = lines.get(at[0]++);
           String label = TableSink.cut(name, maxCell);
-          assertTrue(line.startsWith(label) && line.indexOf(" |", label.length()) >= 0,
+          assertTrue(
+              line.startsWith(label) && line.indexOf(" |", label.length()) >= 0,
               where + ": '" + line + "' is the line of " + name);
         }
       }
       return n;
     }
-    assertTrue(lines.get(at[0]++).startsWith(TableSink.cut(names.get(0), TableSink.MAX_CELL)),
+    assertTrue(
+        lines.get(at[0]++).startsWith(TableSink.cut(names.get(0), TableSink.MAX_CELL)),
         where + ": the header");
     assertTrue(lines.get(at[0]++).matches("[- ]+"), where + ": the rule");
     at[0] += n;
@@ -411,8 +444,15 @@ class QueryLiveIT {
 
   @Test
   void pagesOf100ReturnEveryVec128IdOnce() throws Exception {
-    JarProcess.Result r = query(List.of(), List.of("--format", "jsonl", "--page-size", "100",
-        "SELECT id, v FROM " + KEYSPACE + ".vec128"));
+    JarProcess.Result r =
+        query(
+            List.of(),
+            List.of(
+                "--format",
+                "jsonl",
+                "--page-size",
+                "100",
+                "SELECT id, v FROM " + KEYSPACE + ".vec128"));
     assertEquals(0, r.status(), r.err());
     List<long[]> counts = r.counts();
     assertEquals(1, counts.size(), r.err());
@@ -431,7 +471,8 @@ class QueryLiveIT {
       JsonNode v = line.get("v");
       assertEquals(expected.length, v.size(), "id " + id);
       for (int j = 0; j < expected.length; j++) {
-        assertEquals(Float.floatToRawIntBits(expected[j]),
+        assertEquals(
+            Float.floatToRawIntBits(expected[j]),
             Float.floatToRawIntBits(Float.parseFloat(v.get(j).textValue())),
             "id " + id + ", v[" + j + "] = " + v.get(j));
       }
@@ -446,25 +487,46 @@ class QueryLiveIT {
     LiveFixtures.writeBigPage(session, table, rows);
     Path streamedFile = dir.resolve("big-streamed.arrow");
     long start = System.nanoTime();
-    JarProcess.Result streamed = query(List.of(STREAMING_HEAP),
-        List.of("--streaming", "--page-size", Integer.toString(rows + 1000), "--format", "arrow",
-            "--output", streamedFile.toString(), "SELECT id, v FROM " + table));
+    JarProcess.Result streamed =
+        query(
+            List.of(STREAMING_HEAP),
+            List.of(
+                "--streaming",
+                "--page-size",
+                Integer.toString(rows + 1000),
+                "--format",
+                "arrow",
+                "--output",
+                streamedFile.toString(),
+                "SELECT id, v FROM " + table));
     long took = System.nanoTime() - start;
     assertEquals(0, streamed.status(), "--streaming in " + STREAMING_HEAP + ": " + streamed.err());
     assertEquals(List.of(rows + ":1"), countsOf(streamed), "one page: " + streamed.err());
     long size = Files.size(streamedFile);
     assertTrue(size > 64L << 20, size + " bytes of Arrow");
     assertEquals(rows, assertBigPage(streamedFile, 1024));
-    System.err.printf("[cqlrows] --streaming: one page of %d rows (%.1f MiB of Arrow) exported"
-        + " with %s in %d ms%n", rows, size / 1048576.0, STREAMING_HEAP, took / 1_000_000);
+    System.err.printf(
+        "[cqlrows] --streaming: one page of %d rows (%.1f MiB of Arrow) exported"
+            + " with %s in %d ms%n",
+        rows, size / 1048576.0, STREAMING_HEAP, took / 1_000_000);
 
     // Without --streaming the page is held whole. An OutOfMemoryError fails the page (one line
     // naming it) or, where it hits the event loop elsewhere, leaves the page unanswered until
     // --timeout (with the error's trace); which one depends on where the heap runs out.
     Path wholeFile = dir.resolve("big-whole.arrow");
-    JarProcess.Result whole = query(List.of(STREAMING_HEAP),
-        List.of("--timeout", "15", "--page-size", Integer.toString(rows + 1000), "--format",
-            "arrow", "--output", wholeFile.toString(), "SELECT id, v FROM " + table));
+    JarProcess.Result whole =
+        query(
+            List.of(STREAMING_HEAP),
+            List.of(
+                "--timeout",
+                "15",
+                "--page-size",
+                Integer.toString(rows + 1000),
+                "--format",
+                "arrow",
+                "--output",
+                wholeFile.toString(),
+                "SELECT id, v FROM " + table));
     if (whole.status() == 0) {
       assertEquals(List.of(rows + ":1"), countsOf(whole), whole.err());
       assertEquals(rows, assertBigPage(wholeFile, rows));
@@ -472,8 +534,8 @@ class QueryLiveIT {
       assertEquals(1, whole.status(), whole.err());
       assertTrue(whole.err().contains("OutOfMemoryError"), whole.err());
     }
-    System.err.printf("[cqlrows] without --streaming in %s: exit status %d%n", STREAMING_HEAP,
-        whole.status());
+    System.err.printf(
+        "[cqlrows] without --streaming in %s: exit status %d%n", STREAMING_HEAP, whole.status());
   }
 
   /** {@code rows:pages} of each count line. */
@@ -491,7 +553,7 @@ class QueryLiveIT {
     BitSet seen = new BitSet();
     int rows = 0;
     try (RootAllocator allocator = new RootAllocator();
-         ArrowFileReader in = new ArrowFileReader(Files.newByteChannel(file), allocator)) {
+        ArrowFileReader in = new ArrowFileReader(Files.newByteChannel(file), allocator)) {
       VectorSchemaRoot root = in.getVectorSchemaRoot();
       while (in.loadNextBatch()) {
         assertTrue(root.getRowCount() <= maxBatchRows, root.getRowCount() + " rows in a batch");
@@ -526,8 +588,15 @@ class QueryLiveIT {
     Path file = dir.resolve("interrupted.arrow");
     String cql = "SELECT id, v FROM " + KEYSPACE + ".vec128";
     int statements = 4; // 2,000 pages in all: the export outlasts the wait below
-    List<String> options = new ArrayList<>(List.of("--format", "arrow", "--output",
-        file.toString(), "--page-size", Integer.toString(INTERRUPT_PAGE)));
+    List<String> options =
+        new ArrayList<>(
+            List.of(
+                "--format",
+                "arrow",
+                "--output",
+                file.toString(),
+                "--page-size",
+                Integer.toString(INTERRUPT_PAGE)));
     for (int i = 0; i < statements; i++) {
       options.add(cql);
     }
@@ -535,14 +604,18 @@ class QueryLiveIT {
     // 20 pages of 10 rows of an int and 128 floats
     long written = 20L * INTERRUPT_PAGE * (4 + 128 * 4);
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
-    while (run.process().isAlive() && System.nanoTime() < deadline
+    while (run.process().isAlive()
+        && System.nanoTime() < deadline
         && !(Files.exists(file) && Files.size(file) > written)) {
       Thread.sleep(10);
     }
-    assertTrue(run.process().isAlive(), "the export still runs when " + written
-        + " bytes are written: " + Files.readString(run.err()));
-    Process kill = new ProcessBuilder("kill", "-INT", Long.toString(run.process().pid()))
-        .start();
+    assertTrue(
+        run.process().isAlive(),
+        "the export still runs when "
+            + written
+            + " bytes are written: "
+            + Files.readString(run.err()));
+    Process kill = new ProcessBuilder("kill", "-INT", Long.toString(run.process().pid())).start();
     assertEquals(0, kill.waitFor());
     JarProcess.Result r = run.await();
     assertEquals(130, r.status(), r.err());
@@ -551,7 +624,7 @@ class QueryLiveIT {
     int batches = 0;
     long rows = 0;
     try (RootAllocator allocator = new RootAllocator();
-         ArrowFileReader in = new ArrowFileReader(Files.newByteChannel(file), allocator)) {
+        ArrowFileReader in = new ArrowFileReader(Files.newByteChannel(file), allocator)) {
       VectorSchemaRoot root = in.getVectorSchemaRoot();
       for (ArrowBlock block : in.getRecordBlocks()) {
         assertTrue(in.loadRecordBatch(block));
@@ -562,7 +635,8 @@ class QueryLiveIT {
         FieldVector v = root.getVector("v");
         for (int i = 0; i < n; i++) {
           float[] expected = LiveFixtures.vec128(ids.get(i));
-          assertEquals(canonicalFloats(expected),
+          assertEquals(
+              canonicalFloats(expected),
               ArrowCells.json(v, i, COLUMNS.get("vec128").get("v").getType()),
               "id " + ids.get(i));
         }
@@ -570,8 +644,8 @@ class QueryLiveIT {
         batches++;
       }
     }
-    System.err.printf("[cqlrows] SIGINT: exit status 130 after %d pages (%d rows)%n", batches,
-        rows);
+    System.err.printf(
+        "[cqlrows] SIGINT: exit status 130 after %d pages (%d rows)%n", batches, rows);
     assertEquals(counted, rows, "the rows the command counted on stderr: " + r.err());
     assertTrue(rows >= 10L * INTERRUPT_PAGE, rows + " rows before SIGINT");
     assertTrue(rows < (long) statements * LiveFixtures.VEC128_ROWS, rows + " rows: interrupted");
@@ -593,8 +667,8 @@ class QueryLiveIT {
     assertTrue(syntax.err().startsWith("cqlrows: Syntax_error: "), syntax.err());
     assertEquals("", syntax.text(), "nothing on stdout");
 
-    JarProcess.Result missing = query(List.of(),
-        List.of("SELECT * FROM " + KEYSPACE + ".no_such_table"));
+    JarProcess.Result missing =
+        query(List.of(), List.of("SELECT * FROM " + KEYSPACE + ".no_such_table"));
     assertEquals(1, missing.status(), missing.err());
     assertEquals(1, missing.errLines().size(), missing.err());
     assertTrue(missing.err().startsWith("cqlrows: Invalid: "), missing.err());

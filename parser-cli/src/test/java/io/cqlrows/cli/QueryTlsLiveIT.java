@@ -25,15 +25,16 @@ import org.junit.jupiter.params.provider.CsvSource;
  * with {@code PasswordAuthenticator}, the password from {@code --password-env} logs in over TLS
  * ({@code --ssl-ca}) in v4 and v5, with and without LZ4, and a wrong one or none is one line and
  * exit 1; with {@code require_client_auth}, {@code --ssl-cert} and {@code --ssl-key} are let in.
- * Then each way the handshake fails is one line naming it, exit status 1, within {@code
- * --timeout}: an untrusted certificate, a certificate for another name, plaintext to a TLS
- * server, TLS to the plaintext server, no client certificate for the mutual-TLS server.
+ * Then each way the handshake fails is one line naming it, exit status 1, within {@code --timeout}:
+ * an untrusted certificate, a certificate for another name, plaintext to a TLS server, TLS to the
+ * plaintext server, no client certificate for the mutual-TLS server.
  */
 @Tag("live")
 @Tag("tls")
 class QueryTlsLiveIT {
   /** The environment variable the password is passed in. */
   private static final String PASSWORD_ENV = "CQLROWS_LIVE_PASSWORD";
+
   private static final String ROLE =
       "SELECT role, is_superuser FROM system_auth.roles WHERE role = 'cassandra'";
   private static final String RELEASE = "SELECT release_version FROM system.local";
@@ -52,13 +53,22 @@ class QueryTlsLiveIT {
     return query(server.host(), server.port(), password, args);
   }
 
-  private static JarProcess.Result query(String host, int port, String password,
-      String... args) throws Exception {
-    List<String> all = new ArrayList<>(List.of("query", "--host", host, "--port",
-        Integer.toString(port), "--quiet", "--timeout", "20"));
+  private static JarProcess.Result query(String host, int port, String password, String... args)
+      throws Exception {
+    List<String> all =
+        new ArrayList<>(
+            List.of(
+                "query",
+                "--host",
+                host,
+                "--port",
+                Integer.toString(port),
+                "--quiet",
+                "--timeout",
+                "20"));
     all.addAll(List.of(args));
-    return JarProcess.run(dir, List.of(), password == null ? Map.of()
-        : Map.of(PASSWORD_ENV, password), all);
+    return JarProcess.run(
+        dir, List.of(), password == null ? Map.of() : Map.of(PASSWORD_ENV, password), all);
   }
 
   /** One line on stderr, exit status 1, nothing on stdout. */
@@ -72,52 +82,96 @@ class QueryTlsLiveIT {
   @ParameterizedTest
   @CsvSource({"4, none", "4, lz4", "5, none", "5, lz4"})
   void thePasswordLogsInOverTls(int protocol, String compression) throws Exception {
-    JarProcess.Result r = query(TlsCassandra.password(), DefaultSuperuser.PASSWORD,
-        "--ssl-ca", certs.caPem().toString(), "--user", DefaultSuperuser.USER,
-        "--password-env", PASSWORD_ENV, "--protocol", Integer.toString(protocol),
-        "--compression", compression, "--format", "jsonl", ROLE);
+    JarProcess.Result r =
+        query(
+            TlsCassandra.password(),
+            DefaultSuperuser.PASSWORD,
+            "--ssl-ca",
+            certs.caPem().toString(),
+            "--user",
+            DefaultSuperuser.USER,
+            "--password-env",
+            PASSWORD_ENV,
+            "--protocol",
+            Integer.toString(protocol),
+            "--compression",
+            compression,
+            "--format",
+            "jsonl",
+            ROLE);
     assertEquals(0, r.status(), r.err());
-    assertEquals(List.of(Corpus.json("{\"role\":\"cassandra\",\"is_superuser\":true}")),
+    assertEquals(
+        List.of(Corpus.json("{\"role\":\"cassandra\",\"is_superuser\":true}")),
         r.lines().stream().map(Corpus::json).toList());
     assertEquals(1, r.counts().size(), r.err());
   }
 
   @Test
   void aWrongPasswordIsBadCredentialsOnOneLine() throws Exception {
-    JarProcess.Result r = query(TlsCassandra.password(), "not the password", "--ssl-ca",
-        certs.caPem().toString(), "--user", DefaultSuperuser.USER, "--password-env",
-        PASSWORD_ENV, ROLE);
+    JarProcess.Result r =
+        query(
+            TlsCassandra.password(),
+            "not the password",
+            "--ssl-ca",
+            certs.caPem().toString(),
+            "--user",
+            DefaultSuperuser.USER,
+            "--password-env",
+            PASSWORD_ENV,
+            ROLE);
     assertOneLineError(r, "Bad credentials: ");
   }
 
   @Test
   void noUserIsAnErrorOnOneLine() throws Exception {
-    assertOneLineError(query(TlsCassandra.password(), null, "--ssl-ca",
-        certs.caPem().toString(), ROLE), "requires authentication");
+    assertOneLineError(
+        query(TlsCassandra.password(), null, "--ssl-ca", certs.caPem().toString(), ROLE),
+        "requires authentication");
   }
 
   @ParameterizedTest
   @CsvSource({"4, lz4", "5, lz4"})
   void aClientCertificateIsLetIntoTheMutualTlsServer(int protocol, String compression)
       throws Exception {
-    JarProcess.Result r = query(TlsCassandra.mutual(), null, "--ssl-ca",
-        certs.caPem().toString(), "--ssl-cert", certs.client().certificateChain().toString(),
-        "--ssl-key", certs.client().privateKey().toString(), "--protocol",
-        Integer.toString(protocol), "--compression", compression, "--format", "csv", RELEASE);
+    JarProcess.Result r =
+        query(
+            TlsCassandra.mutual(),
+            null,
+            "--ssl-ca",
+            certs.caPem().toString(),
+            "--ssl-cert",
+            certs.client().certificateChain().toString(),
+            "--ssl-key",
+            certs.client().privateKey().toString(),
+            "--protocol",
+            Integer.toString(protocol),
+            "--compression",
+            compression,
+            "--format",
+            "csv",
+            RELEASE);
     assertEquals(0, r.status(), r.err());
     assertEquals(List.of("release_version", "5.0.6"), r.lines());
   }
 
   @Test
   void anUntrustedCertificate() throws Exception {
-    assertOneLineError(query(TlsCassandra.password(), null, "--ssl-ca",
-        certs.wrongCaPem().toString(), RELEASE), "not signed by a trusted authority");
+    assertOneLineError(
+        query(TlsCassandra.password(), null, "--ssl-ca", certs.wrongCaPem().toString(), RELEASE),
+        "not signed by a trusted authority");
   }
 
   @Test
   void aCertificateForAnotherName() throws Exception {
-    assertOneLineError(query(TlsCassandra.password(), null, "--ssl-ca",
-        certs.caPem().toString(), "--ssl-server-name", "wrong.example", RELEASE),
+    assertOneLineError(
+        query(
+            TlsCassandra.password(),
+            null,
+            "--ssl-ca",
+            certs.caPem().toString(),
+            "--ssl-server-name",
+            "wrong.example",
+            RELEASE),
         "is not for wrong.example");
   }
 
@@ -131,13 +185,15 @@ class QueryTlsLiveIT {
   @Test
   void tlsToThePlaintextServer() throws Exception {
     CassandraServer plain = CassandraServer.get();
-    assertOneLineError(query(plain.host(), plain.port(), null, "--ssl-ca",
-        certs.caPem().toString(), RELEASE), "does not speak TLS");
+    assertOneLineError(
+        query(plain.host(), plain.port(), null, "--ssl-ca", certs.caPem().toString(), RELEASE),
+        "does not speak TLS");
   }
 
   @Test
   void noClientCertificateForTheMutualTlsServer() throws Exception {
-    assertOneLineError(query(TlsCassandra.mutual(), null, "--ssl-ca",
-        certs.caPem().toString(), RELEASE), "requires a client certificate");
+    assertOneLineError(
+        query(TlsCassandra.mutual(), null, "--ssl-ca", certs.caPem().toString(), RELEASE),
+        "requires a client certificate");
   }
 }

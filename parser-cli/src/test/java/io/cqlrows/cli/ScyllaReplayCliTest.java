@@ -19,17 +19,16 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 /**
- * {@code cqlrows replay} on a ScyllaDB v4 session with every extension on ({@link
- * ScyllaSession}), as raw byte streams and as a pcap: the extensions come from the captured
- * STARTUP, so every EXECUTE result prints with its prepared column names and decoded values.
+ * {@code cqlrows replay} on a ScyllaDB v4 session with every extension on ({@link ScyllaSession}),
+ * as raw byte streams and as a pcap: the extensions come from the captured STARTUP, so every
+ * EXECUTE result prints with its prepared column names and decoded values.
  */
 class ScyllaReplayCliTest {
   @TempDir Path dir;
 
   @ParameterizedTest
   @EnumSource(Compression.class)
-  void rawStreamsReplayWithEveryExecuteResultDecoded(Compression compression)
-      throws IOException {
+  void rawStreamsReplayWithEveryExecuteResultDecoded(Compression compression) throws IOException {
     ScyllaSession.Bytes session = ScyllaSession.write(compression);
     Path s2c = dir.resolve("scylla.s2c.bin");
     Files.write(s2c, session.serverToClient());
@@ -68,7 +67,8 @@ class ScyllaReplayCliTest {
     assertEquals("[true]", lwt.get("rows").get(0).toString());
     assertEquals(List.of("id", "name", "embedding", "email"), names(lines.get(3)));
     assertEquals(List.of("id", "name", "embedding", "email"), names(lines.get(4)));
-    assertEquals("[1,\"ada\",[\"1.0\",\"2.0\",\"3.0\"],null]", lines.get(4).get("rows").get(0).toString());
+    assertEquals(
+        "[1,\"ada\",[\"1.0\",\"2.0\",\"3.0\"],null]", lines.get(4).get("rows").get(0).toString());
   }
 
   /** Without its client side, the user says what the STARTUP said. */
@@ -81,8 +81,8 @@ class ScyllaReplayCliTest {
     assertEquals(1, blind.status(), "PREPARED results it cannot read: " + blind.err());
     assertTrue(blind.out().lines().anyMatch(l -> json(l).has("error")), blind.out());
 
-    for (String[] flags : new String[][] {{"--scylla-metadata-id"},
-        {"--extension", "SCYLLA_USE_METADATA_ID"}}) {
+    for (String[] flags :
+        new String[][] {{"--scylla-metadata-id"}, {"--extension", "SCYLLA_USE_METADATA_ID"}}) {
       String[] args = new String[flags.length + 2];
       args[0] = "replay";
       System.arraycopy(flags, 0, args, 1, flags.length);
@@ -115,8 +115,7 @@ class ScyllaReplayCliTest {
 
   private static List<String> names(JsonNode line) {
     return java.util.stream.StreamSupport.stream(line.get("columns").spliterator(), false)
-        .map(c -> c.get("name").asText()).toList();
+        .map(c -> c.get("name").asText())
+        .toList();
   }
-
-
 }

@@ -5,42 +5,45 @@ import jdk.incubator.vector.VectorShuffle;
 import jdk.incubator.vector.VectorSpecies;
 
 /**
- * The SIMD {@link BulkCopy.Copier}, with the incubating Vector API, on JDK 17 and on the newer
- * JDKs alike. Compiled apart (see {@link BulkCopy}); {@link BulkCopy} calls {@link #copier()} by
+ * The SIMD {@link BulkCopy.Copier}, with the incubating Vector API, on JDK 17 and on the newer JDKs
+ * alike. Compiled apart (see {@link BulkCopy}); {@link BulkCopy} calls {@link #copier()} by
  * reflection.
  *
  * <p>{@code ByteVector.fromArray(species, a, p).rearrange(swap).reinterpretAsFloats()
  * .intoArray(dst, i)}: a load, a constant shuffle that reverses the bytes of each lane, a
- * reinterpretation that costs nothing, a store; then a scalar tail. It uses only API that every
- * JDK since 16 has: {@code FloatVector.fromByteArray(species, a, p, BIG_ENDIAN)}, which does the
- * same in one call, was removed in JDK 20 (the newer one reads through {@code MemorySegment}).
- * Measured in parser-bench's {@code SimdVariantsBenchmark} against {@code fromByteArray},
- * lanewise shifts, and 128- against 256-bit species: within the noise of each other, about 4x the
- * scalar loop on floats and 1.6-2.6x on doubles, on JDK 17 and 25.
+ * reinterpretation that costs nothing, a store; then a scalar tail. It uses only API that every JDK
+ * since 16 has: {@code FloatVector.fromByteArray(species, a, p, BIG_ENDIAN)}, which does the same
+ * in one call, was removed in JDK 20 (the newer one reads through {@code MemorySegment}). Measured
+ * in parser-bench's {@code SimdVariantsBenchmark} against {@code fromByteArray}, lanewise shifts,
+ * and 128- against 256-bit species: within the noise of each other, about 4x the scalar loop on
+ * floats and 1.6-2.6x on doubles, on JDK 17 and 25.
  *
  * <p>Arrays only: {@link BulkCopy} hands heap buffers' arrays to a copier, and keeps the NIO bulk
  * {@code get} (a native swapping copy) for direct and composite buffers.
  *
- * <p>One width, 256 bits, in static final species and shuffles: C2 only intrinsifies the Vector
- * API where the species is a constant, so the loops name them rather than take them as parameters
- * (a loop C2 compiled on its own, OSR or before its callers, would box every vector). Not the
- * preferred species: on AVX-512 CPUs without VBMI a 512-bit byte shuffle is not intrinsified by
- * JDK 17 and would be far slower than scalar. And one width only: the API devirtualises its
- * internals (the reinterpreting behind the byte swap) from type profiles shared by all users of a
- * vector type in the JVM, and when vectors of two shapes went through them, C2's copy boxed every
- * vector: 12 KB and 20x the time per 1536-float copy (a 128-bit variant, tested in the same JVM,
- * did that). CPUs without 256-bit byte vectors (AVX2) get the scalar path.
+ * <p>One width, 256 bits, in static final species and shuffles: C2 only intrinsifies the Vector API
+ * where the species is a constant, so the loops name them rather than take them as parameters (a
+ * loop C2 compiled on its own, OSR or before its callers, would box every vector). Not the
+ * preferred species: on AVX-512 CPUs without VBMI a 512-bit byte shuffle is not intrinsified by JDK
+ * 17 and would be far slower than scalar. And one width only: the API devirtualises its internals
+ * (the reinterpreting behind the byte swap) from type profiles shared by all users of a vector type
+ * in the JVM, and when vectors of two shapes went through them, C2's copy boxed every vector: 12 KB
+ * and 20x the time per 1536-float copy (a 128-bit variant, tested in the same JVM, did that). CPUs
+ * without 256-bit byte vectors (AVX2) get the scalar path.
  *
- * <p>Until C2 has compiled a copy (the interpreter and C1 never intrinsify the Vector API), it
- * runs the API's plain Java implementation: much slower than scalar, and allocating several times
- * the bytes it copies. It pays off in a JVM that parses many pages.
+ * <p>Until C2 has compiled a copy (the interpreter and C1 never intrinsify the Vector API), it runs
+ * the API's plain Java implementation: much slower than scalar, and allocating several times the
+ * bytes it copies. It pays off in a JVM that parses many pages.
  */
 final class SimdCopy implements BulkCopy.Copier {
   private static final VectorSpecies<Byte> B = ByteVector.SPECIES_256;
+
   /** Reverses the 4 bytes of each 32-bit lane: big-endian to the CPU's little-endian. */
   private static final VectorShuffle<Byte> SWAP4 = VectorShuffle.fromOp(B, i -> i ^ 3);
+
   /** Reverses the 8 bytes of each 64-bit lane. */
   private static final VectorShuffle<Byte> SWAP8 = VectorShuffle.fromOp(B, i -> i ^ 7);
+
   /** Bytes per vector. */
   private static final int STEP = 32;
 
@@ -49,8 +52,8 @@ final class SimdCopy implements BulkCopy.Copier {
   /**
    * The copier, after a self-check that runs every method (the vector loop and the tail) against
    * {@link ScalarCopy}. Throws if the CPU has no 256-bit byte vectors, if the Vector API lacks a
-   * method this class calls (the {@link LinkageError} surfaces here, not on a later copy), or if
-   * a result differs (the shuffles assume the API's little-endian lane layout); {@link
+   * method this class calls (the {@link LinkageError} surfaces here, not on a later copy), or if a
+   * result differs (the shuffles assume the API's little-endian lane layout); {@link
    * BulkCopy#select} then falls back to scalar.
    */
   static BulkCopy.Copier copier() {
@@ -76,8 +79,7 @@ final class SimdCopy implements BulkCopy.Copier {
   public void doubles(byte[] a, int p, double[] dst, int off, int n) {
     int i = 0;
     for (int bound = n & ~3; i < bound; i += 4, p += STEP) {
-      ByteVector.fromArray(B, a, p).rearrange(SWAP8).reinterpretAsDoubles()
-          .intoArray(dst, off + i);
+      ByteVector.fromArray(B, a, p).rearrange(SWAP8).reinterpretAsDoubles().intoArray(dst, off + i);
     }
     ScalarCopy.doubleLoop(a, p, dst, off + i, n - i);
   }
@@ -128,7 +130,8 @@ final class SimdCopy implements BulkCopy.Copier {
     for (int i = 0; i < n; i++) {
       if (Float.floatToRawIntBits(fs[i]) != Float.floatToRawIntBits(fe[i])
           || Double.doubleToRawLongBits(ds[i]) != Double.doubleToRawLongBits(de[i])
-          || is[i] != ie[i] || ls[i] != le[i]) {
+          || is[i] != ie[i]
+          || ls[i] != le[i]) {
         throw new IllegalStateException("SIMD copy self-check failed at element " + i);
       }
     }

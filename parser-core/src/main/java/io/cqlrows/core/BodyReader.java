@@ -6,19 +6,22 @@ import java.nio.charset.StandardCharsets;
 
 /**
  * Bounds-checked reader for the notations of native_protocol_v5.spec section 3 ({@code [int]},
- * {@code [short]}, {@code
- * [string]}, {@code [bytes]}, {@code [short bytes]}) over a window {@code [position, end)} of a
- * borrowed buffer. Reads are absolute: the buffer's own indices never move.
+ * {@code [short]}, {@code [string]}, {@code [bytes]}, {@code [short bytes]}) over a window {@code
+ * [position, end)} of a borrowed buffer. Reads are absolute: the buffer's own indices never move.
  *
  * <p>Every read checks the bytes are there first and throws {@link Reason#TRUNCATED} naming the
- * field otherwise, so nothing is allocated from an unchecked length. Not thread-safe; one per parse.
+ * field otherwise, so nothing is allocated from an unchecked length. Not thread-safe; one per
+ * parse.
  */
 final class BodyReader {
   final ByteBuf buf;
+
   /** Index of the first byte of the body (offsets in errors are relative to it). */
   final int start;
+
   /** Exclusive end of the readable window. */
   final int end;
+
   /** Next index to read. */
   int position;
 
@@ -108,7 +111,10 @@ final class BodyReader {
 
   CqlParseException truncated(String field, long needed) {
     return CqlParseException.at(
-        Reason.TRUNCATED, field, position, null,
+        Reason.TRUNCATED,
+        field,
+        position,
+        null,
         "need " + needed + " bytes, have " + (end - position));
   }
 

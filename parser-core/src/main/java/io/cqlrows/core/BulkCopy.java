@@ -12,19 +12,19 @@ import java.util.function.Supplier;
  * Callers have checked the bounds.
  *
  * <p>Three copiers. The portable one ({@link #PORTABLE}), always there: {@link ScalarCopy}, or on
- * JDK 25 and later {@link NativeSwapCopy} (the same loops, but long float vectors through the
- * JDK's native swapping copy, which is faster there). And {@code SimdCopy}, which uses the
- * incubating Vector API ({@code jdk.incubator.vector}). {@code SimdCopy} lives in {@code
- * src/main/java-simd}, compiled by its own javac run with {@code --add-modules
- * jdk.incubator.vector}, so nothing else here needs that module; this class never names it and
- * only loads it by reflection once the module is known to be in the boot layer. A copier sees only
- * arrays, never a {@code ByteBuf}: its compiled code does not depend on which buffer classes have
- * come by, so new ones (which deoptimise the code around them) never throw the SIMD loop back to
- * the interpreter, where the Vector API is slow and allocates.
+ * JDK 25 and later {@link NativeSwapCopy} (the same loops, but long float vectors through the JDK's
+ * native swapping copy, which is faster there). And {@code SimdCopy}, which uses the incubating
+ * Vector API ({@code jdk.incubator.vector}). {@code SimdCopy} lives in {@code src/main/java-simd},
+ * compiled by its own javac run with {@code --add-modules jdk.incubator.vector}, so nothing else
+ * here needs that module; this class never names it and only loads it by reflection once the module
+ * is known to be in the boot layer. A copier sees only arrays, never a {@code ByteBuf}: its
+ * compiled code does not depend on which buffer classes have come by, so new ones (which deoptimise
+ * the code around them) never throw the SIMD loop back to the interpreter, where the Vector API is
+ * slow and allocates.
  *
- * <p>The choice is made once, when this class is initialised, into {@link #COPIER}: a static
- * final the JIT treats as a constant, so every call below inlines to the chosen implementation
- * with no test on the hot path. See {@link VectorCopy} for the public switch.
+ * <p>The choice is made once, when this class is initialised, into {@link #COPIER}: a static final
+ * the JIT treats as a constant, so every call below inlines to the chosen implementation with no
+ * test on the hot path. See {@link VectorCopy} for the public switch.
  */
 final class BulkCopy {
   /** The four copies: {@code n} big-endian elements at {@code a[p..]} into {@code dst[off..]}. */
@@ -40,8 +40,10 @@ final class BulkCopy {
 
   /** The system property that turns the SIMD path off when set to {@code false}. */
   static final String PROPERTY = "io.cqlrows.simd";
+
   /** The module the SIMD path needs in the boot layer. */
   static final String MODULE = "jdk.incubator.vector";
+
   /** Compiled from {@code src/main/java-simd}; named, never referenced. */
   static final String SIMD_CLASS = "io.cqlrows.core.SimdCopy";
 
@@ -49,8 +51,8 @@ final class BulkCopy {
   static final Copier PORTABLE = portable(Runtime.version().feature());
 
   /** The implementation in use, chosen once. */
-  static final Copier COPIER = select(
-      ModuleLayer.boot().findModule(MODULE).isPresent(), property(), BulkCopy::loadSimd);
+  static final Copier COPIER =
+      select(ModuleLayer.boot().findModule(MODULE).isPresent(), property(), BulkCopy::loadSimd);
 
   private BulkCopy() {}
 
@@ -115,8 +117,8 @@ final class BulkCopy {
   }
 
   /**
-   * The SIMD copier if the module is present, the property is {@code true} (in any case) and
-   * {@code simd} loads it; otherwise {@link #PORTABLE}. Whatever {@code simd} throws (a {@link
+   * The SIMD copier if the module is present, the property is {@code true} (in any case) and {@code
+   * simd} loads it; otherwise {@link #PORTABLE}. Whatever {@code simd} throws (a {@link
    * LinkageError} when the module is missing after all, an unsupported CPU, ...) means portable.
    * Opt-in: JDK 17's Vector API allocates heavily until C2 compiles it (see {@link VectorCopy}).
    */

@@ -26,17 +26,17 @@ final class CollectionDeserializers {
   /** Reads an element's [int] length at {@code p}, checking it against {@code end}. */
   static int elementLength(ByteBuf buf, int p, int end, CqlType type, String field) {
     if (end - p < 4) {
-      throw CqlParseException.at(Reason.TRUNCATED, field + " length", p, type,
-          "need 4 bytes, have " + (end - p));
+      throw CqlParseException.at(
+          Reason.TRUNCATED, field + " length", p, type, "need 4 bytes, have " + (end - p));
     }
     int len = buf.getInt(p);
     if (len < -2) {
-      throw CqlParseException.at(Reason.INVALID_LENGTH, field + " length", p, type,
-          len + " (expected: >= -2)");
+      throw CqlParseException.at(
+          Reason.INVALID_LENGTH, field + " length", p, type, len + " (expected: >= -2)");
     }
     if (len > end - p - 4) {
-      throw CqlParseException.at(Reason.TRUNCATED, field, p + 4, type,
-          "need " + len + " bytes, have " + (end - p - 4));
+      throw CqlParseException.at(
+          Reason.TRUNCATED, field, p + 4, type, "need " + len + " bytes, have " + (end - p - 4));
     }
     return len;
   }
@@ -53,34 +53,44 @@ final class CollectionDeserializers {
   }
 
   /** Reads and checks a collection's [int] element count. */
-  static int count(ByteBuf buf, int index, int end, CqlType type, ParseLimits limits,
-      int minBytesPerElement) {
+  static int count(
+      ByteBuf buf, int index, int end, CqlType type, ParseLimits limits, int minBytesPerElement) {
     if (end - index < 4) {
-      throw CqlParseException.at(Reason.TRUNCATED, "element count", index, type,
-          "need 4 bytes, have " + (end - index));
+      throw CqlParseException.at(
+          Reason.TRUNCATED, "element count", index, type, "need 4 bytes, have " + (end - index));
     }
     int n = buf.getInt(index);
     if (n < 0) {
-      throw CqlParseException.at(Reason.INVALID_COUNT, "element count", index, type,
-          n + " (expected: >= 0)");
+      throw CqlParseException.at(
+          Reason.INVALID_COUNT, "element count", index, type, n + " (expected: >= 0)");
     }
     // the bytes present first: a count they cannot hold is truncated input, whatever the limit
     long need = (long) n * minBytesPerElement;
     if (need > end - index - 4) {
-      throw CqlParseException.at(Reason.TRUNCATED, "element count", index, type,
+      throw CqlParseException.at(
+          Reason.TRUNCATED,
+          "element count",
+          index,
+          type,
           n + " elements need at least " + need + " bytes, have " + (end - index - 4));
     }
     if (n > limits.maxCollectionElements()) {
-      throw CqlParseException.at(Reason.LIMIT_EXCEEDED, "element count", index, type,
-          n + " elements, more than " + limits.maxCollectionElements()
+      throw CqlParseException.at(
+          Reason.LIMIT_EXCEEDED,
+          "element count",
+          index,
+          type,
+          n
+              + " elements, more than "
+              + limits.maxCollectionElements()
               + " (ParseLimits.maxCollectionElements)");
     }
     return n;
   }
 
   static CqlParseException trailing(int p, int end, CqlType type) {
-    return CqlParseException.at(Reason.TRAILING_BYTES, "value", p, type,
-        (end - p) + " bytes after the last element");
+    return CqlParseException.at(
+        Reason.TRAILING_BYTES, "value", p, type, (end - p) + " bytes after the last element");
   }
 
   /** {@code list<T>} and {@code set<T>}: a {@code List} in wire order. */
@@ -123,8 +133,8 @@ final class CollectionDeserializers {
     private final ValueDeserializer value;
     private final ParseLimits limits;
 
-    MapDeserializer(CqlType type, ValueDeserializer key, ValueDeserializer value,
-        ParseLimits limits) {
+    MapDeserializer(
+        CqlType type, ValueDeserializer key, ValueDeserializer value, ParseLimits limits) {
       super(type);
       this.key = key;
       this.value = value;
@@ -161,8 +171,8 @@ final class CollectionDeserializers {
    * Fields of a UDT or components of a tuple: up to {@code fields.length} [bytes] values; missing
    * trailing ones are NULL, extra bytes are an error.
    */
-  static Object[] readFields(ValueDeserializer[] fields, ByteBuf buf, int index, int length,
-      CqlType type) {
+  static Object[] readFields(
+      ValueDeserializer[] fields, ByteBuf buf, int index, int length, CqlType type) {
     int end = index + length;
     Object[] values = new Object[fields.length];
     int p = index;
@@ -172,7 +182,11 @@ final class CollectionDeserializers {
       p += 4 + Math.max(len, 0);
     }
     if (p != end) {
-      throw CqlParseException.at(Reason.TRAILING_BYTES, "value", p, type,
+      throw CqlParseException.at(
+          Reason.TRAILING_BYTES,
+          "value",
+          p,
+          type,
           (end - p) + " bytes after the last of " + fields.length + " fields");
     }
     return values;

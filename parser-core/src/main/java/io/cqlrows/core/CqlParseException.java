@@ -4,16 +4,16 @@ import io.cqlrows.core.type.CqlType;
 import io.netty.buffer.ByteBuf;
 
 /**
- * A RESULT body (or a part of one: a type, a value, a custom payload) that cqlrows cannot accept:
- * a truncated body, an invalid length, a value of the wrong size, an unknown type id, a limit
+ * A RESULT body (or a part of one: a type, a value, a custom payload) that cqlrows cannot accept: a
+ * truncated body, an invalid length, a value of the wrong size, an unknown type id, a limit
  * exceeded. The {@link CqlException} of {@code cqlrows-core}.
  *
  * <p>It carries where the problem is: the {@link #reason()}, the wire {@link #field()} being read,
  * the byte {@link #offset()} from the start of the RESULT body, the {@link #row()} and {@link
  * #column()} (or {@code -1}), the column name and the CQL type. The message is derived from these
  * fields, for example {@code truncated cell at offset 1234 (row 7, column 3 'embedding'
- * vector<float, 768>): need 3072 bytes, have 100}. Tests and callers should inspect the fields,
- * not the message text.
+ * vector<float, 768>): need 3072 bytes, have 100}. Tests and callers should inspect the fields, not
+ * the message text.
  *
  * <p>Instances are immutable. The parser creates them with the absolute buffer index and adds the
  * row and column context on the way out ({@link #withContext}).
@@ -98,8 +98,7 @@ public final class CqlParseException extends CqlException {
    * @param type the CQL type being decoded, or {@code null}
    * @param detail what was expected and found, e.g. {@code "need 8 bytes, have 3"}
    */
-  static CqlParseException at(
-      Reason reason, String field, int index, CqlType type, String detail) {
+  static CqlParseException at(Reason reason, String field, int index, CqlType type, String detail) {
     return new CqlParseException(
         reason, field, detail, index, NOT_SET, -1, -1, null, type, null, null);
   }
@@ -126,7 +125,9 @@ public final class CqlParseException extends CqlException {
         getCause());
   }
 
-  /** Returns a copy whose offset is shifted by {@code delta} (used when a body is parsed in parts). */
+  /**
+   * Returns a copy whose offset is shifted by {@code delta} (used when a body is parsed in parts).
+   */
   CqlParseException shifted(long delta) {
     if (offset == NOT_SET || offset < 0) {
       return this;

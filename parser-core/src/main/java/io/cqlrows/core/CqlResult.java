@@ -2,8 +2,8 @@ package io.cqlrows.core;
 
 /**
  * A decoded RESULT message (native_protocol_v5.spec section 4.2.5): what {@link ResultReader#read}
- * returns. Rows themselves go to the {@link io.cqlrows.core.RowSink}; the result only
- * summarises them.
+ * returns. Rows themselves go to the {@link io.cqlrows.core.RowSink}; the result only summarises
+ * them.
  */
 public sealed interface CqlResult
     permits RowsResult, VoidResult, SetKeyspaceResult, PreparedResult, SchemaChangeResult {

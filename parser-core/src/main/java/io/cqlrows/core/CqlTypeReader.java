@@ -33,8 +33,12 @@ final class CqlTypeReader {
     } catch (StackOverflowError e) {
       // Only reachable when maxTypeDepth is configured far above any real schema (as in
       // CustomTypeNameParser): report it like any other type nested too deeply.
-      throw in.error(Reason.TYPE_TOO_DEEP, "option", in.position,
-          "types nest too deeply for the thread's stack (maxTypeDepth " + limits.maxTypeDepth()
+      throw in.error(
+          Reason.TYPE_TOO_DEEP,
+          "option",
+          in.position,
+          "types nest too deeply for the thread's stack (maxTypeDepth "
+              + limits.maxTypeDepth()
               + ")");
     }
   }
@@ -42,7 +46,10 @@ final class CqlTypeReader {
   private static CqlType read(BodyReader in, ParseLimits limits, int depth) {
     int at = in.position;
     if (depth > limits.maxTypeDepth()) {
-      throw in.error(Reason.TYPE_TOO_DEEP, "option", at,
+      throw in.error(
+          Reason.TYPE_TOO_DEEP,
+          "option",
+          at,
           "nesting deeper than " + limits.maxTypeDepth() + " (ParseLimits.maxTypeDepth)");
     }
     int id = in.readUnsignedShort("option id");
@@ -65,7 +72,10 @@ final class CqlTypeReader {
       case TUPLE:
         return new TupleType(readComponents(in, limits, depth));
       default:
-        throw in.error(Reason.UNKNOWN_TYPE_ID, "option id", at,
+        throw in.error(
+            Reason.UNKNOWN_TYPE_ID,
+            "option id",
+            at,
             "0x" + Integer.toHexString(id) + " is not a type id of the protocol");
     }
   }
@@ -107,7 +117,10 @@ final class CqlTypeReader {
 
   private static void checkFieldCount(BodyReader in, ParseLimits limits, int n, int at) {
     if (n > limits.maxUdtFields()) {
-      throw in.error(Reason.LIMIT_EXCEEDED, "field count", at,
+      throw in.error(
+          Reason.LIMIT_EXCEEDED,
+          "field count",
+          at,
           n + " fields, more than " + limits.maxUdtFields() + " (ParseLimits.maxUdtFields)");
     }
     // each field needs at least a 2-byte option id

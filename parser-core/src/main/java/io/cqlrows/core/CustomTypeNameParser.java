@@ -24,8 +24,8 @@ import java.util.Objects;
  * than Cassandra in a few places that no server produces: parameters must be separated by exactly
  * one comma (no leading, doubled or trailing commas), and the whole string must be consumed.
  *
- * <p>This class is the grammar; {@link TypeNameScanner} reads the characters and tokens, and
- * {@link MarshalTypes} names the marshal classes of the native types.
+ * <p>This class is the grammar; {@link TypeNameScanner} reads the characters and tokens, and {@link
+ * MarshalTypes} names the marshal classes of the native types.
  */
 final class CustomTypeNameParser {
   private final TypeNameScanner in;
@@ -49,8 +49,8 @@ final class CustomTypeNameParser {
    * the string verbatim.
    *
    * <p>Recursion is bounded by {@link ParseLimits#maxTypeDepth()}, which is checked before every
-   * nested type is parsed. Should a depth limit configured far above the default still exhaust
-   * the thread's stack, that too is reported as {@link Reason#TYPE_TOO_DEEP}.
+   * nested type is parsed. Should a depth limit configured far above the default still exhaust the
+   * thread's stack, that too is reported as {@link Reason#TYPE_TOO_DEEP}.
    *
    * @param className the class name as sent by the server
    * @param limits the limits to apply: maximum length, nesting depth, UDT fields and tuple
@@ -68,7 +68,9 @@ final class CustomTypeNameParser {
     if (parser.in.length() > limits.maxTypeNameLength()) {
       throw parser.in.fail(
           Reason.LIMIT_EXCEEDED,
-          "type name of " + parser.in.length() + " chars exceeds the limit of "
+          "type name of "
+              + parser.in.length()
+              + " chars exceeds the limit of "
               + limits.maxTypeNameLength(),
           0);
     }
@@ -78,7 +80,8 @@ final class CustomTypeNameParser {
       // Only reachable when maxTypeDepth is configured far above any real schema.
       throw parser.in.fail(
           Reason.TYPE_TOO_DEEP,
-          "types nest too deeply for the thread's stack (maxTypeDepth " + limits.maxTypeDepth()
+          "types nest too deeply for the thread's stack (maxTypeDepth "
+              + limits.maxTypeDepth()
               + ")");
     }
   }
@@ -202,7 +205,12 @@ final class CustomTypeNameParser {
     if (types.size() != arity) {
       throw in.fail(
           Reason.INVALID_TYPE_NAME,
-          what + " takes " + arity + " type parameter" + (arity == 1 ? "" : "s") + ", got "
+          what
+              + " takes "
+              + arity
+              + " type parameter"
+              + (arity == 1 ? "" : "s")
+              + ", got "
               + types.size(),
           at);
     }
@@ -303,5 +311,4 @@ final class CustomTypeNameParser {
     in.skipParenthesized(depth, limits.maxTypeDepth());
     return new CustomType(in.text(start, in.position()));
   }
-
 }

@@ -38,8 +38,7 @@ final class DeserializerFactory {
     } else if (type instanceof SetType s) {
       return new ListDeserializer(s, forType(s.element(), limits), limits);
     } else if (type instanceof MapType m) {
-      return new MapDeserializer(
-          m, forType(m.key(), limits), forType(m.value(), limits), limits);
+      return new MapDeserializer(m, forType(m.key(), limits), forType(m.value(), limits), limits);
     } else if (type instanceof UdtType u) {
       ValueDeserializer[] fields = new ValueDeserializer[u.fields().size()];
       for (int i = 0; i < fields.length; i++) {

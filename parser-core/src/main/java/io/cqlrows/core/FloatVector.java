@@ -1,9 +1,9 @@
 package io.cqlrows.core;
 
 /**
- * A borrowed, read-only view of a {@code vector<float, N>} cell, reading big-endian
- * elements straight from the frame bytes. Valid only during the sink call that received it; the
- * parser reuses the instance for the next cell.
+ * A borrowed, read-only view of a {@code vector<float, N>} cell, reading big-endian elements
+ * straight from the frame bytes. Valid only during the sink call that received it; the parser
+ * reuses the instance for the next cell.
  */
 public interface FloatVector {
   /** The number of elements, N. */
@@ -13,11 +13,11 @@ public interface FloatVector {
   float get(int i);
 
   /**
-   * Copies all elements into {@code dst} starting at {@code dstOffset}, in one bulk big-endian
-   * copy where the buffer allows it.
+   * Copies all elements into {@code dst} starting at {@code dstOffset}, in one bulk big-endian copy
+   * where the buffer allows it.
    *
-   * @throws IndexOutOfBoundsException if {@code dst} has fewer than {@code dimension()} slots
-   *     from {@code dstOffset}
+   * @throws IndexOutOfBoundsException if {@code dst} has fewer than {@code dimension()} slots from
+   *     {@code dstOffset}
    */
   void copyTo(float[] dst, int dstOffset);
 

@@ -33,7 +33,10 @@ final class InlineCells {
   static final int TIME = 10;
   static final int UUID = 11;
   static final int TEXT = 12;
-  /** {@code blob} and opaque custom types: delivered by {@link RowsParser} through a reused view. */
+
+  /**
+   * {@code blob} and opaque custom types: delivered by {@link RowsParser} through a reused view.
+   */
   static final int BLOB = 13;
 
   private static final VarHandle SHORT_BE =
@@ -54,21 +57,34 @@ final class InlineCells {
       return CALL;
     }
     switch (n) {
-      case BOOLEAN: return BOOLEAN;
-      case TINYINT: return TINYINT;
-      case SMALLINT: return SMALLINT;
-      case INT: return INT;
+      case BOOLEAN:
+        return BOOLEAN;
+      case TINYINT:
+        return TINYINT;
+      case SMALLINT:
+        return SMALLINT;
+      case INT:
+        return INT;
       case BIGINT:
-      case COUNTER: return BIGINT;
-      case FLOAT: return FLOAT;
-      case DOUBLE: return DOUBLE;
-      case TIMESTAMP: return TIMESTAMP;
-      case DATE: return DATE;
-      case TIME: return TIME;
+      case COUNTER:
+        return BIGINT;
+      case FLOAT:
+        return FLOAT;
+      case DOUBLE:
+        return DOUBLE;
+      case TIMESTAMP:
+        return TIMESTAMP;
+      case DATE:
+        return DATE;
+      case TIME:
+        return TIME;
       case UUID:
-      case TIMEUUID: return UUID;
-      case TEXT: return TEXT;
-      default: return CALL;
+      case TIMEUUID:
+        return UUID;
+      case TEXT:
+        return TEXT;
+      default:
+        return CALL;
     }
   }
 

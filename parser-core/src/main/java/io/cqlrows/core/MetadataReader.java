@@ -13,8 +13,8 @@ import java.util.List;
  *
  * <p>The column-spec bytes of the last result that carried metadata are kept with the {@link
  * ResultColumns} they parsed to: when a result's specs are the same bytes, as on every page of one
- * query, they are skipped and the same instance is returned, so the reader's compiled
- * deserializers are found by identity. Not thread-safe.
+ * query, they are skipped and the same instance is returned, so the reader's compiled deserializers
+ * are found by identity. Not thread-safe.
  */
 final class MetadataReader {
   private final int protocolVersion;
@@ -23,6 +23,7 @@ final class MetadataReader {
 
   /** The column-spec bytes of the last result that carried metadata, and what they parsed to. */
   private byte[] lastSpecBytes;
+
   private int lastSpecKey;
   private ResultColumns lastSpecColumns;
 
@@ -42,8 +43,7 @@ final class MetadataReader {
    *     accepted ({@link ResultReader#rawCellsWithoutMetadata}); its metadata then has {@code null}
    *     columns, for the caller to make up once {@code rows_count} vouches for them
    */
-  RowsMetadata readRowsMetadata(BodyReader in, ResultColumns prepared,
-      boolean rawWithoutPrepared) {
+  RowsMetadata readRowsMetadata(BodyReader in, ResultColumns prepared, boolean rawWithoutPrepared) {
     int flags = in.readInt("flags");
     int countAt = in.position;
     int columnCount = in.readInt("columns_count");
@@ -65,17 +65,23 @@ final class MetadataReader {
     return new RowsMetadata(flags, columnCount, pagingState, newMetadataId, columns);
   }
 
-  private static ResultColumns noMetadataColumns(BodyReader in, ResultColumns prepared,
-      boolean rawWithoutPrepared, int count, int at) {
+  private static ResultColumns noMetadataColumns(
+      BodyReader in, ResultColumns prepared, boolean rawWithoutPrepared, int count, int at) {
     if (prepared == null) {
       if (!rawWithoutPrepared) {
-        throw in.error(Reason.METADATA_MISMATCH, "columns_count", at,
+        throw in.error(
+            Reason.METADATA_MISMATCH,
+            "columns_count",
+            at,
             "No_metadata result but no prepared columns were given");
       }
       return null; // made up by the caller, once rows_count is known
     }
     if (prepared.size() != count) {
-      throw in.error(Reason.METADATA_MISMATCH, "columns_count", at,
+      throw in.error(
+          Reason.METADATA_MISMATCH,
+          "columns_count",
+          at,
           count + " columns in the result, " + prepared.size() + " in the prepared metadata");
     }
     return prepared;
@@ -83,11 +89,13 @@ final class MetadataReader {
 
   private void checkColumnCount(BodyReader in, int columnCount, int at) {
     if (columnCount < 0) {
-      throw in.error(Reason.INVALID_COUNT, "columns_count", at,
-          columnCount + " (expected: >= 0)");
+      throw in.error(Reason.INVALID_COUNT, "columns_count", at, columnCount + " (expected: >= 0)");
     }
     if (columnCount > limits.maxColumns()) {
-      throw in.error(Reason.LIMIT_EXCEEDED, "columns_count", at,
+      throw in.error(
+          Reason.LIMIT_EXCEEDED,
+          "columns_count",
+          at,
           columnCount + " columns, more than " + limits.maxColumns() + " (ParseLimits.maxColumns)");
     }
   }
@@ -162,8 +170,10 @@ final class MetadataReader {
    */
   PreparedResult readPrepared(BodyReader in) {
     byte[] id = in.readShortBytes("id");
-    byte[] resultMetadataId = features.hasResultMetadataId(protocolVersion)
-        ? in.readShortBytes("result_metadata_id") : null;
+    byte[] resultMetadataId =
+        features.hasResultMetadataId(protocolVersion)
+            ? in.readShortBytes("result_metadata_id")
+            : null;
     int flags = in.readInt("prepared flags");
     int countAt = in.position;
     int columnCount = in.readInt("prepared columns_count");
@@ -173,7 +183,10 @@ final class MetadataReader {
       int pkAt = in.position;
       int pkCount = in.readInt("pk_count");
       if (pkCount < 0 || (long) pkCount * 2 > in.remaining()) {
-        throw in.error(pkCount < 0 ? Reason.INVALID_COUNT : Reason.TRUNCATED, "pk_count", pkAt,
+        throw in.error(
+            pkCount < 0 ? Reason.INVALID_COUNT : Reason.TRUNCATED,
+            "pk_count",
+            pkAt,
             pkCount + " partition key indexes, " + in.remaining() + " bytes left");
       }
       pk = new int[pkCount];
@@ -183,8 +196,8 @@ final class MetadataReader {
     }
     List<ColumnSpec> variables = readSpecs(in, flags, columnCount);
     RowsMetadata result = readRowsMetadata(in, ResultColumns.of(List.of()), false);
-    return new PreparedResult(id, resultMetadataId, flags, features.isLwt(flags), variables, pk,
-        result);
+    return new PreparedResult(
+        id, resultMetadataId, flags, features.isLwt(flags), variables, pk, result);
   }
 
   /** SCHEMA_CHANGE (native_protocol_v5.spec section 4.2.5.5). */

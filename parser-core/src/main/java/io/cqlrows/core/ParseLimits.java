@@ -5,31 +5,38 @@ package io.cqlrows.core;
  * Immutable; start from {@link #defaults()} and change what you need with {@link #builder()}.
  *
  * <p>Counts and lengths are always checked against the bytes actually present before anything is
- * allocated; these limits add an upper bound on top of that, so that a frame that is large but
- * well formed cannot make the parser build an absurd type tree or object graph.
+ * allocated; these limits add an upper bound on top of that, so that a frame that is large but well
+ * formed cannot make the parser build an absurd type tree or object graph.
  *
  * <p>One option is not a limit but a policy for bad input: {@link #replaceMalformedText()}.
  */
 public final class ParseLimits {
   /** Default {@link #maxFrameBodyLength()}: 256 MiB, the protocol's own frame limit. */
   public static final int DEFAULT_MAX_FRAME_BODY_LENGTH = 256 * 1024 * 1024;
+
   /**
    * Default {@link #maxDecompressedLength()}: 64 MiB. A compressed page that decompresses to more
-   * is rare (5,000 rows, the drivers' default page size, of more than 13 KB each), and a 1 MB
-   * frame declaring 255 MB then costs at most 64 MiB, which a JVM of 128 MiB survives beside the
-   * rest of a replay.
+   * is rare (5,000 rows, the drivers' default page size, of more than 13 KB each), and a 1 MB frame
+   * declaring 255 MB then costs at most 64 MiB, which a JVM of 128 MiB survives beside the rest of
+   * a replay.
    */
   public static final int DEFAULT_MAX_DECOMPRESSED_LENGTH = 64 * 1024 * 1024;
+
   /** Default {@link #maxColumns()}. */
   public static final int DEFAULT_MAX_COLUMNS = 65_535;
+
   /** Default {@link #maxTypeDepth()}: deeper than any schema Cassandra accepts in practice. */
   public static final int DEFAULT_MAX_TYPE_DEPTH = 64;
+
   /** Default {@link #maxTypeNameLength()} for custom class-name strings, in characters. */
   public static final int DEFAULT_MAX_TYPE_NAME_LENGTH = 65_535;
+
   /** Default {@link #maxCollectionElements()} per list, set or map value. */
   public static final int DEFAULT_MAX_COLLECTION_ELEMENTS = 16 * 1024 * 1024;
+
   /** Default {@link #maxVectorDimension()}. */
   public static final int DEFAULT_MAX_VECTOR_DIMENSION = 1 << 20;
+
   /** Default {@link #maxUdtFields()} per UDT or tuple type. */
   public static final int DEFAULT_MAX_UDT_FIELDS = 32_767;
 
@@ -83,11 +90,10 @@ public final class ParseLimits {
   }
 
   /**
-   * Largest envelope body accepted, in bytes: the body length a v3/v4 frame header or a v5
-   * envelope header declares (for a compressed v3/v4 frame, the compressed length), and a
-   * decompressed v3/v4 body. The decoders of parser-netty check a declared length before they
-   * wait for the body; since the length is all that delimits a frame, one above this limit fails
-   * the connection.
+   * Largest envelope body accepted, in bytes: the body length a v3/v4 frame header or a v5 envelope
+   * header declares (for a compressed v3/v4 frame, the compressed length), and a decompressed v3/v4
+   * body. The decoders of parser-netty check a declared length before they wait for the body; since
+   * the length is all that delimits a frame, one above this limit fails the connection.
    */
   public int maxFrameBodyLength() {
     return maxFrameBodyLength;
@@ -97,22 +103,22 @@ public final class ParseLimits {
    * Largest number of bytes decompression may make for one envelope, in bytes. It bounds:
    *
    * <ul>
-   *   <li>a compressed v3/v4 frame body: the uncompressed length it declares (LZ4's 4-byte
-   *       length, Snappy's preamble), checked before the output buffer is allocated; the body is
-   *       also bounded by {@link #maxFrameBodyLength()};
-   *   <li>a v5 envelope gathered from several segments: what decompression adds to it, the sum
-   *       over its LZ4-compressed segments of each payload's length less its compressed length,
-   *       checked as each segment arrives, before it is kept. The bytes that came over the wire
-   *       (segments stored uncompressed, the compressed length of the others) add nothing: the
-   *       peer had to send them, and {@link #maxFrameBodyLength()} bounds the envelope. So a page
-   *       that compresses a little (float vectors: 10 to 20%) passes whatever its size, and one
-   *       that inflates 255 times stops at this limit. One segment's payload is at most 128 KiB
-   *       by the format, so envelopes in a single segment are not counted, nor are bodies
-   *       streamed a segment at a time, which the decoder does not hold.
+   *   <li>a compressed v3/v4 frame body: the uncompressed length it declares (LZ4's 4-byte length,
+   *       Snappy's preamble), checked before the output buffer is allocated; the body is also
+   *       bounded by {@link #maxFrameBodyLength()};
+   *   <li>a v5 envelope gathered from several segments: what decompression adds to it, the sum over
+   *       its LZ4-compressed segments of each payload's length less its compressed length, checked
+   *       as each segment arrives, before it is kept. The bytes that came over the wire (segments
+   *       stored uncompressed, the compressed length of the others) add nothing: the peer had to
+   *       send them, and {@link #maxFrameBodyLength()} bounds the envelope. So a page that
+   *       compresses a little (float vectors: 10 to 20%) passes whatever its size, and one that
+   *       inflates 255 times stops at this limit. One segment's payload is at most 128 KiB by the
+   *       format, so envelopes in a single segment are not counted, nor are bodies streamed a
+   *       segment at a time, which the decoder does not hold.
    * </ul>
    *
-   * <p>A compressed body is small on the wire: LZ4 expands up to 255 times, so a 1 MB frame,
-   * well under the frame limit, can hold 255 MB. Above this limit only that response fails; its
+   * <p>A compressed body is small on the wire: LZ4 expands up to 255 times, so a 1 MB frame, well
+   * under the frame limit, can hold 255 MB. Above this limit only that response fails; its
    * compressed bytes are delimited by the frame or its segments, so the connection goes on.
    */
   public int maxDecompressedLength() {
@@ -150,14 +156,14 @@ public final class ParseLimits {
   }
 
   /**
-   * Whether malformed text in cells decodes with replacement characters instead of failing.
-   * Default {@code false}: a {@code text} (or {@code varchar}) value that is not valid UTF-8 (a
-   * lone continuation byte, a cut sequence, an overlong form, a surrogate, a code point above
-   * U+10FFFF: what the JDK's UTF-8 decoder reports as malformed), or an {@code ascii} value with
-   * a byte above 0x7F, is a {@link CqlParseException.Reason#INVALID_VALUE} naming the first bad
-   * byte, at any nesting depth (collections, UDTs, tuples, vectors), as the Apache Cassandra Java
-   * driver rejects it. Cassandra validates text when it is written, so such a value means
-   * corruption or a hostile server.
+   * Whether malformed text in cells decodes with replacement characters instead of failing. Default
+   * {@code false}: a {@code text} (or {@code varchar}) value that is not valid UTF-8 (a lone
+   * continuation byte, a cut sequence, an overlong form, a surrogate, a code point above U+10FFFF:
+   * what the JDK's UTF-8 decoder reports as malformed), or an {@code ascii} value with a byte above
+   * 0x7F, is a {@link CqlParseException.Reason#INVALID_VALUE} naming the first bad byte, at any
+   * nesting depth (collections, UDTs, tuples, vectors), as the Apache Cassandra Java driver rejects
+   * it. Cassandra validates text when it is written, so such a value means corruption or a hostile
+   * server.
    *
    * <p>{@code true} decodes each malformed sequence, and each non-ASCII byte of an {@code ascii}
    * value, as U+FFFD, without an error: for reading damaged captures. A U+FFFD that is encoded in
@@ -170,15 +176,25 @@ public final class ParseLimits {
 
   @Override
   public String toString() {
-    return "ParseLimits{maxFrameBodyLength=" + maxFrameBodyLength
-        + ", maxDecompressedLength=" + maxDecompressedLength
-        + ", maxColumns=" + maxColumns
-        + ", maxTypeDepth=" + maxTypeDepth
-        + ", maxTypeNameLength=" + maxTypeNameLength
-        + ", maxCollectionElements=" + maxCollectionElements
-        + ", maxVectorDimension=" + maxVectorDimension
-        + ", maxUdtFields=" + maxUdtFields
-        + ", replaceMalformedText=" + replaceMalformedText + '}';
+    return "ParseLimits{maxFrameBodyLength="
+        + maxFrameBodyLength
+        + ", maxDecompressedLength="
+        + maxDecompressedLength
+        + ", maxColumns="
+        + maxColumns
+        + ", maxTypeDepth="
+        + maxTypeDepth
+        + ", maxTypeNameLength="
+        + maxTypeNameLength
+        + ", maxCollectionElements="
+        + maxCollectionElements
+        + ", maxVectorDimension="
+        + maxVectorDimension
+        + ", maxUdtFields="
+        + maxUdtFields
+        + ", replaceMalformedText="
+        + replaceMalformedText
+        + '}';
   }
 
   /** Builds {@link ParseLimits}; every limit must be positive. */

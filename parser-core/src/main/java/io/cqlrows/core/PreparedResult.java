@@ -4,10 +4,9 @@ import java.util.List;
 
 /**
  * A PREPARED result (kind 0x0004; native_protocol_v5.spec section 4.2.5.4): the statement id, the
- * bind variables and the result
- * columns, which the caller keeps and hands back to {@link ResultReader#read(io.netty.buffer.ByteBuf,
- * io.cqlrows.core.RowSink, ResultColumns)} when executions come back with {@code No_metadata}.
- * Immutable.
+ * bind variables and the result columns, which the caller keeps and hands back to {@link
+ * ResultReader#read(io.netty.buffer.ByteBuf, io.cqlrows.core.RowSink, ResultColumns)} when
+ * executions come back with {@code No_metadata}. Immutable.
  */
 public final class PreparedResult implements CqlResult {
   /** Prepared. */
@@ -21,8 +20,14 @@ public final class PreparedResult implements CqlResult {
   private final int[] partitionKeyIndexes;
   private final RowsMetadata resultMetadata;
 
-  PreparedResult(byte[] id, byte[] resultMetadataId, int preparedFlags, boolean lwt,
-      List<ColumnSpec> variables, int[] partitionKeyIndexes, RowsMetadata resultMetadata) {
+  PreparedResult(
+      byte[] id,
+      byte[] resultMetadataId,
+      int preparedFlags,
+      boolean lwt,
+      List<ColumnSpec> variables,
+      int[] partitionKeyIndexes,
+      RowsMetadata resultMetadata) {
     this.id = id;
     this.resultMetadataId = resultMetadataId;
     this.preparedFlags = preparedFlags;
@@ -52,8 +57,8 @@ public final class PreparedResult implements CqlResult {
 
   /**
    * The {@code <flags>} of the prepared (bind-variable) metadata as sent: {@code
-   * Global_tables_spec} (0x0001) and, under {@link
-   * ProtocolFeatures#SCYLLA_LWT_ADD_METADATA_MARK}, the LWT bit.
+   * Global_tables_spec} (0x0001) and, under {@link ProtocolFeatures#SCYLLA_LWT_ADD_METADATA_MARK},
+   * the LWT bit.
    */
   public int preparedFlags() {
     return preparedFlags;
@@ -62,8 +67,8 @@ public final class PreparedResult implements CqlResult {
   /**
    * Whether the statement is a lightweight transaction ({@code INSERT ... IF NOT EXISTS}, {@code
    * UPDATE ... IF ...}) as the server marked it under {@link
-   * ProtocolFeatures#SCYLLA_LWT_ADD_METADATA_MARK}: {@code (preparedFlags & mask) == mask}.
-   * Always false without the extension (Cassandra), which does not mean the statement is not one.
+   * ProtocolFeatures#SCYLLA_LWT_ADD_METADATA_MARK}: {@code (preparedFlags & mask) == mask}. Always
+   * false without the extension (Cassandra), which does not mean the statement is not one.
    */
   public boolean isLwt() {
     return lwt;

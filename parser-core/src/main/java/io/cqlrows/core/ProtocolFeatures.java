@@ -11,10 +11,9 @@ import java.util.SortedSet;
 import java.util.TreeSet;
 
 /**
- * The protocol extensions in use on one connection: what the client named in its STARTUP, with
- * the parameters the server advertised in SUPPORTED. Cassandra defines none; ScyllaDB defines
- * several for protocol v4 that change the bytes of responses and requests (see
- * {@code docs/scylladb.md}):
+ * The protocol extensions in use on one connection: what the client named in its STARTUP, with the
+ * parameters the server advertised in SUPPORTED. Cassandra defines none; ScyllaDB defines several
+ * for protocol v4 that change the bytes of responses and requests (see {@code docs/scylladb.md}):
  *
  * <table>
  *   <caption>Extensions cqlrows understands</caption>
@@ -32,10 +31,10 @@ import java.util.TreeSet;
  * </table>
  *
  * <p>An extension is on only when the client names it in STARTUP; a server turns on nothing by
- * itself. Build the value of a connection with {@link #negotiate} (a client: what the server
- * offers and cqlrows supports), {@link #fromStartup} (a replay: what a captured STARTUP named) or
- * {@link #withExtension} (a capture without its STARTUP), and hand the same value to every
- * component of the connection: the result reader, the rows handler, the request encoder.
+ * itself. Build the value of a connection with {@link #negotiate} (a client: what the server offers
+ * and cqlrows supports), {@link #fromStartup} (a replay: what a captured STARTUP named) or {@link
+ * #withExtension} (a capture without its STARTUP), and hand the same value to every component of
+ * the connection: the result reader, the rows handler, the request encoder.
  *
  * <p>Immutable and thread-safe; {@link #NONE} (what Cassandra connections use) is the default
  * everywhere.
@@ -43,15 +42,19 @@ import java.util.TreeSet;
 public final class ProtocolFeatures {
   /** STARTUP key: {@code result_metadata_id} on protocol v4 (ScyllaDB). */
   public static final String SCYLLA_USE_METADATA_ID = "SCYLLA_USE_METADATA_ID";
+
   /** STARTUP key: the LWT bit in prepared metadata flags (ScyllaDB). */
   public static final String SCYLLA_LWT_ADD_METADATA_MARK = "SCYLLA_LWT_ADD_METADATA_MARK";
+
   /** STARTUP key: tablet routing information in custom payloads (ScyllaDB). */
   public static final String TABLETS_ROUTING_V1 = "TABLETS_ROUTING_V1";
+
   /** STARTUP key: a dedicated ERROR code for rate-limited operations (ScyllaDB). */
   public static final String SCYLLA_RATE_LIMIT_ERROR = "SCYLLA_RATE_LIMIT_ERROR";
 
   /** The LWT mask ScyllaDB advertises, used when a STARTUP names the extension without one. */
   public static final int DEFAULT_LWT_MASK = 0x80000000;
+
   /** The rate-limit error code ScyllaDB advertises, used when SUPPORTED is not known. */
   public static final int DEFAULT_RATE_LIMIT_ERROR_CODE = 0xF000;
 
@@ -62,14 +65,20 @@ public final class ProtocolFeatures {
   public static final ProtocolFeatures NONE = new ProtocolFeatures(false, 0, false, false, 0);
 
   private final boolean useMetadataId;
+
   /** The LWT mask, or 0 when the extension is off. */
   private final int lwtMask;
+
   private final boolean tabletsRoutingV1;
   private final boolean rateLimitError;
   private final int rateLimitErrorCode;
 
-  private ProtocolFeatures(boolean useMetadataId, int lwtMask, boolean tabletsRoutingV1,
-      boolean rateLimitError, int rateLimitErrorCode) {
+  private ProtocolFeatures(
+      boolean useMetadataId,
+      int lwtMask,
+      boolean tabletsRoutingV1,
+      boolean rateLimitError,
+      int rateLimitErrorCode) {
     this.useMetadataId = useMetadataId;
     this.lwtMask = lwtMask;
     this.tabletsRoutingV1 = tabletsRoutingV1;
@@ -88,24 +97,27 @@ public final class ProtocolFeatures {
     Objects.requireNonNull(supported, "supported");
     int lwtMask = 0;
     if (supported.containsKey(SCYLLA_LWT_ADD_METADATA_MARK)) {
-      Long mask = unsignedParameter(supported.get(SCYLLA_LWT_ADD_METADATA_MARK),
-          LWT_MASK_PARAMETER);
+      Long mask =
+          unsignedParameter(supported.get(SCYLLA_LWT_ADD_METADATA_MARK), LWT_MASK_PARAMETER);
       lwtMask = mask == null ? 0 : (int) (long) mask;
     }
     Integer errorCode = null;
     if (supported.containsKey(SCYLLA_RATE_LIMIT_ERROR)) {
       errorCode = intParameter(supported.get(SCYLLA_RATE_LIMIT_ERROR), ERROR_CODE_PARAMETER);
     }
-    return of(supported.containsKey(SCYLLA_USE_METADATA_ID), lwtMask,
-        supported.containsKey(TABLETS_ROUTING_V1), errorCode != null,
+    return of(
+        supported.containsKey(SCYLLA_USE_METADATA_ID),
+        lwtMask,
+        supported.containsKey(TABLETS_ROUTING_V1),
+        errorCode != null,
         errorCode == null ? 0 : errorCode);
   }
 
   /**
    * The extensions a STARTUP named (a replay reads them from the captured request). Keys cqlrows
-   * does not know are ignored. An LWT mark without a parseable mask uses {@link
-   * #DEFAULT_LWT_MASK}; the rate-limit code is {@link #DEFAULT_RATE_LIMIT_ERROR_CODE}, since
-   * STARTUP does not repeat it (see {@link #withSupported}).
+   * does not know are ignored. An LWT mark without a parseable mask uses {@link #DEFAULT_LWT_MASK};
+   * the rate-limit code is {@link #DEFAULT_RATE_LIMIT_ERROR_CODE}, since STARTUP does not repeat it
+   * (see {@link #withSupported}).
    *
    * @param startup the STARTUP {@code [string map]}
    */
@@ -121,8 +133,11 @@ public final class ProtocolFeatures {
       }
       lwtMask = mask == null || mask == 0 ? DEFAULT_LWT_MASK : (int) (long) mask;
     }
-    return of(startup.containsKey(SCYLLA_USE_METADATA_ID), lwtMask,
-        startup.containsKey(TABLETS_ROUTING_V1), startup.containsKey(SCYLLA_RATE_LIMIT_ERROR),
+    return of(
+        startup.containsKey(SCYLLA_USE_METADATA_ID),
+        lwtMask,
+        startup.containsKey(TABLETS_ROUTING_V1),
+        startup.containsKey(SCYLLA_RATE_LIMIT_ERROR),
         DEFAULT_RATE_LIMIT_ERROR_CODE);
   }
 
@@ -134,8 +149,8 @@ public final class ProtocolFeatures {
     Objects.requireNonNull(supported, "supported");
     int mask = lwtMask;
     if (mask != 0) {
-      Long advertised = unsignedParameter(supported.get(SCYLLA_LWT_ADD_METADATA_MARK),
-          LWT_MASK_PARAMETER);
+      Long advertised =
+          unsignedParameter(supported.get(SCYLLA_LWT_ADD_METADATA_MARK), LWT_MASK_PARAMETER);
       if (advertised != null && advertised != 0) {
         mask = (int) (long) advertised;
       }
@@ -165,32 +180,49 @@ public final class ProtocolFeatures {
       case SCYLLA_USE_METADATA_ID:
         return of(true, lwtMask, tabletsRoutingV1, rateLimitError, rateLimitErrorCode);
       case SCYLLA_LWT_ADD_METADATA_MARK:
-        return of(useMetadataId, lwtMask != 0 ? lwtMask : DEFAULT_LWT_MASK, tabletsRoutingV1,
-            rateLimitError, rateLimitErrorCode);
+        return of(
+            useMetadataId,
+            lwtMask != 0 ? lwtMask : DEFAULT_LWT_MASK,
+            tabletsRoutingV1,
+            rateLimitError,
+            rateLimitErrorCode);
       case TABLETS_ROUTING_V1:
         return of(useMetadataId, lwtMask, true, rateLimitError, rateLimitErrorCode);
       case SCYLLA_RATE_LIMIT_ERROR:
-        return of(useMetadataId, lwtMask, tabletsRoutingV1, true,
+        return of(
+            useMetadataId,
+            lwtMask,
+            tabletsRoutingV1,
+            true,
             rateLimitError ? rateLimitErrorCode : DEFAULT_RATE_LIMIT_ERROR_CODE);
       default:
-        throw new IllegalArgumentException("extension: " + name + " (expected one of "
-            + knownExtensions() + ")");
+        throw new IllegalArgumentException(
+            "extension: " + name + " (expected one of " + knownExtensions() + ")");
     }
   }
 
   /** The STARTUP keys of every extension cqlrows understands, sorted. */
   public static SortedSet<String> knownExtensions() {
-    return Collections.unmodifiableSortedSet(new TreeSet<>(List.of(SCYLLA_LWT_ADD_METADATA_MARK,
-        SCYLLA_RATE_LIMIT_ERROR, SCYLLA_USE_METADATA_ID, TABLETS_ROUTING_V1)));
+    return Collections.unmodifiableSortedSet(
+        new TreeSet<>(
+            List.of(
+                SCYLLA_LWT_ADD_METADATA_MARK,
+                SCYLLA_RATE_LIMIT_ERROR,
+                SCYLLA_USE_METADATA_ID,
+                TABLETS_ROUTING_V1)));
   }
 
-  private static ProtocolFeatures of(boolean useMetadataId, int lwtMask,
-      boolean tabletsRoutingV1, boolean rateLimitError, int rateLimitErrorCode) {
+  private static ProtocolFeatures of(
+      boolean useMetadataId,
+      int lwtMask,
+      boolean tabletsRoutingV1,
+      boolean rateLimitError,
+      int rateLimitErrorCode) {
     if (!useMetadataId && lwtMask == 0 && !tabletsRoutingV1 && !rateLimitError) {
       return NONE;
     }
-    return new ProtocolFeatures(useMetadataId, lwtMask, tabletsRoutingV1, rateLimitError,
-        rateLimitErrorCode);
+    return new ProtocolFeatures(
+        useMetadataId, lwtMask, tabletsRoutingV1, rateLimitError, rateLimitErrorCode);
   }
 
   /**
@@ -204,7 +236,8 @@ public final class ProtocolFeatures {
       options.put(SCYLLA_USE_METADATA_ID, "");
     }
     if (lwtMask != 0) {
-      options.put(SCYLLA_LWT_ADD_METADATA_MARK,
+      options.put(
+          SCYLLA_LWT_ADD_METADATA_MARK,
           LWT_MASK_PARAMETER + "=" + Integer.toUnsignedString(lwtMask));
     }
     if (tabletsRoutingV1) {
@@ -232,8 +265,8 @@ public final class ProtocolFeatures {
   }
 
   /**
-   * Whether PREPARED results and EXECUTE requests carry {@code result_metadata_id} on this
-   * protocol version: always on v5 and later; before v5 (ScyllaDB speaks v3 and v4) with {@value
+   * Whether PREPARED results and EXECUTE requests carry {@code result_metadata_id} on this protocol
+   * version: always on v5 and later; before v5 (ScyllaDB speaks v3 and v4) with {@value
    * #SCYLLA_USE_METADATA_ID}.
    */
   public boolean hasResultMetadataId(int protocolVersion) {
@@ -246,8 +279,8 @@ public final class ProtocolFeatures {
   }
 
   /**
-   * Whether prepared metadata flags mark a lightweight transaction: {@code (flags & mask) ==
-   * mask} under {@value #SCYLLA_LWT_ADD_METADATA_MARK}; always false when it is off.
+   * Whether prepared metadata flags mark a lightweight transaction: {@code (flags & mask) == mask}
+   * under {@value #SCYLLA_LWT_ADD_METADATA_MARK}; always false when it is off.
    */
   public boolean isLwt(int preparedFlags) {
     return lwtMask != 0 && (preparedFlags & lwtMask) == lwtMask;
@@ -305,15 +338,18 @@ public final class ProtocolFeatures {
 
   @Override
   public boolean equals(Object o) {
-    return o instanceof ProtocolFeatures f && useMetadataId == f.useMetadataId
-        && lwtMask == f.lwtMask && tabletsRoutingV1 == f.tabletsRoutingV1
-        && rateLimitError == f.rateLimitError && rateLimitErrorCode == f.rateLimitErrorCode;
+    return o instanceof ProtocolFeatures f
+        && useMetadataId == f.useMetadataId
+        && lwtMask == f.lwtMask
+        && tabletsRoutingV1 == f.tabletsRoutingV1
+        && rateLimitError == f.rateLimitError
+        && rateLimitErrorCode == f.rateLimitErrorCode;
   }
 
   @Override
   public int hashCode() {
-    return Objects.hash(useMetadataId, lwtMask, tabletsRoutingV1, rateLimitError,
-        rateLimitErrorCode);
+    return Objects.hash(
+        useMetadataId, lwtMask, tabletsRoutingV1, rateLimitError, rateLimitErrorCode);
   }
 
   @Override

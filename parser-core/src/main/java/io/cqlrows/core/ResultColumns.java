@@ -9,8 +9,8 @@ import java.util.Map;
  *
  * <p>Obtained from {@link RowsMetadata#columns()} (or {@link PreparedResult#resultColumns()}) and
  * handed back to {@link ResultReader} for results sent with {@code No_metadata}. A reader compiles
- * the deserializers for an instance once and reuses them for every page and execution that
- * presents the same instance (or equal specs). Immutable and thread-safe.
+ * the deserializers for an instance once and reuses them for every page and execution that presents
+ * the same instance (or equal specs). Immutable and thread-safe.
  */
 public final class ResultColumns {
   private final List<ColumnSpec> specs;

@@ -23,10 +23,10 @@ import java.util.Map;
  * for (Row row : rows.rows()) { float[] v = row.getFloatVector("embedding"); ... }
  * }</pre>
  *
- * <p><b>Compiled once.</b> The deserializers of a set of columns are built on first use and
- * reused: for results that carry metadata, the reader compares the column-spec bytes with the
- * previous page's and skips re-parsing them when equal; for {@code No_metadata} results, pass the
- * same {@link ResultColumns} (from the PREPARED result) every time.
+ * <p><b>Compiled once.</b> The deserializers of a set of columns are built on first use and reused:
+ * for results that carry metadata, the reader compares the column-spec bytes with the previous
+ * page's and skips re-parsing them when equal; for {@code No_metadata} results, pass the same
+ * {@link ResultColumns} (from the PREPARED result) every time.
  *
  * <p><b>Ownership.</b> The body is borrowed: read from its reader index to its writer index, never
  * retained, released or modified (indices included). Bytes after a complete body are ignored, as
@@ -34,15 +34,14 @@ import java.util.Map;
  *
  * <p><b>Malformed UTF-8.</b> Cassandra validates text when it is written, so it only ever sends
  * valid UTF-8. A {@code text} (or {@code varchar}) cell that is not valid UTF-8, or an {@code
- * ascii} cell with a byte above 0x7F, is {@link Reason#INVALID_VALUE}, with the offset of the
- * first bad byte, wherever the value is: a top-level cell, a list, set or map element, a UDT
- * field, a tuple component or a vector element. {@link ParseLimits#replaceMalformedText()}
- * decodes such values with U+FFFD instead. Cells of columns the sink does not want ({@link
- * RowSink#wantsColumn}) are skipped undecoded, so they are not checked. Names ({@code [string]}:
- * keyspaces, tables, columns, UDT names and field names in {@code [option]}) are lenient: a
- * malformed UTF-8 sequence there becomes U+FFFD, without an error. The hex-encoded UDT names
- * inside a custom class name are strict: bytes that are not UTF-8 there are {@link
- * Reason#INVALID_TYPE_NAME}.
+ * ascii} cell with a byte above 0x7F, is {@link Reason#INVALID_VALUE}, with the offset of the first
+ * bad byte, wherever the value is: a top-level cell, a list, set or map element, a UDT field, a
+ * tuple component or a vector element. {@link ParseLimits#replaceMalformedText()} decodes such
+ * values with U+FFFD instead. Cells of columns the sink does not want ({@link RowSink#wantsColumn})
+ * are skipped undecoded, so they are not checked. Names ({@code [string]}: keyspaces, tables,
+ * columns, UDT names and field names in {@code [option]}) are lenient: a malformed UTF-8 sequence
+ * there becomes U+FFFD, without an error. The hex-encoded UDT names inside a custom class name are
+ * strict: bytes that are not UTF-8 there are {@link Reason#INVALID_TYPE_NAME}.
  *
  * <p><b>Threading.</b> Not thread-safe: one instance per connection (or per thread). The {@link
  * ResultColumns} and metadata it returns are immutable and may be shared.
@@ -69,6 +68,7 @@ public final class ResultReader {
 
   private ResultColumns lastColumns;
   private ValueDeserializer[] lastDeserializers;
+
   /** The columns last made up for a raw No_metadata result. */
   private ResultColumns lastRawColumns;
 
@@ -78,9 +78,9 @@ public final class ResultReader {
    * @param protocolVersion the negotiated native protocol version (3, 4, 5 or 6)
    * @param limits limits on untrusted input
    * @param features the protocol extensions negotiated in STARTUP ({@link ProtocolFeatures#NONE}
-   *     for Cassandra); {@link ProtocolFeatures#SCYLLA_USE_METADATA_ID} makes v4 PREPARED
-   *     results carry a {@code result_metadata_id}, {@link
-   *     ProtocolFeatures#SCYLLA_LWT_ADD_METADATA_MARK} sets {@link PreparedResult#isLwt()}
+   *     for Cassandra); {@link ProtocolFeatures#SCYLLA_USE_METADATA_ID} makes v4 PREPARED results
+   *     carry a {@code result_metadata_id}, {@link ProtocolFeatures#SCYLLA_LWT_ADD_METADATA_MARK}
+   *     sets {@link PreparedResult#isLwt()}
    */
   public ResultReader(int protocolVersion, ParseLimits limits, ProtocolFeatures features) {
     if (protocolVersion < 3) {
@@ -105,15 +105,15 @@ public final class ResultReader {
 
   /**
    * What to do with a {@code No_metadata} ROWS result when no prepared columns are given: by
-   * default it is an error ({@link Reason#METADATA_MISMATCH}); when enabled, the columns are
-   * named {@code column0}, {@code column1}... of an opaque custom type {@code 'unknown'} and every
-   * cell is delivered as raw bytes (a replay tool's fallback).
+   * default it is an error ({@link Reason#METADATA_MISMATCH}); when enabled, the columns are named
+   * {@code column0}, {@code column1}... of an opaque custom type {@code 'unknown'} and every cell
+   * is delivered as raw bytes (a replay tool's fallback).
    *
-   * <p>Such a result carries no column specs, so its {@code columns_count} is only believed as
-   * far as its rows need it: the count is checked against the bytes of the rows before any column
-   * is made up, and a result without rows gets no columns at all ({@link
-   * RowsMetadata#columns()} is empty, {@link RowsMetadata#columnCount()} is still the count as
-   * sent). A few bytes can thus never make the reader build thousands of columns.
+   * <p>Such a result carries no column specs, so its {@code columns_count} is only believed as far
+   * as its rows need it: the count is checked against the bytes of the rows before any column is
+   * made up, and a result without rows gets no columns at all ({@link RowsMetadata#columns()} is
+   * empty, {@link RowsMetadata#columnCount()} is still the count as sent). A few bytes can thus
+   * never make the reader build thousands of columns.
    *
    * @return this reader
    */
@@ -139,8 +139,8 @@ public final class ResultReader {
 
   /**
    * A new reader with this one's version, limits and settings, applying {@code features}: for a
-   * connection whose extensions are negotiated after its reader was made. Compiled columns are
-   * not carried over.
+   * connection whose extensions are negotiated after its reader was made. Compiled columns are not
+   * carried over.
    */
   public ResultReader withFeatures(ProtocolFeatures features) {
     return new ResultReader(protocolVersion, limits, features)
@@ -160,8 +160,7 @@ public final class ResultReader {
   }
 
   /**
-   * Reads a RESULT body; a {@code No_metadata} ROWS result is decoded with {@code
-   * preparedColumns}.
+   * Reads a RESULT body; a {@code No_metadata} ROWS result is decoded with {@code preparedColumns}.
    *
    * @param body the RESULT body after the envelope prelude. Borrowed: not retained, released or
    *     modified.
@@ -179,17 +178,16 @@ public final class ResultReader {
 
   /**
    * A body over several buffers (a composite, or a slice of one: a v5 envelope gathered from its
-   * segments, say), read buffer by buffer instead of through the composite's component lookup:
-   * each cell from its own buffer (from its backing array if it has one), and only rows that
-   * straddle two buffers copied. Same events, values and errors as {@link #readBody}, which
-   * {@link ResultStream} guarantees for any split of a body.
+   * segments, say), read buffer by buffer instead of through the composite's component lookup: each
+   * cell from its own buffer (from its backing array if it has one), and only rows that straddle
+   * two buffers copied. Same events, values and errors as {@link #readBody}, which {@link
+   * ResultStream} guarantees for any split of a body.
    */
   private CqlResult readPieces(ByteBuf body, RowSink sink, ResultColumns prepared) {
     int length = body.readableBytes();
     ByteBuffer[] parts = body.nioBuffers(body.readerIndex(), length);
     if (parts.length == 1) {
-      return readBody(Unpooled.wrappedBuffer(parts[0].order(ByteOrder.BIG_ENDIAN)), sink,
-          prepared);
+      return readBody(Unpooled.wrappedBuffer(parts[0].order(ByteOrder.BIG_ENDIAN)), sink, prepared);
     }
     try (ResultStream stream = stream(sink, prepared, length)) {
       for (ByteBuffer part : parts) {
@@ -200,9 +198,9 @@ public final class ResultReader {
   }
 
   /**
-   * Starts parsing a RESULT body that arrives in pieces: feed them to the returned stream, and
-   * each row reaches {@code sink} as soon as its bytes are in. Values, events and errors are those
-   * of {@link #read(ByteBuf, RowSink, ResultColumns)} on the whole body.
+   * Starts parsing a RESULT body that arrives in pieces: feed them to the returned stream, and each
+   * row reaches {@code sink} as soon as its bytes are in. Values, events and errors are those of
+   * {@link #read(ByteBuf, RowSink, ResultColumns)} on the whole body.
    *
    * @param sink receives the rows of a ROWS result
    * @param preparedColumns the prepared statement's result columns, or {@code null}
@@ -231,7 +229,10 @@ public final class ResultReader {
         case SchemaChangeResult.KIND:
           return MetadataReader.readSchemaChange(in);
         default:
-          throw in.error(Reason.UNKNOWN_RESULT_KIND, "kind", at,
+          throw in.error(
+              Reason.UNKNOWN_RESULT_KIND,
+              "kind",
+              at,
               "0x" + Integer.toHexString(kind) + " is not a RESULT kind");
       }
     } catch (CqlParseException e) {
@@ -248,8 +249,8 @@ public final class ResultReader {
   }
 
   /**
-   * Reads a ROWS result's metadata and {@code rows_count} (the kind has been read), then starts
-   * the result in the sink; nothing reaches the sink if this throws.
+   * Reads a ROWS result's metadata and {@code rows_count} (the kind has been read), then starts the
+   * result in the sink; nothing reaches the sink if this throws.
    *
    * @param bytesLeft how many bytes the body holds from {@code in.position} on, those not yet
    *     received included (see {@link ResultStream})
@@ -272,21 +273,28 @@ public final class ResultReader {
     return new RowsParser(metadata, deserializers, sink, rowCount);
   }
 
-  private static void checkRowCount(BodyReader in, int rowCount, int columnCount, int at,
-      long bytesLeft) {
+  private static void checkRowCount(
+      BodyReader in, int rowCount, int columnCount, int at, long bytesLeft) {
     if (rowCount < 0) {
       throw in.error(Reason.INVALID_COUNT, "rows_count", at, rowCount + " (expected: >= 0)");
     }
     if (columnCount == 0 && rowCount > 0) {
-      throw in.error(Reason.INVALID_COUNT, "rows_count", at,
-          rowCount + " rows without columns");
+      throw in.error(Reason.INVALID_COUNT, "rows_count", at, rowCount + " rows without columns");
     }
     // every cell takes at least its 4-byte length
     long need = (long) rowCount * columnCount * 4;
     if (need > bytesLeft) {
-      throw in.error(Reason.TRUNCATED, "rows_count", at,
-          rowCount + " rows x " + columnCount + " columns need at least " + need
-              + " bytes, have " + bytesLeft);
+      throw in.error(
+          Reason.TRUNCATED,
+          "rows_count",
+          at,
+          rowCount
+              + " rows x "
+              + columnCount
+              + " columns need at least "
+              + need
+              + " bytes, have "
+              + bytesLeft);
     }
   }
 

@@ -7,9 +7,9 @@ import java.util.Objects;
 
 /**
  * One RESULT body parsed while it arrives: each row reaches the sink as soon as its last byte has
- * been {@linkplain #feed fed}, so a page of tens of megabytes starts reaching the application
- * after its first network read, and a sink that does not keep the bytes runs in memory bounded by
- * one row plus one piece. Created by {@link ResultReader#stream}.
+ * been {@linkplain #feed fed}, so a page of tens of megabytes starts reaching the application after
+ * its first network read, and a sink that does not keep the bytes runs in memory bounded by one row
+ * plus one piece. Created by {@link ResultReader#stream}.
  *
  * <pre>{@code
  * ResultStream s = reader.stream(sink, null, bodyLength);   // bodyLength: from the frame header
@@ -24,19 +24,19 @@ import java.util.Objects;
  * }</pre>
  *
  * <p>The events, values and errors are exactly those of {@link ResultReader#read} on the whole
- * body, however the body is split; error offsets are offsets in the whole body. Until the
- * metadata is complete nothing reaches the sink; a result that is not ROWS is gathered and read
- * when its last byte arrives.
+ * body, however the body is split; error offsets are offsets in the whole body. Until the metadata
+ * is complete nothing reaches the sink; a result that is not ROWS is gathered and read when its
+ * last byte arrives.
  *
  * <p><b>Memory.</b> Bytes are parsed in place in the piece they arrive in; only the bytes of a row
- * that runs past the end of a piece (or of metadata that does) are copied, into a heap buffer
- * this stream owns, and completing that row copies no more of the next piece than it needs
- * (plus at most as much again).
+ * that runs past the end of a piece (or of metadata that does) are copied, into a heap buffer this
+ * stream owns, and completing that row copies no more of the next piece than it needs (plus at most
+ * as much again).
  *
  * <p><b>Ownership.</b> Pieces are borrowed: read from their reader to their writer index, never
  * retained, released or moved. The stream owns its buffer of held bytes until {@link #close()},
- * which a caller must call on every path (it is idempotent and also runs after the last byte or
- * an error). Not thread-safe.
+ * which a caller must call on every path (it is idempotent and also runs after the last byte or an
+ * error). Not thread-safe.
  */
 public final class ResultStream implements AutoCloseable {
   /** First size of the bytes taken from a piece to complete a row in progress. */
@@ -49,11 +49,15 @@ public final class ResultStream implements AutoCloseable {
 
   /** Bytes received and not yet parsed (the metadata so far, or the row in progress); owned. */
   private ByteBuf held;
+
   /** Body offset of {@code held}'s byte 0 (its reader index stays 0). */
   private int heldOffset;
+
   private int received;
+
   /** The row loop, once the metadata has been read. */
   private RowsParser rows;
+
   private CqlResult result;
   private boolean failed;
 
@@ -79,13 +83,13 @@ public final class ResultStream implements AutoCloseable {
    */
   public void feed(ByteBuf piece) {
     if (failed || result != null) {
-      throw new IllegalStateException(failed ? "the stream failed or was closed"
-          : "the body is complete");
+      throw new IllegalStateException(
+          failed ? "the stream failed or was closed" : "the body is complete");
     }
     int n = piece.readableBytes();
     if (n > bodyLength - received) {
-      throw new IllegalArgumentException("piece of " + n + " bytes after " + received + " of a "
-          + bodyLength + "-byte body");
+      throw new IllegalArgumentException(
+          "piece of " + n + " bytes after " + received + " of a " + bodyLength + "-byte body");
     }
     int pieceOffset = received;
     received += n;
@@ -172,8 +176,8 @@ public final class ResultStream implements AutoCloseable {
    * Reads the kind and the ROWS metadata straight from the first piece, when they are all in it:
    * the rows after them are then parsed in place too, and nothing is copied.
    *
-   * @return the index in {@code piece} after the metadata, or -1 if it is not a ROWS result or
-   *     its metadata goes on in the next piece (then the piece is held as usual)
+   * @return the index in {@code piece} after the metadata, or -1 if it is not a ROWS result or its
+   *     metadata goes on in the next piece (then the piece is held as usual)
    */
   private int headerInPlace(ByteBuf piece, int pieceStart, boolean last) {
     BodyReader in = new BodyReader(piece, pieceStart, piece.readerIndex(), piece.writerIndex());
@@ -181,8 +185,8 @@ public final class ResultStream implements AutoCloseable {
       if (in.readInt("kind") != RowsResult.KIND) {
         return -1;
       }
-      rows = reader.readRowsHeader(in, sink, prepared,
-          (long) bodyLength - (in.position - pieceStart));
+      rows =
+          reader.readRowsHeader(in, sink, prepared, (long) bodyLength - (in.position - pieceStart));
       return in.position;
     } catch (CqlParseException e) {
       if (e.reason() == Reason.TRUNCATED && !last) {
@@ -273,9 +277,18 @@ public final class ResultStream implements AutoCloseable {
    */
   public CqlParseException truncatedError() {
     int row = rowsDelivered();
-    return CqlParseException.at(Reason.TRUNCATED, "body", received, null,
-            "the body ended after " + received + " of " + bodyLength + " bytes; "
-                + (rows == null ? "the metadata was incomplete"
+    return CqlParseException.at(
+            Reason.TRUNCATED,
+            "body",
+            received,
+            null,
+            "the body ended after "
+                + received
+                + " of "
+                + bodyLength
+                + " bytes; "
+                + (rows == null
+                    ? "the metadata was incomplete"
                     : row + " complete rows were delivered, the last was row " + (row - 1)))
         .withContext(null, 0, rows == null ? -1 : row, -1, null, null);
   }

@@ -10,16 +10,15 @@ import java.util.UUID;
 /**
  * Receives the rows of a ROWS result, cell by cell, as the parser reads them.
  *
- * <p><b>Event order</b> for one result: {@link #onResultStart}, {@link #onRowsContentLength},
- * then for each row {@link
- * #onRowStart}, one event per cell of a column the sink wants (see {@link #wantsColumn}), {@link
- * #onRowEnd}; finally {@link #onResultEnd}. Cells of unwanted columns are skipped without being
- * decoded and produce no event.
+ * <p><b>Event order</b> for one result: {@link #onResultStart}, {@link #onRowsContentLength}, then
+ * for each row {@link #onRowStart}, one event per cell of a column the sink wants (see {@link
+ * #wantsColumn}), {@link #onRowEnd}; finally {@link #onResultEnd}. Cells of unwanted columns are
+ * skipped without being decoded and produce no event.
  *
  * <p><b>One event per cell.</b> A cell is exactly one of: {@link #onNull} (length -1), {@link
  * #onNotSet} (length -2), {@link #onEmpty} (length 0 for a type whose empty value is not a normal
- * value: every type except text, ascii, blob and opaque custom types, which receive an empty
- * string or empty bytes), or a typed value event:
+ * value: every type except text, ascii, blob and opaque custom types, which receive an empty string
+ * or empty bytes), or a typed value event:
  *
  * <table>
  *   <caption>CQL type to event</caption>
@@ -31,21 +30,23 @@ import java.util.UUID;
  *   <tr><td>bigint, counter</td><td>{@link #onBigint}</td><td>{@code Long}</td></tr>
  *   <tr><td>float</td><td>{@link #onFloat}</td><td>{@code Float}</td></tr>
  *   <tr><td>double</td><td>{@link #onDouble}</td><td>{@code Double}</td></tr>
- *   <tr><td>timestamp</td><td>{@link #onTimestamp} (ms since epoch)</td><td>{@code Instant}</td></tr>
+ *   <tr><td>timestamp</td><td>{@link #onTimestamp} (ms since epoch)</td>
+ *       <td>{@code Instant}</td></tr>
  *   <tr><td>date</td><td>{@link #onDate} (days since epoch)</td><td>{@code LocalDate}</td></tr>
  *   <tr><td>time</td><td>{@link #onTime} (ns since midnight)</td><td>{@code LocalTime}</td></tr>
  *   <tr><td>uuid, timeuuid</td><td>{@link #onUuid}</td><td>{@code UUID}</td></tr>
  *   <tr><td>text, ascii</td><td>{@link #onString}</td><td>{@code String}</td></tr>
- *   <tr><td>blob, unknown custom</td><td>{@link #onBlob}</td><td>{@code ByteBuffer} (a copy)</td></tr>
+ *   <tr><td>blob, unknown custom</td><td>{@link #onBlob}</td>
+ *       <td>{@code ByteBuffer} (a copy)</td></tr>
  *   <tr><td>vector&lt;float|double|int|bigint, N&gt;</td><td>{@link #onFloatVector} ...
  *       {@link #onLongVector}</td><td>{@code float[]}, {@code double[]}, {@code int[]},
  *       {@code long[]}</td></tr>
  *   <tr><td>everything else</td><td>{@link #onObject}</td><td>see below</td></tr>
  * </table>
  *
- * <p>{@link #onObject} receives: decimal {@code BigDecimal}, varint {@code BigInteger}, inet
- * {@code InetAddress}, duration {@link io.cqlrows.core.value.CqlDuration}, list and set {@code
- * List} (wire order), map {@code Map} (a {@code LinkedHashMap} in wire order), UDT {@link
+ * <p>{@link #onObject} receives: decimal {@code BigDecimal}, varint {@code BigInteger}, inet {@code
+ * InetAddress}, duration {@link io.cqlrows.core.value.CqlDuration}, list and set {@code List} (wire
+ * order), map {@code Map} (a {@code LinkedHashMap} in wire order), UDT {@link
  * io.cqlrows.core.value.UdtValue}, tuple {@link io.cqlrows.core.value.TupleValue}, other vectors
  * {@code List}. Elements inside these use the boxed types of the table; a NULL element is {@code
  * null}, a not-set element {@link io.cqlrows.core.value.NotSet#INSTANCE}, and an empty
@@ -60,8 +61,8 @@ import java.util.UUID;
  * <p><b>Ownership.</b> Buffers and vector views handed to a sink are <em>borrowed</em>: valid only
  * during the call; copy them or take a {@code retainedSlice} to keep them.
  *
- * <p><b>Threading.</b> The parser calls a sink from one thread at a time. A sink that throws
- * aborts the parse; the exception propagates unchanged.
+ * <p><b>Threading.</b> The parser calls a sink from one thread at a time. A sink that throws aborts
+ * the parse; the exception propagates unchanged.
  */
 public interface RowSink {
 

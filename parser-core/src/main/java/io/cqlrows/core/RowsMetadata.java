@@ -3,17 +3,20 @@ package io.cqlrows.core;
 import java.util.Arrays;
 
 /**
- * The {@code <metadata>} of a ROWS result (native_protocol_v5.spec section 4.2.5.2), resolved:
- * when the result carried {@code No_metadata}, {@link #columns()} are the prepared columns the
- * caller supplied. Immutable.
+ * The {@code <metadata>} of a ROWS result (native_protocol_v5.spec section 4.2.5.2), resolved: when
+ * the result carried {@code No_metadata}, {@link #columns()} are the prepared columns the caller
+ * supplied. Immutable.
  */
 public final class RowsMetadata {
   /** {@code Global_tables_spec}: one keyspace and table for all columns. */
   public static final int FLAG_GLOBAL_TABLES_SPEC = 0x0001;
+
   /** {@code Has_more_pages}: a {@code paging_state} follows. */
   public static final int FLAG_HAS_MORE_PAGES = 0x0002;
+
   /** {@code No_metadata}: no column specs; the client knows them from PREPARE. */
   public static final int FLAG_NO_METADATA = 0x0004;
+
   /**
    * {@code Metadata_changed}: a {@code new_metadata_id} follows (v5, or v4 with {@link
    * ProtocolFeatures#SCYLLA_USE_METADATA_ID}).
@@ -86,8 +89,10 @@ public final class RowsMetadata {
 
   @Override
   public String toString() {
-    return "RowsMetadata{flags=0x" + Integer.toHexString(flags)
-        + ", columns=" + columns
+    return "RowsMetadata{flags=0x"
+        + Integer.toHexString(flags)
+        + ", columns="
+        + columns
         + (pagingState != null ? ", paging_state=" + pagingState.length + " bytes" : "")
         + (newMetadataId != null ? ", new_metadata_id=" + Arrays.toString(newMetadataId) : "")
         + '}';

@@ -15,13 +15,13 @@ import java.nio.charset.StandardCharsets;
  *
  * <p>The loop, the switch and the sink calls are one method on purpose: the JIT compiles it as a
  * whole, with a sink call site per kind. Split into a method per cell and a method per switch,
- * neither was inlined (one too large, the other already compiled large), and the two calls per
- * cell were most of a mixed-scalar page's parse. Error paths call out to small helpers.
+ * neither was inlined (one too large, the other already compiled large), and the two calls per cell
+ * were most of a mixed-scalar page's parse. Error paths call out to small helpers.
  *
  * <p><b>Resumable.</b> {@link #parse} consumes whole rows only. With {@code complete == false} it
- * first checks that the next row's bytes are all present and, if not, stops at the row boundary
- * and returns; a later call with more bytes resumes there. With {@code complete == true} the
- * window is the whole rest of the body, and a row that runs past it is a TRUNCATED error.
+ * first checks that the next row's bytes are all present and, if not, stops at the row boundary and
+ * returns; a later call with more bytes resumes there. With {@code complete == true} the window is
+ * the whole rest of the body, and a row that runs past it is a TRUNCATED error.
  *
  * <p>Not thread-safe; one instance per result being parsed.
  */
@@ -32,8 +32,10 @@ final class RowsParser {
   private final RowsMetadata metadata;
   private final ResultColumns columns;
   private final ValueDeserializer[] deserializers;
+
   /** Per column, its {@link InlineCells} kind, or {@link #SKIP}. */
   private final int[] kinds;
+
   private final RowSink sink;
   private final int rowCount;
   private int nextRow;
@@ -123,11 +125,12 @@ final class RowsParser {
               }
               break;
             case InlineCells.TEXT:
-              String s = a != null
-                  ? new String(a, base + p, len, StandardCharsets.UTF_8)
-                  : buf.toString(p, len, StandardCharsets.UTF_8);
-              sink.onString(column,
-                  ((TextDeserializer) deserializers[column]).checkedUtf8(s, buf, p, len));
+              String s =
+                  a != null
+                      ? new String(a, base + p, len, StandardCharsets.UTF_8)
+                      : buf.toString(p, len, StandardCharsets.UTF_8);
+              sink.onString(
+                  column, ((TextDeserializer) deserializers[column]).checkedUtf8(s, buf, p, len));
               break;
             case InlineCells.BLOB:
               if (blobView == null) {
@@ -137,7 +140,9 @@ final class RowsParser {
               break;
             case InlineCells.UUID:
               if (len == 16) {
-                sink.onUuid(column, InlineCells.int64(a, base, buf, p),
+                sink.onUuid(
+                    column,
+                    InlineCells.int64(a, base, buf, p),
                     InlineCells.int64(a, base, buf, p + 8));
               } else {
                 otherLength(column, p, 16, len);
@@ -152,8 +157,7 @@ final class RowsParser {
               break;
             case InlineCells.DOUBLE:
               if (len == 8) {
-                sink.onDouble(column,
-                    Double.longBitsToDouble(InlineCells.int64(a, base, buf, p)));
+                sink.onDouble(column, Double.longBitsToDouble(InlineCells.int64(a, base, buf, p)));
               } else {
                 otherLength(column, p, 8, len);
               }
@@ -195,8 +199,10 @@ final class RowsParser {
               break;
             case InlineCells.TIME:
               if (len == 8) {
-                sink.onTime(column, TimeDeserializer.checked(
-                    InlineCells.int64(a, base, buf, p), p, deserializers[column].type));
+                sink.onTime(
+                    column,
+                    TimeDeserializer.checked(
+                        InlineCells.int64(a, base, buf, p), p, deserializers[column].type));
               } else {
                 otherLength(column, p, 8, len);
               }
@@ -218,14 +224,19 @@ final class RowsParser {
       return p;
     } catch (CqlParseException e) {
       ColumnSpec spec = column >= 0 ? columns.get(column) : null;
-      throw e.withContext(buf, bodyStart, row, column,
-          spec == null ? null : spec.name(), spec == null ? null : spec.type());
+      throw e.withContext(
+          buf,
+          bodyStart,
+          row,
+          column,
+          spec == null ? null : spec.name(),
+          spec == null ? null : spec.type());
     }
   }
 
   private static CqlParseException truncated(String what, int at, int need, int have) {
-    return CqlParseException.at(Reason.TRUNCATED, what, at, null,
-        "need " + need + " bytes, have " + have);
+    return CqlParseException.at(
+        Reason.TRUNCATED, what, at, null, "need " + need + " bytes, have " + have);
   }
 
   /** A fixed-width cell of {@code len != width} bytes: empty, or the column's length error. */
@@ -247,8 +258,8 @@ final class RowsParser {
         sink.onNotSet(column);
       }
     } else {
-      throw CqlParseException.at(Reason.INVALID_LENGTH, "cell length", at, null,
-          len + " (expected: >= -2)");
+      throw CqlParseException.at(
+          Reason.INVALID_LENGTH, "cell length", at, null, len + " (expected: >= -2)");
     }
   }
 

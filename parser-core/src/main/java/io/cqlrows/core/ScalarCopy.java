@@ -6,8 +6,8 @@ import java.nio.ByteOrder;
 
 /**
  * The portable {@link BulkCopy.Copier}: always available, and the fallback when the Vector API is
- * not. Reads through byte-array view {@link VarHandle}s, which the JIT compiles to plain loads
- * with a byte swap. Its static methods are also the SIMD copies' tails.
+ * not. Reads through byte-array view {@link VarHandle}s, which the JIT compiles to plain loads with
+ * a byte swap. Its static methods are also the SIMD copies' tails.
  */
 final class ScalarCopy implements BulkCopy.Copier {
   static final ScalarCopy INSTANCE = new ScalarCopy();

@@ -13,8 +13,8 @@ import java.util.UUID;
  * Deserializers for the CQL types without parameters (native_protocol_v5.spec section 5,
  * native_protocol_v4.spec section 6). {@link #forType} chooses one for each; this class holds the
  * fixed-width ones, which check the exact length. {@code text} and {@code ascii} are decoded by
- * {@link TextDeserializer}; {@code blob}, {@code varint}, {@code decimal}, {@code inet} and
- * {@code duration} by {@link VariableWidthDeserializers}. All reads are absolute and big-endian.
+ * {@link TextDeserializer}; {@code blob}, {@code varint}, {@code decimal}, {@code inet} and {@code
+ * duration} by {@link VariableWidthDeserializers}. All reads are absolute and big-endian.
  */
 final class ScalarDeserializers {
   /** Largest valid {@code time}: 24 h in nanoseconds, minus one. */
@@ -29,35 +29,52 @@ final class ScalarDeserializers {
    */
   static ValueDeserializer forType(NativeType type, boolean replaceMalformedText) {
     switch (type) {
-      case BOOLEAN: return new BooleanDeserializer();
-      case TINYINT: return new TinyintDeserializer();
-      case SMALLINT: return new SmallintDeserializer();
-      case INT: return new IntDeserializer();
+      case BOOLEAN:
+        return new BooleanDeserializer();
+      case TINYINT:
+        return new TinyintDeserializer();
+      case SMALLINT:
+        return new SmallintDeserializer();
+      case INT:
+        return new IntDeserializer();
       case BIGINT:
-      case COUNTER: return new BigintDeserializer(type);
-      case FLOAT: return new FloatDeserializer();
-      case DOUBLE: return new DoubleDeserializer();
-      case TIMESTAMP: return new TimestampDeserializer();
-      case DATE: return new DateDeserializer();
-      case TIME: return new TimeDeserializer();
+      case COUNTER:
+        return new BigintDeserializer(type);
+      case FLOAT:
+        return new FloatDeserializer();
+      case DOUBLE:
+        return new DoubleDeserializer();
+      case TIMESTAMP:
+        return new TimestampDeserializer();
+      case DATE:
+        return new DateDeserializer();
+      case TIME:
+        return new TimeDeserializer();
       case UUID:
-      case TIMEUUID: return new UuidDeserializer(type);
+      case TIMEUUID:
+        return new UuidDeserializer(type);
       case TEXT:
-      case ASCII: return new TextDeserializer(type, replaceMalformedText);
-      case BLOB: return new VariableWidthDeserializers.BlobDeserializer(type);
-      case VARINT: return new VariableWidthDeserializers.VarintDeserializer();
-      case DECIMAL: return new VariableWidthDeserializers.DecimalDeserializer();
-      case INET: return new VariableWidthDeserializers.InetDeserializer();
-      case DURATION: return new VariableWidthDeserializers.DurationDeserializer();
-      default: throw new AssertionError(type);
+      case ASCII:
+        return new TextDeserializer(type, replaceMalformedText);
+      case BLOB:
+        return new VariableWidthDeserializers.BlobDeserializer(type);
+      case VARINT:
+        return new VariableWidthDeserializers.VarintDeserializer();
+      case DECIMAL:
+        return new VariableWidthDeserializers.DecimalDeserializer();
+      case INET:
+        return new VariableWidthDeserializers.InetDeserializer();
+      case DURATION:
+        return new VariableWidthDeserializers.DurationDeserializer();
+      default:
+        throw new AssertionError(type);
     }
   }
 
   /**
    * Base for fixed-width types: checks the exact length once. One small class per type, each a
-   * one-line {@link #decodeFixed}, rather than one class switching on the type: a nested value
-   * (a collection element, a UDT field) is then decoded by one virtual call and no second
-   * dispatch.
+   * one-line {@link #decodeFixed}, rather than one class switching on the type: a nested value (a
+   * collection element, a UDT field) is then decoded by one virtual call and no second dispatch.
    */
   abstract static class Fixed extends ValueDeserializer {
     final int width;
@@ -68,8 +85,8 @@ final class ScalarDeserializers {
     }
 
     /**
-     * Top-level cells: the row loop decodes these inline ({@link RowsParser}); this is the same
-     * for any other caller.
+     * Top-level cells: the row loop decodes these inline ({@link RowsParser}); this is the same for
+     * any other caller.
      */
     @Override
     final void deliver(ByteBuf buf, int index, int length, RowSink sink, int column) {
@@ -255,7 +272,11 @@ final class ScalarDeserializers {
     /** {@code v} if it is a time of day; a typed error naming {@code index} otherwise. */
     static long checked(long v, int index, CqlType type) {
       if (v < 0 || v > MAX_TIME_NANOS) {
-        throw CqlParseException.at(Reason.INVALID_VALUE, "value", index, type,
+        throw CqlParseException.at(
+            Reason.INVALID_VALUE,
+            "value",
+            index,
+            type,
             v + " ns is not a time of day (expected: 0 to " + MAX_TIME_NANOS + ")");
       }
       return v;

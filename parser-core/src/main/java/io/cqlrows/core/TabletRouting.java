@@ -16,10 +16,10 @@ import java.util.UUID;
 
 /**
  * The tablet routing information ScyllaDB attaches to a response under {@link
- * ProtocolFeatures#TABLETS_ROUTING_V1} when a request reached a node or shard that does not own
- * its tablet: the token range {@code (firstToken, lastToken]} and the tablet's replicas. On the
- * wire it is the custom payload entry {@value #PAYLOAD_KEY}, a serialized {@code tuple<bigint,
- * bigint, list<frozen<tuple<uuid, int>>>>}.
+ * ProtocolFeatures#TABLETS_ROUTING_V1} when a request reached a node or shard that does not own its
+ * tablet: the token range {@code (firstToken, lastToken]} and the tablet's replicas. On the wire it
+ * is the custom payload entry {@value #PAYLOAD_KEY}, a serialized {@code tuple<bigint, bigint,
+ * list<frozen<tuple<uuid, int>>>>}.
  *
  * <p>A driver that routes by tablet replaces every cached tablet whose range overlaps this one;
  * cqlrows only decodes it. Immutable.
@@ -34,8 +34,10 @@ public record TabletRouting(long firstToken, long lastToken, List<Replica> repli
 
   private static final CqlType REPLICA_TYPE =
       new TupleType(List.of(NativeType.UUID, NativeType.INT));
-  private static final TupleType TYPE = new TupleType(List.of(NativeType.BIGINT,
-      NativeType.BIGINT, new ListType(REPLICA_TYPE, true)));
+  private static final TupleType TYPE =
+      new TupleType(
+          List.of(NativeType.BIGINT, NativeType.BIGINT, new ListType(REPLICA_TYPE, true)));
+
   /** Shared: the deserializers of these types keep no state between calls. */
   private static final ValueDeserializer DESERIALIZER =
       DeserializerFactory.forType(TYPE, ParseLimits.defaults());
@@ -59,8 +61,8 @@ public record TabletRouting(long firstToken, long lastToken, List<Replica> repli
   }
 
   /**
-   * The routing information of a response's custom payload, or {@code null} if it has no
-   * {@value #PAYLOAD_KEY} entry.
+   * The routing information of a response's custom payload, or {@code null} if it has no {@value
+   * #PAYLOAD_KEY} entry.
    *
    * @throws CqlParseException if the entry is malformed
    */
@@ -101,8 +103,10 @@ public record TabletRouting(long firstToken, long lastToken, List<Replica> repli
     List<Replica> replicas = new ArrayList<>(list.size());
     for (Object o : list) {
       TupleValue r = required(o, TupleValue.class, "replica");
-      replicas.add(new Replica(required(r.get(0), UUID.class, "replica host id"),
-          required(r.get(1), Integer.class, "replica shard")));
+      replicas.add(
+          new Replica(
+              required(r.get(0), UUID.class, "replica host id"),
+              required(r.get(1), Integer.class, "replica shard")));
     }
     return new TabletRouting(first, last, replicas);
   }
@@ -110,8 +114,8 @@ public record TabletRouting(long firstToken, long lastToken, List<Replica> repli
   /** A decoded component; NULL, not-set and missing components are errors. */
   private static <T> T required(Object value, Class<T> type, String what) {
     if (!type.isInstance(value)) {
-      throw CqlParseException.at(Reason.INVALID_VALUE, PAYLOAD_KEY, -1, TYPE,
-          what + " is missing, null or not set");
+      throw CqlParseException.at(
+          Reason.INVALID_VALUE, PAYLOAD_KEY, -1, TYPE, what + " is missing, null or not set");
     }
     return type.cast(value);
   }

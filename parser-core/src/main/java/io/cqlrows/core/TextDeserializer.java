@@ -10,23 +10,24 @@ import java.nio.charset.StandardCharsets;
  * value is decoded by {@link #decode}; top-level text cells by {@link RowsParser}, with {@link
  * #checkedUtf8}).
  *
- * <p><b>Strict by default.</b> A {@code text} value that is not valid UTF-8, exactly as the
- * JDK's UTF-8 decoder with {@link java.nio.charset.CodingErrorAction#REPORT} judges it (lone
- * continuation bytes, cut sequences, overlong forms, surrogates, code points above U+10FFFF),
- * and an {@code ascii} value with a byte above 0x7F, are {@link Reason#INVALID_VALUE} at the
- * first bad byte. With {@link ParseLimits#replaceMalformedText()} they decode instead as the
- * JDK's decoders replace them: one U+FFFD per malformed UTF-8 sequence, and per non-ASCII byte.
+ * <p><b>Strict by default.</b> A {@code text} value that is not valid UTF-8, exactly as the JDK's
+ * UTF-8 decoder with {@link java.nio.charset.CodingErrorAction#REPORT} judges it (lone continuation
+ * bytes, cut sequences, overlong forms, surrogates, code points above U+10FFFF), and an {@code
+ * ascii} value with a byte above 0x7F, are {@link Reason#INVALID_VALUE} at the first bad byte. With
+ * {@link ParseLimits#replaceMalformedText()} they decode instead as the JDK's decoders replace
+ * them: one U+FFFD per malformed UTF-8 sequence, and per non-ASCII byte.
  *
- * <p><b>Cost.</b> Values are decoded as they always are, by the JDK's intrinsified decoders
- * with replacement ({@code new String(bytes, UTF_8)}, or Netty's {@code toString}, which ends
- * there), and only then checked: a malformed sequence always leaves a U+FFFD in the string, so
- * a string without one is valid. For a compact Latin-1 string (nearly all ASCII text) {@code
+ * <p><b>Cost.</b> Values are decoded as they always are, by the JDK's intrinsified decoders with
+ * replacement ({@code new String(bytes, UTF_8)}, or Netty's {@code toString}, which ends there),
+ * and only then checked: a malformed sequence always leaves a U+FFFD in the string, so a string
+ * without one is valid. For a compact Latin-1 string (nearly all ASCII text) {@code
  * indexOf('\uFFFD')} returns at once, since the char cannot be in it; other strings take one
- * vectorised scan. Only a string holding U+FFFD is examined further, to tell an encoded U+FFFD
- * from a malformed sequence. The check allocates nothing; only an error does.
+ * vectorised scan. Only a string holding U+FFFD is examined further, to tell an encoded U+FFFD from
+ * a malformed sequence. The check allocates nothing; only an error does.
  */
 final class TextDeserializer extends ValueDeserializer {
   private final boolean ascii;
+
   /** {@link ParseLimits#replaceMalformedText()}. */
   private final boolean replaceMalformed;
 
@@ -67,16 +68,24 @@ final class TextDeserializer extends ValueDeserializer {
   }
 
   /**
-   * Throws if the U+FFFD in {@code s} stands for malformed bytes; returns if every one is
-   * encoded in them. Apart from {@link #checkedUtf8}, so that what the row loop inlines stays
-   * small.
+   * Throws if the U+FFFD in {@code s} stands for malformed bytes; returns if every one is encoded
+   * in them. Apart from {@link #checkedUtf8}, so that what the row loop inlines stays small.
    */
   private void rejectMalformedUtf8(String s, ByteBuf buf, int index, int length) {
     int at = firstMalformedUtf8(s, buf, index, length);
     if (at >= 0) {
-      throw CqlParseException.at(Reason.INVALID_VALUE, "value", index + at, type,
-          "malformed UTF-8 at byte " + at + " of " + length + ": 0x"
-              + hex(buf.getByte(index + at)) + " (ParseLimits.replaceMalformedText)");
+      throw CqlParseException.at(
+          Reason.INVALID_VALUE,
+          "value",
+          index + at,
+          type,
+          "malformed UTF-8 at byte "
+              + at
+              + " of "
+              + length
+              + ": 0x"
+              + hex(buf.getByte(index + at))
+              + " (ParseLimits.replaceMalformedText)");
     }
   }
 
@@ -103,20 +112,29 @@ final class TextDeserializer extends ValueDeserializer {
     while (at < length - 1 && buf.getByte(index + at) >= 0) {
       at++;
     }
-    return CqlParseException.at(Reason.INVALID_VALUE, "value", index + at, type,
-        "byte 0x" + hex(buf.getByte(index + at)) + " at byte " + at + " of " + length
+    return CqlParseException.at(
+        Reason.INVALID_VALUE,
+        "value",
+        index + at,
+        type,
+        "byte 0x"
+            + hex(buf.getByte(index + at))
+            + " at byte "
+            + at
+            + " of "
+            + length
             + " is not ASCII (ParseLimits.replaceMalformedText)");
   }
 
   /**
-   * Where the first malformed sequence starts in the UTF-8 bytes {@code [index, index +
-   * length)} of {@code buf}, counted from {@code index}, given {@code s}, those bytes decoded
-   * with replacement; -1 if there is none (every U+FFFD in {@code s} is encoded in the bytes).
+   * Where the first malformed sequence starts in the UTF-8 bytes {@code [index, index + length)} of
+   * {@code buf}, counted from {@code index}, given {@code s}, those bytes decoded with replacement;
+   * -1 if there is none (every U+FFFD in {@code s} is encoded in the bytes).
    *
    * <p>Decoding goes left to right, so the chars before the first replacement come from valid
-   * sequences, whose UTF-8 length gives the byte offset of each char; at a U+FFFD, the bytes
-   * there are either {@code EF BF BD} (a valid U+FFFD: go on) or the malformed sequence. The
-   * decoder's own verdict is used, not a second validator that could disagree with it.
+   * sequences, whose UTF-8 length gives the byte offset of each char; at a U+FFFD, the bytes there
+   * are either {@code EF BF BD} (a valid U+FFFD: go on) or the malformed sequence. The decoder's
+   * own verdict is used, not a second validator that could disagree with it.
    */
   static int firstMalformedUtf8(String s, ByteBuf buf, int index, int length) {
     int at = 0;
@@ -141,8 +159,10 @@ final class TextDeserializer extends ValueDeserializer {
 
   /** Whether the {@code remaining} bytes at {@code p} start with U+FFFD's {@code EF BF BD}. */
   private static boolean encodedReplacement(ByteBuf buf, int p, int remaining) {
-    return remaining >= 3 && buf.getByte(p) == (byte) 0xEF
-        && buf.getByte(p + 1) == (byte) 0xBF && buf.getByte(p + 2) == (byte) 0xBD;
+    return remaining >= 3
+        && buf.getByte(p) == (byte) 0xEF
+        && buf.getByte(p + 1) == (byte) 0xBF
+        && buf.getByte(p + 2) == (byte) 0xBD;
   }
 
   /** Two lower-case hex digits, without a {@code Formatter} (and its regex) on the error path. */

@@ -9,8 +9,8 @@ import java.nio.charset.StandardCharsets;
 /**
  * The characters of a custom type class name, for {@link CustomTypeNameParser}: a position in the
  * string and the tokens of its syntax, which are identifiers (class names, keyspaces, vector
- * dimensions), hex-encoded UTF-8 names, single punctuation characters and the blanks between
- * them. Errors name the position and quote the string (at most its first 120 characters).
+ * dimensions), hex-encoded UTF-8 names, single punctuation characters and the blanks between them.
+ * Errors name the position and quote the string (at most its first 120 characters).
  */
 final class TypeNameScanner {
   private static final String FIELD = "custom type name";

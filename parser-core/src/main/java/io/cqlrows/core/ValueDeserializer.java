@@ -7,10 +7,10 @@ import io.netty.buffer.ByteBuf;
  * Decodes the values of one CQL type. One instance is built per column (and per nested element
  * type) by {@link DeserializerFactory}, once per metadata, and reused for every row and page.
  *
- * <p>All reads are absolute ({@code getX(index)}) inside {@code [index, index + length)}, which
- * the caller has already checked lies inside the buffer; no reader index moves. Implementations
- * must check that {@code length} is exactly what the type needs and throw {@link
- * CqlParseException} otherwise.
+ * <p>All reads are absolute ({@code getX(index)}) inside {@code [index, index + length)}, which the
+ * caller has already checked lies inside the buffer; no reader index moves. Implementations must
+ * check that {@code length} is exactly what the type needs and throw {@link CqlParseException}
+ * otherwise.
  *
  * <p>Not thread-safe when it holds a reusable view (vectors); one instance per parser thread.
  */
@@ -39,8 +39,8 @@ abstract class ValueDeserializer {
   abstract void deliver(ByteBuf buf, int index, int length, RowSink sink, int column);
 
   /**
-   * Decodes a nested value of {@code length > 0} bytes (or {@code >= 0} if {@link
-   * #emptyIsValue()}) into its Java object.
+   * Decodes a nested value of {@code length > 0} bytes (or {@code >= 0} if {@link #emptyIsValue()})
+   * into its Java object.
    *
    * @param buf the body. Borrowed.
    */

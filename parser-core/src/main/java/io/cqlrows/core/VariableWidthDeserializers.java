@@ -69,7 +69,11 @@ final class VariableWidthDeserializers {
     @Override
     Object decode(ByteBuf buf, int index, int length) {
       if (length < 5) {
-        throw CqlParseException.at(Reason.LENGTH_MISMATCH, "value", index, type,
+        throw CqlParseException.at(
+            Reason.LENGTH_MISMATCH,
+            "value",
+            index,
+            type,
             "expected at least 5 bytes (scale and unscaled value), got " + length);
       }
       int scale = buf.getInt(index);
@@ -88,8 +92,8 @@ final class VariableWidthDeserializers {
     @Override
     Object decode(ByteBuf buf, int index, int length) {
       if (length != 4 && length != 16) {
-        throw CqlParseException.at(Reason.LENGTH_MISMATCH, "value", index, type,
-            "expected 4 or 16 bytes, got " + length);
+        throw CqlParseException.at(
+            Reason.LENGTH_MISMATCH, "value", index, type, "expected 4 or 16 bytes, got " + length);
       }
       byte[] b = new byte[length];
       buf.getBytes(index, b);
@@ -120,19 +124,36 @@ final class VariableWidthDeserializers {
       long nanos = Vints.readSigned(buf, p, end, type);
       p += Vints.sizeAt(buf, p);
       if (p != end) {
-        throw CqlParseException.at(Reason.TRAILING_BYTES, "value", p, type,
+        throw CqlParseException.at(
+            Reason.TRAILING_BYTES,
+            "value",
+            p,
+            type,
             (end - p) + " bytes after the three duration components");
       }
       if (months != (int) months || days != (int) days) {
-        throw CqlParseException.at(Reason.INVALID_VALUE, "value", index, type,
+        throw CqlParseException.at(
+            Reason.INVALID_VALUE,
+            "value",
+            index,
+            type,
             "months " + months + " or days " + days + " out of int range");
       }
       boolean anyNegative = months < 0 || days < 0 || nanos < 0;
       boolean anyPositive = months > 0 || days > 0 || nanos > 0;
       if (anyNegative && anyPositive) {
         // Cassandra's DurationSerializer.validate rejects mixed signs; so do we.
-        throw CqlParseException.at(Reason.INVALID_VALUE, "value", index, type,
-            "months " + months + ", days " + days + " and nanoseconds " + nanos
+        throw CqlParseException.at(
+            Reason.INVALID_VALUE,
+            "value",
+            index,
+            type,
+            "months "
+                + months
+                + ", days "
+                + days
+                + " and nanoseconds "
+                + nanos
                 + " do not all have the same sign");
       }
       return new CqlDuration((int) months, (int) days, nanos);

@@ -22,24 +22,34 @@ import java.util.Objects;
  *       consumed exactly.
  * </ul>
  *
- * The choice is made once from {@link io.cqlrows.core.type.CqlType#fixedLengthInVector()}, an
- * exact per-type table, never by guessing.
+ * The choice is made once from {@link io.cqlrows.core.type.CqlType#fixedLengthInVector()}, an exact
+ * per-type table, never by guessing.
  */
 final class VectorDeserializers {
   private VectorDeserializers() {}
 
   static CqlParseException sizeMismatch(VectorType type, int index, long expected, int actual) {
-    return CqlParseException.at(Reason.LENGTH_MISMATCH, "value", index, type,
-        "expected " + expected + " bytes (" + type.dimension() + " x "
-            + type.element().fixedLengthInVector() + "), got " + actual);
+    return CqlParseException.at(
+        Reason.LENGTH_MISMATCH,
+        "value",
+        index,
+        type,
+        "expected "
+            + expected
+            + " bytes ("
+            + type.dimension()
+            + " x "
+            + type.element().fixedLengthInVector()
+            + "), got "
+            + actual);
   }
 
   /**
    * Base of the four primitive fast paths: one length check per cell, then a view. The four
    * subclasses are alike but for their element type: each is the sink's view of its own interface
    * ({@link FloatVector}, {@link DoubleVector}, {@link IntVector}, {@link LongVector}), with an
-   * unboxed {@code get} and a {@code copyTo} into its own array type, which no shared generic
-   * class could offer without boxing.
+   * unboxed {@code get} and a {@code copyTo} into its own array type, which no shared generic class
+   * could offer without boxing.
    */
   abstract static class Primitive extends ValueDeserializer {
     final int dimension;
@@ -53,6 +63,7 @@ final class VectorDeserializers {
 
     /** The cell being delivered; null outside {@link #deliver} (the view is borrowed). */
     ByteBuf buf;
+
     /** Index of the cell's first element in {@link #buf}. */
     int base;
 
@@ -261,7 +272,11 @@ final class VectorDeserializers {
       int end = index + length;
       // every element takes at least one byte (its vint): bound the list before allocating
       if (dimension > length) {
-        throw CqlParseException.at(Reason.TRUNCATED, "value", index, type,
+        throw CqlParseException.at(
+            Reason.TRUNCATED,
+            "value",
+            index,
+            type,
             dimension + " elements need at least " + dimension + " bytes, have " + length);
       }
       List<Object> list = new ArrayList<>(dimension);
@@ -270,14 +285,22 @@ final class VectorDeserializers {
         int len = Vints.readLength(buf, p, end, type);
         p += Vints.sizeAt(buf, p);
         if (len > end - p) {
-          throw CqlParseException.at(Reason.TRUNCATED, "vector element", p, type,
+          throw CqlParseException.at(
+              Reason.TRUNCATED,
+              "vector element",
+              p,
+              type,
               "element " + i + " needs " + len + " bytes, have " + (end - p));
         }
         list.add(element.decodeElement(buf, p, len));
         p += len;
       }
       if (p != end) {
-        throw CqlParseException.at(Reason.TRAILING_BYTES, "value", p, type,
+        throw CqlParseException.at(
+            Reason.TRAILING_BYTES,
+            "value",
+            p,
+            type,
             (end - p) + " bytes after " + dimension + " elements");
       }
       return Collections.unmodifiableList(list);

@@ -6,9 +6,9 @@ import io.netty.buffer.ByteBuf;
 
 /**
  * Cassandra's variable-length integers ({@code utils/vint/VIntCoding}; the {@code [unsigned vint]}
- * and {@code [vint]} of native_protocol_v5.spec section 3): the number of leading
- * one-bits of the first byte is the number of extra bytes, big-endian. Signed vints are zig-zag
- * encoded. Every read is bounded by {@code end}.
+ * and {@code [vint]} of native_protocol_v5.spec section 3): the number of leading one-bits of the
+ * first byte is the number of extra bytes, big-endian. Signed vints are zig-zag encoded. Every read
+ * is bounded by {@code end}.
  */
 final class Vints {
   private Vints() {}
@@ -58,14 +58,22 @@ final class Vints {
   static int readLength(ByteBuf buf, int index, int end, CqlType type) {
     long v = readUnsigned(buf, index, end, type);
     if (v < 0 || v > Integer.MAX_VALUE) {
-      throw CqlParseException.at(Reason.INVALID_LENGTH, "vector element length", index, type,
+      throw CqlParseException.at(
+          Reason.INVALID_LENGTH,
+          "vector element length",
+          index,
+          type,
           Long.toUnsignedString(v) + " does not fit an int");
     }
     return (int) v;
   }
 
   private static CqlParseException truncated(int index, int end, int need, CqlType type) {
-    return CqlParseException.at(Reason.TRUNCATED, "vint", index, type,
+    return CqlParseException.at(
+        Reason.TRUNCATED,
+        "vint",
+        index,
+        type,
         "need " + need + " bytes, have " + Math.max(0, end - index));
   }
 }

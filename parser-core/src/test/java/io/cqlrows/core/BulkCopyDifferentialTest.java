@@ -33,16 +33,21 @@ import org.junit.jupiter.params.provider.MethodSource;
  */
 class BulkCopyDifferentialTest {
   private static final int MAX_LENGTH = 300;
+
   /** Longer copies, also checked: on either side of {@link NativeSwapCopy#MIN_FLOATS}, and more. */
   private static final int[] LONG_LENGTHS = {
     NativeSwapCopy.MIN_FLOATS - 1, NativeSwapCopy.MIN_FLOATS, NativeSwapCopy.MIN_FLOATS + 1, 1536
   };
+
   /** Elements in a source. */
   private static final int LONGEST = 1536;
+
   /** Where the first element starts in the source buffer: mostly odd, so unaligned. */
   private static final int[] SOURCE_OFFSETS = {0, 1, 3, 5, 13};
+
   /** Destination slots before and after the copied range, which must stay as they were. */
   private static final int PAD = 3;
+
   private static final long SENTINEL_BITS = 0x12345678L;
 
   private static final int[] SPECIAL_FLOATS = {
@@ -59,7 +64,10 @@ class BulkCopyDifferentialTest {
   };
 
   enum Element {
-    FLOAT(4), DOUBLE(8), INT(4), BIGINT(8);
+    FLOAT(4),
+    DOUBLE(8),
+    INT(4),
+    BIGINT(8);
 
     final int width;
 
@@ -68,45 +76,49 @@ class BulkCopyDifferentialTest {
     }
 
     /**
-     * Copies {@code n} elements at {@code index} into a padded destination as {@link BulkCopy}
-     * does with this copier (the copier for heap buffers, NIO for the others); its raw bits.
+     * Copies {@code n} elements at {@code index} into a padded destination as {@link BulkCopy} does
+     * with this copier (the copier for heap buffers, NIO for the others); its raw bits.
      */
     long[] copy(BulkCopy.Copier copier, ByteBuf buf, int index, int n) {
       long[] bits = new long[n + 2 * PAD];
       switch (this) {
-        case FLOAT: {
-          float[] dst = new float[bits.length];
-          Arrays.fill(dst, Float.intBitsToFloat((int) SENTINEL_BITS));
-          BulkCopy.floats(copier, buf, index, dst, PAD, n);
-          for (int i = 0; i < dst.length; i++) {
-            bits[i] = Float.floatToRawIntBits(dst[i]) & 0xffffffffL;
+        case FLOAT:
+          {
+            float[] dst = new float[bits.length];
+            Arrays.fill(dst, Float.intBitsToFloat((int) SENTINEL_BITS));
+            BulkCopy.floats(copier, buf, index, dst, PAD, n);
+            for (int i = 0; i < dst.length; i++) {
+              bits[i] = Float.floatToRawIntBits(dst[i]) & 0xffffffffL;
+            }
+            break;
           }
-          break;
-        }
-        case DOUBLE: {
-          double[] dst = new double[bits.length];
-          Arrays.fill(dst, Double.longBitsToDouble(SENTINEL_BITS));
-          BulkCopy.doubles(copier, buf, index, dst, PAD, n);
-          for (int i = 0; i < dst.length; i++) {
-            bits[i] = Double.doubleToRawLongBits(dst[i]);
+        case DOUBLE:
+          {
+            double[] dst = new double[bits.length];
+            Arrays.fill(dst, Double.longBitsToDouble(SENTINEL_BITS));
+            BulkCopy.doubles(copier, buf, index, dst, PAD, n);
+            for (int i = 0; i < dst.length; i++) {
+              bits[i] = Double.doubleToRawLongBits(dst[i]);
+            }
+            break;
           }
-          break;
-        }
-        case INT: {
-          int[] dst = new int[bits.length];
-          Arrays.fill(dst, (int) SENTINEL_BITS);
-          BulkCopy.ints(copier, buf, index, dst, PAD, n);
-          for (int i = 0; i < dst.length; i++) {
-            bits[i] = dst[i] & 0xffffffffL;
+        case INT:
+          {
+            int[] dst = new int[bits.length];
+            Arrays.fill(dst, (int) SENTINEL_BITS);
+            BulkCopy.ints(copier, buf, index, dst, PAD, n);
+            for (int i = 0; i < dst.length; i++) {
+              bits[i] = dst[i] & 0xffffffffL;
+            }
+            break;
           }
-          break;
-        }
-        default: {
-          long[] dst = new long[bits.length];
-          Arrays.fill(dst, SENTINEL_BITS);
-          BulkCopy.longs(copier, buf, index, dst, PAD, n);
-          System.arraycopy(dst, 0, bits, 0, dst.length);
-        }
+        default:
+          {
+            long[] dst = new long[bits.length];
+            Arrays.fill(dst, SENTINEL_BITS);
+            BulkCopy.longs(copier, buf, index, dst, PAD, n);
+            System.arraycopy(dst, 0, bits, 0, dst.length);
+          }
       }
       return bits;
     }
@@ -152,62 +164,70 @@ class BulkCopyDifferentialTest {
       switch (this) {
         case HEAP:
           return Unpooled.wrappedBuffer(src);
-        case HEAP_ARRAY_OFFSET: {
-          byte[] padded = new byte[src.length + 20];
-          System.arraycopy(src, 0, padded, 11, src.length);
-          ByteBuf buf = Unpooled.wrappedBuffer(padded, 11, src.length);
-          assertEquals(11, buf.arrayOffset());
-          return buf;
-        }
-        case HEAP_SLICE: {
-          byte[] padded = new byte[src.length + 20];
-          System.arraycopy(src, 0, padded, 7, src.length);
-          ByteBuf buf = Unpooled.wrappedBuffer(padded).slice(7, src.length);
-          assertEquals(7, buf.arrayOffset());
-          return buf;
-        }
+        case HEAP_ARRAY_OFFSET:
+          {
+            byte[] padded = new byte[src.length + 20];
+            System.arraycopy(src, 0, padded, 11, src.length);
+            ByteBuf buf = Unpooled.wrappedBuffer(padded, 11, src.length);
+            assertEquals(11, buf.arrayOffset());
+            return buf;
+          }
+        case HEAP_SLICE:
+          {
+            byte[] padded = new byte[src.length + 20];
+            System.arraycopy(src, 0, padded, 7, src.length);
+            ByteBuf buf = Unpooled.wrappedBuffer(padded).slice(7, src.length);
+            assertEquals(7, buf.arrayOffset());
+            return buf;
+          }
         case POOLED_HEAP:
           return PooledByteBufAllocator.DEFAULT.heapBuffer(src.length).writeBytes(src);
-        case READ_ONLY_HEAP: {
-          ByteBuf buf = Unpooled.wrappedBuffer(src).asReadOnly();
-          assertFalse(buf.hasArray());
-          return buf;
-        }
+        case READ_ONLY_HEAP:
+          {
+            ByteBuf buf = Unpooled.wrappedBuffer(src).asReadOnly();
+            assertFalse(buf.hasArray());
+            return buf;
+          }
         case DIRECT:
           return Unpooled.directBuffer(src.length).writeBytes(src);
-        case DIRECT_SLICE: {
-          ByteBuf direct = Unpooled.directBuffer(src.length + 10);
-          direct.writeZero(5).writeBytes(src).writeZero(5);
-          return direct.slice(5, src.length);
-        }
+        case DIRECT_SLICE:
+          {
+            ByteBuf direct = Unpooled.directBuffer(src.length + 10);
+            direct.writeZero(5).writeBytes(src).writeZero(5);
+            return direct.slice(5, src.length);
+          }
         case POOLED_DIRECT:
           return PooledByteBufAllocator.DEFAULT.directBuffer(src.length).writeBytes(src);
         case READ_ONLY_DIRECT:
           return Unpooled.directBuffer(src.length).writeBytes(src).asReadOnly();
-        case COMPOSITE_ONE_HEAP: {
-          CompositeByteBuf c = Unpooled.compositeBuffer();
-          c.addComponent(true, Unpooled.wrappedBuffer(src));
-          assertTrue(c.hasArray());
-          return c;
-        }
-        case COMPOSITE_ONE_DIRECT: {
-          CompositeByteBuf c = Unpooled.compositeBuffer();
-          c.addComponent(true, Unpooled.directBuffer(src.length).writeBytes(src));
-          assertEquals(1, c.nioBufferCount());
-          return c;
-        }
-        default: {
-          CompositeByteBuf c = Unpooled.compositeBuffer(Integer.MAX_VALUE);
-          for (int at = 0; at < src.length; ) {
-            int n = Math.min(1 + random.nextInt(37), src.length - at);
-            ByteBuf piece = (c.numComponents() & 1) == 0
-                ? Unpooled.wrappedBuffer(src, at, n)
-                : Unpooled.directBuffer(n).writeBytes(src, at, n);
-            c.addComponent(true, piece);
-            at += n;
+        case COMPOSITE_ONE_HEAP:
+          {
+            CompositeByteBuf c = Unpooled.compositeBuffer();
+            c.addComponent(true, Unpooled.wrappedBuffer(src));
+            assertTrue(c.hasArray());
+            return c;
           }
-          return c;
-        }
+        case COMPOSITE_ONE_DIRECT:
+          {
+            CompositeByteBuf c = Unpooled.compositeBuffer();
+            c.addComponent(true, Unpooled.directBuffer(src.length).writeBytes(src));
+            assertEquals(1, c.nioBufferCount());
+            return c;
+          }
+        default:
+          {
+            CompositeByteBuf c = Unpooled.compositeBuffer(Integer.MAX_VALUE);
+            for (int at = 0; at < src.length; ) {
+              int n = Math.min(1 + random.nextInt(37), src.length - at);
+              ByteBuf piece =
+                  (c.numComponents() & 1) == 0
+                      ? Unpooled.wrappedBuffer(src, at, n)
+                      : Unpooled.directBuffer(n).writeBytes(src, at, n);
+              c.addComponent(true, piece);
+              at += n;
+            }
+            return c;
+          }
       }
     }
   }
@@ -225,8 +245,8 @@ class BulkCopyDifferentialTest {
   }
 
   /**
-   * {@code offset} bytes of junk, then {@code LONGEST} elements: special values at even
-   * positions (every special appears from about 32 elements on), random bits at odd ones.
+   * {@code offset} bytes of junk, then {@code LONGEST} elements: special values at even positions
+   * (every special appears from about 32 elements on), random bits at odd ones.
    */
   static byte[] source(Element e, int offset, Random random) {
     byte[] src = new byte[offset + LONGEST * e.width + 7];
@@ -272,18 +292,30 @@ class BulkCopyDifferentialTest {
       ByteBuf buf = kind.wrap(src, random);
       try {
         assertEquals(src.length, buf.readableBytes());
-        int[] lengths = IntStream.concat(IntStream.rangeClosed(0, MAX_LENGTH),
-            IntStream.of(LONG_LENGTHS)).toArray();
+        int[] lengths =
+            IntStream.concat(IntStream.rangeClosed(0, MAX_LENGTH), IntStream.of(LONG_LENGTHS))
+                .toArray();
         for (int n : lengths) {
           long[] expected = element.expected(src, offset, n);
           for (BulkCopy.Copier copier : copiers) {
             long[] got = element.copy(copier, buf, offset, n);
             if (!Arrays.equals(expected, got)) {
-              throw new AssertionError(copier.getClass().getSimpleName() + " " + element + " "
-                  + kind + " offset " + offset + " length " + n + ": slot "
-                  + Arrays.mismatch(expected, got) + " is 0x"
-                  + Long.toHexString(got[Arrays.mismatch(expected, got)]) + ", expected 0x"
-                  + Long.toHexString(expected[Arrays.mismatch(expected, got)]));
+              throw new AssertionError(
+                  copier.getClass().getSimpleName()
+                      + " "
+                      + element
+                      + " "
+                      + kind
+                      + " offset "
+                      + offset
+                      + " length "
+                      + n
+                      + ": slot "
+                      + Arrays.mismatch(expected, got)
+                      + " is 0x"
+                      + Long.toHexString(got[Arrays.mismatch(expected, got)])
+                      + ", expected 0x"
+                      + Long.toHexString(expected[Arrays.mismatch(expected, got)]));
             }
           }
         }
@@ -313,8 +345,18 @@ class BulkCopyDifferentialTest {
             long[] expected = element.expected(src, offset, n);
             for (BulkCopy.Copier copier : copiers) {
               if (!Arrays.equals(expected, element.copy(copier, buf, offset, n))) {
-                throw new AssertionError(copier.getClass().getSimpleName() + " " + element + " "
-                    + kind + " round " + round + " offset " + offset + " length " + n);
+                throw new AssertionError(
+                    copier.getClass().getSimpleName()
+                        + " "
+                        + element
+                        + " "
+                        + kind
+                        + " round "
+                        + round
+                        + " offset "
+                        + offset
+                        + " length "
+                        + n);
               }
             }
           }

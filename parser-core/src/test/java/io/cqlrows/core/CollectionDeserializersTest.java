@@ -45,8 +45,10 @@ class CollectionDeserializersTest {
   private static final String INT = opt(0x0009);
   private static final String TEXT = opt(0x000D);
   private static final String DOUBLE = opt(0x0007);
+
   /** UDT{a int, b double, c text}. */
   private static final String UDT_IDT = udt("ks", "u", "a", INT, "b", DOUBLE, "c", TEXT);
+
   /** UDT{a int, b text, c int}. */
   private static final String UDT_ITI = udt("ks", "u", "a", INT, "b", TEXT, "c", INT);
 
@@ -72,9 +74,12 @@ class CollectionDeserializersTest {
 
   @Test
   void decodesMapOfTextIntInWireOrder() {
-    Map<?, ?> m = (Map<?, ?>) value(map(TEXT, INT),
-        "00000003 00000006 e381bf626f62 00000004 000000c7 00000000 00000004 ffffffff"
-            + " 00000001 5c 00000004 00000000");
+    Map<?, ?> m =
+        (Map<?, ?>)
+            value(
+                map(TEXT, INT),
+                "00000003 00000006 e381bf626f62 00000004 000000c7 00000000 00000004 ffffffff"
+                    + " 00000001 5c 00000004 00000000");
     Map<String, Integer> expected = new LinkedHashMap<>();
     expected.put("\u307fbob", 199);
     expected.put("", -1); // ffffffff is the int -1 (length 4), not a null
@@ -85,8 +90,10 @@ class CollectionDeserializersTest {
 
   @Test
   void decodesSetOfDouble() {
-    Row row = Decoding.row(singleOption(set(DOUBLE),
-        "00000002 00000008 400199999999999a 00000008 4014000000000000"));
+    Row row =
+        Decoding.row(
+            singleOption(
+                set(DOUBLE), "00000002 00000008 400199999999999a 00000008 4014000000000000"));
     assertEquals(List.of(2.2, 5.0), row.getList(0));
     assertEquals(Set.of(2.2, 5.0), row.getSet(0));
   }
@@ -105,8 +112,9 @@ class CollectionDeserializersTest {
 
   @Test
   void decodesNullMapKeysAndValues() {
-    Map<?, ?> m = (Map<?, ?>) value(map(INT, INT),
-        "00000002 00000004 0000002a ffffffff ffffffff 00000004 0000002a");
+    Map<?, ?> m =
+        (Map<?, ?>)
+            value(map(INT, INT), "00000002 00000004 0000002a ffffffff ffffffff 00000004 0000002a");
     Map<Integer, Integer> expected = new LinkedHashMap<>();
     expected.put(42, null);
     expected.put(null, 42);
@@ -116,8 +124,11 @@ class CollectionDeserializersTest {
   /** JD MapCodecTest framing: key bytes {@code 10}, value bytes {@code 0002}. */
   @Test
   void decodesJavaDriverNullMapFraming() {
-    Map<?, ?> m = (Map<?, ?>) value(map(opt(0x0003), opt(0x0013)),
-        "00000002 00000001 10 ffffffff ffffffff 00000002 0002");
+    Map<?, ?> m =
+        (Map<?, ?>)
+            value(
+                map(opt(0x0003), opt(0x0013)),
+                "00000002 00000001 10 ffffffff ffffffff 00000002 0002");
     Map<Object, Object> expected = new LinkedHashMap<>();
     expected.put(ByteBuffer.wrap(new byte[] {0x10}), null);
     expected.put(null, (short) 2);
@@ -126,7 +137,8 @@ class CollectionDeserializersTest {
 
   @Test
   void decodesNotSetElementsAsNotSetMarker() {
-    assertEquals(Arrays.asList(NotSet.INSTANCE, 42),
+    assertEquals(
+        Arrays.asList(NotSet.INSTANCE, 42),
         value(list(INT), "00000002 fffffffe 00000004 0000002a"));
     Map<?, ?> m = (Map<?, ?>) value(map(INT, INT), "00000001 00000004 00000001 fffffffe");
     assertSame(NotSet.INSTANCE, m.get(1));
@@ -140,42 +152,71 @@ class CollectionDeserializersTest {
   void rejectsElementLengthBelowMinusTwo(int length) {
     String cell = "00000001" + String.format("%08x", length);
     CqlParseException e = error(list(INT), cell);
-    assertError(e, Reason.INVALID_LENGTH, "element length", valueOffset(list(INT), cell) + 4, 0,
-        0);
+    assertError(e, Reason.INVALID_LENGTH, "element length", valueOffset(list(INT), cell) + 4, 0, 0);
     assertEquals(new ListType(NativeType.INT, false), e.type());
   }
 
   @Test
   void rejectsMapKeyAndValueLengthBelowMinusTwo() {
     String key = "00000001 fffffffd 00000004 00000001";
-    assertError(error(map(INT, INT), key), Reason.INVALID_LENGTH, "map key length",
-        valueOffset(map(INT, INT), key) + 4, 0, 0);
+    assertError(
+        error(map(INT, INT), key),
+        Reason.INVALID_LENGTH,
+        "map key length",
+        valueOffset(map(INT, INT), key) + 4,
+        0,
+        0);
     String value = "00000001 00000004 00000001 80000000";
-    assertError(error(map(INT, INT), value), Reason.INVALID_LENGTH, "map value length",
-        valueOffset(map(INT, INT), value) + 12, 0, 0);
+    assertError(
+        error(map(INT, INT), value),
+        Reason.INVALID_LENGTH,
+        "map value length",
+        valueOffset(map(INT, INT), value) + 12,
+        0,
+        0);
   }
 
   @Test
   void rejectsElementBeyondValue() {
     // the element claims 8 bytes, the value has 4 after its length
     String cell = "00000001 00000008 00000001";
-    assertError(error(list(INT), cell), Reason.TRUNCATED, "element",
-        valueOffset(list(INT), cell) + 8, 0, 0);
+    assertError(
+        error(list(INT), cell),
+        Reason.TRUNCATED,
+        "element",
+        valueOffset(list(INT), cell) + 8,
+        0,
+        0);
   }
 
   @Test
   void rejectsElementLengthCutByValueEnd() {
     String cell = "00000002 00000004 00000001 0000";
-    assertError(error(list(INT), cell), Reason.TRUNCATED, "element length",
-        valueOffset(list(INT), cell) + 12, 0, 0);
+    assertError(
+        error(list(INT), cell),
+        Reason.TRUNCATED,
+        "element length",
+        valueOffset(list(INT), cell) + 12,
+        0,
+        0);
   }
 
   @Test
   void rejectsNegativeCount() {
-    assertError(error(list(INT), "ffffffff"), Reason.INVALID_COUNT, "element count",
-        valueOffset(list(INT), "ffffffff"), 0, 0);
-    assertError(error(map(INT, INT), "80000000"), Reason.INVALID_COUNT, "element count",
-        valueOffset(map(INT, INT), "80000000"), 0, 0);
+    assertError(
+        error(list(INT), "ffffffff"),
+        Reason.INVALID_COUNT,
+        "element count",
+        valueOffset(list(INT), "ffffffff"),
+        0,
+        0);
+    assertError(
+        error(map(INT, INT), "80000000"),
+        Reason.INVALID_COUNT,
+        "element count",
+        valueOffset(map(INT, INT), "80000000"),
+        0,
+        0);
   }
 
   @Test
@@ -213,11 +254,21 @@ class CollectionDeserializersTest {
   @Test
   void rejectsTrailingBytesAfterLastElement() {
     String cell = "00000001 00000004 00000001 00";
-    assertError(error(list(INT), cell), Reason.TRAILING_BYTES, "value",
-        valueOffset(list(INT), cell) + 12, 0, 0);
+    assertError(
+        error(list(INT), cell),
+        Reason.TRAILING_BYTES,
+        "value",
+        valueOffset(list(INT), cell) + 12,
+        0,
+        0);
     String mapCell = "00000000 0000";
-    assertError(error(map(INT, INT), mapCell), Reason.TRAILING_BYTES, "value",
-        valueOffset(map(INT, INT), mapCell) + 4, 0, 0);
+    assertError(
+        error(map(INT, INT), mapCell),
+        Reason.TRAILING_BYTES,
+        "value",
+        valueOffset(map(INT, INT), mapCell) + 4,
+        0,
+        0);
   }
 
   @Test
@@ -225,9 +276,16 @@ class CollectionDeserializersTest {
     UdtValue u = (UdtValue) value(UDT_IDT, "00000004 00000001 ffffffff 00000001 61");
     assertEquals(Arrays.asList(1, null, "a"), u.values());
     assertEquals("a", u.get("c"));
-    assertEquals(new UdtType("ks", "u", List.of(new UdtType.Field("a", NativeType.INT),
-        new UdtType.Field("b", NativeType.DOUBLE), new UdtType.Field("c", NativeType.TEXT)),
-        false), u.type());
+    assertEquals(
+        new UdtType(
+            "ks",
+            "u",
+            List.of(
+                new UdtType.Field("a", NativeType.INT),
+                new UdtType.Field("b", NativeType.DOUBLE),
+                new UdtType.Field("c", NativeType.TEXT)),
+            false),
+        u.type());
   }
 
   @Test
@@ -254,11 +312,16 @@ class CollectionDeserializersTest {
   @Test
   void rejectsUdtFieldLengthCutByValueEnd() {
     String cell = "00000004 00000001 0000";
-    assertError(error(UDT_ITI, cell), Reason.TRUNCATED, "field length",
-        valueOffset(UDT_ITI, cell) + 8, 0, 0);
+    assertError(
+        error(UDT_ITI, cell),
+        Reason.TRUNCATED,
+        "field length",
+        valueOffset(UDT_ITI, cell) + 8,
+        0,
+        0);
     String beyond = "00000004 00000001 00000009 6869";
-    assertError(error(UDT_ITI, beyond), Reason.TRUNCATED, "field",
-        valueOffset(UDT_ITI, beyond) + 12, 0, 0);
+    assertError(
+        error(UDT_ITI, beyond), Reason.TRUNCATED, "field", valueOffset(UDT_ITI, beyond) + 12, 0, 0);
   }
 
   @Test
@@ -276,14 +339,21 @@ class CollectionDeserializersTest {
   @Test
   void rejectsTupleWithTrailingBytes() {
     String cell = "00000004 00000001 ffffffff 01";
-    assertError(error(tuple(INT, TEXT), cell), Reason.TRAILING_BYTES, "value",
-        valueOffset(tuple(INT, TEXT), cell) + 12, 0, 0);
+    assertError(
+        error(tuple(INT, TEXT), cell),
+        Reason.TRAILING_BYTES,
+        "value",
+        valueOffset(tuple(INT, TEXT), cell) + 12,
+        0,
+        0);
   }
 
   @Test
   void decodesMapOfTextToFrozenListOfInt() {
-    Object v = value(map(TEXT, list(INT)),
-        "00000001 00000001 6b 00000010 00000002 00000004 00000001 ffffffff");
+    Object v =
+        value(
+            map(TEXT, list(INT)),
+            "00000001 00000001 6b 00000010 00000002 00000004 00000001 ffffffff");
     assertEquals(Map.of("k", Arrays.asList(1, null)), v);
   }
 
@@ -291,8 +361,12 @@ class CollectionDeserializersTest {
   void reportsNestedErrorWithOuterRowAndColumn() {
     // row 1, column 1 holds a list whose inner list has a trailing byte
     String bad = "00000001 0000000d 00000001 00000004 00000007 00";
-    RowsBodies.Builder b = RowsBodies.rows().column("id", INT).column("l", list(list(INT)))
-        .row("00000001", "00000000").row("00000002", bad);
+    RowsBodies.Builder b =
+        RowsBodies.rows()
+            .column("id", INT)
+            .column("l", list(list(INT)))
+            .row("00000001", "00000000")
+            .row("00000002", bad);
     int offset = b.bytes().size() - 1;
     CqlParseException e = Decoding.error(b.build());
     assertError(e, Reason.TRAILING_BYTES, "value", offset, 1, 1);
@@ -310,8 +384,8 @@ class CollectionDeserializersTest {
     assertEquals(Arrays.asList(null, null, null), ((UdtValue) udts.get(0)).values());
     List<?> tuples = (List<?>) value(list(tuple(INT, TEXT)), oneEmpty);
     assertEquals(Arrays.asList(null, null), ((TupleValue) tuples.get(0)).values());
-    assertEquals(Map.of("k", List.of()),
-        value(map(TEXT, list(INT)), "00000001 00000001 6b 00000000"));
+    assertEquals(
+        Map.of("k", List.of()), value(map(TEXT, list(INT)), "00000001 00000001 6b 00000000"));
     TupleValue t = (TupleValue) value(tuple(list(INT), INT), "00000000 00000000");
     assertEquals(Arrays.asList(List.of(), null), t.values());
   }
@@ -325,10 +399,12 @@ class CollectionDeserializersTest {
 
   @Test
   void deliversCollectionsAsObjectEvents() {
-    assertEquals("0:object [1, null]",
+    assertEquals(
+        "0:object [1, null]",
         Decoding.cellEvent(singleOption(list(INT), "00000002 00000004 00000001 ffffffff")));
-    assertEquals("0:object {a: 1, b: null, c: 2}", Decoding.cellEvent(
-        singleOption(UDT_ITI, "00000004 00000001 ffffffff 00000004 00000002")));
+    assertEquals(
+        "0:object {a: 1, b: null, c: 2}",
+        Decoding.cellEvent(singleOption(UDT_ITI, "00000004 00000001 ffffffff 00000004 00000002")));
   }
 
   @Test

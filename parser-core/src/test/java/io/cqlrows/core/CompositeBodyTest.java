@@ -18,19 +18,23 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * A body in a {@link CompositeByteBuf} of several buffers (a v5 envelope gathered from its
- * segments) is read buffer by buffer: the events and errors must be those of the same bytes in
- * one buffer, wherever the buffers split the rows, and the body must be left as it was.
+ * segments) is read buffer by buffer: the events and errors must be those of the same bytes in one
+ * buffer, wherever the buffers split the rows, and the body must be left as it was.
  */
 class CompositeBodyTest {
 
   /** 40 rows of int, text and a vector of 3 floats; every 7th row's text is NULL. */
   private static ByteBuf body(String brokenVectorCell) {
-    RowsBodies.Builder b = RowsBodies.rows().column("i", opt(0x09)).column("s", opt(0x0D))
-        .column("v", custom(vectorClass("FloatType", 3)));
+    RowsBodies.Builder b =
+        RowsBodies.rows()
+            .column("i", opt(0x09))
+            .column("s", opt(0x0D))
+            .column("v", custom(vectorClass("FloatType", 3)));
     for (int r = 0; r < 40; r++) {
-      String vector = r == 33 && brokenVectorCell != null
-          ? brokenVectorCell
-          : String.format("%08x%08x%08x", Float.floatToIntBits(r), Float.floatToIntBits(-r), r);
+      String vector =
+          r == 33 && brokenVectorCell != null
+              ? brokenVectorCell
+              : String.format("%08x%08x%08x", Float.floatToIntBits(r), Float.floatToIntBits(-r), r);
       b.row(String.format("%08x", r), r % 7 == 0 ? null : "6869".repeat(r % 5), vector);
     }
     return b.rowCount(40).build();
@@ -80,8 +84,10 @@ class CompositeBodyTest {
     ByteBuf original = body(broken);
     ByteBuf c = split(original, piece, sliced);
     original.release();
-    CqlParseException e = assertThrows(CqlParseException.class,
-        () -> Decoding.read(new ResultReader(4), c, new RecordingSink(), null));
+    CqlParseException e =
+        assertThrows(
+            CqlParseException.class,
+            () -> Decoding.read(new ResultReader(4), c, new RecordingSink(), null));
     assertEquals(expected.reason(), e.reason());
     assertEquals(expected.offset(), e.offset());
     assertEquals(expected.row(), e.row());

@@ -39,7 +39,9 @@ class CoreArchitectureTest {
   void everyPublicTypeIsListedInTheApiPage() {
     Set<String> listed = Architecture.listedTypes();
     assertEquals(Set.of(), Architecture.unlisted(core, listed), "public, not in docs/api.md");
-    assertEquals(Set.of(), Architecture.staleListings(core, listed, "io.cqlrows.core"),
+    assertEquals(
+        Set.of(),
+        Architecture.staleListings(core, listed, "io.cqlrows.core"),
         "in docs/api.md, not a public top-level type");
   }
 }

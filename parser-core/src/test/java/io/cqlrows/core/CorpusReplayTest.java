@@ -45,18 +45,24 @@ class CorpusReplayTest {
    * exception and never a partial success.
    */
   @ParameterizedTest
-  @ValueSource(strings = {"SELECT * FROM corpus.vectors", "SELECT * FROM corpus.collections",
-      "SELECT * FROM corpus.udts", "SELECT * FROM corpus.scalars"})
+  @ValueSource(
+      strings = {
+        "SELECT * FROM corpus.vectors",
+        "SELECT * FROM corpus.collections",
+        "SELECT * FROM corpus.udts",
+        "SELECT * FROM corpus.scalars"
+      })
   void everyTruncationOfARealBodyIsReportedAsTruncated(String query) {
     byte[] body = rowsBody(query);
     ResultReader reader = new ResultReader(4);
     for (int n = 0; n < body.length; n++) {
       ByteBuf prefix = io.netty.buffer.Unpooled.wrappedBuffer(body, 0, n);
       try {
-        CqlParseException e = org.junit.jupiter.api.Assertions.assertThrows(
-            CqlParseException.class,
-            () -> reader.read(prefix, new io.cqlrows.core.sink.CountingSink()),
-            "prefix of " + n + " bytes");
+        CqlParseException e =
+            org.junit.jupiter.api.Assertions.assertThrows(
+                CqlParseException.class,
+                () -> reader.read(prefix, new io.cqlrows.core.sink.CountingSink()),
+                "prefix of " + n + " bytes");
         assertEquals(CqlParseException.Reason.TRUNCATED, e.reason(), "prefix of " + n + " bytes");
         assertTrue(e.offset() >= 0 && e.offset() <= n, "offset " + e.offset() + " within " + n);
       } finally {

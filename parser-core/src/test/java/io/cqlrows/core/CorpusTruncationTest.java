@@ -37,10 +37,10 @@ class CorpusTruncationTest {
     int all = Integer.MAX_VALUE;
     collect(out, "a-v4/conn-00", 4, Corpus.bytes("a-v4", "conn-00.s2c.bin"), all);
     collect(out, "a-v4/conn-01", 4, Corpus.bytes("a-v4", "conn-01.s2c.bin"), all);
-    collect(out, "b-v5/conn-00", 5,
-        Corpus.v5Envelopes(Corpus.bytes("b-v5", "conn-00.s2c.bin")), all);
-    collect(out, "b-v5/conn-01", 5,
-        Corpus.v5Envelopes(Corpus.bytes("b-v5", "conn-01.s2c.bin")), all);
+    collect(
+        out, "b-v5/conn-00", 5, Corpus.v5Envelopes(Corpus.bytes("b-v5", "conn-00.s2c.bin")), all);
+    collect(
+        out, "b-v5/conn-01", 5, Corpus.v5Envelopes(Corpus.bytes("b-v5", "conn-01.s2c.bin")), all);
     // the pages all share their metadata: the first two (and the driver's SELECT) will do
     collect(out, "e-v4-paging/conn-01", 4, Corpus.bytes("e-v4-paging", "conn-01.s2c.bin"), 3);
     return out.stream();
@@ -50,8 +50,8 @@ class CorpusTruncationTest {
    * Adds every RESULT body of a stream, with the columns a No_metadata one needs: those of the
    * latest PREPARED or Metadata_changed result with as many columns that decode it whole.
    */
-  private static void collect(List<Arguments> out, String where, int version, byte[] stream,
-      int maxBodies) {
+  private static void collect(
+      List<Arguments> out, String where, int version, byte[] stream, int maxBodies) {
     List<ResultColumns> known = new ArrayList<>();
     ResultReader reader = new ResultReader(version);
     int n = 0;
@@ -73,20 +73,24 @@ class CorpusTruncationTest {
           assertNotNull(columns, where + " at " + e.offset() + ": no prepared columns fit");
         }
       }
-      CqlResult result = Decoding.read(reader, Unpooled.wrappedBuffer(body), new CountingSink(),
-          columns);
+      CqlResult result =
+          Decoding.read(reader, Unpooled.wrappedBuffer(body), new CountingSink(), columns);
       if (result instanceof PreparedResult p) {
         known.add(0, p.resultColumns());
       } else if (result instanceof RowsResult r && r.metadata().metadataChanged()) {
         known.add(0, r.metadata().columns());
       }
-      out.add(Arguments.of(where + " @" + e.offset() + " kind " + kind + " (" + body.length
-          + " bytes)", version, body, columns));
+      out.add(
+          Arguments.of(
+              where + " @" + e.offset() + " kind " + kind + " (" + body.length + " bytes)",
+              version,
+              body,
+              columns));
     }
   }
 
-  private static ResultColumns columnsFor(ResultReader reader, byte[] body,
-      List<ResultColumns> known) {
+  private static ResultColumns columnsFor(
+      ResultReader reader, byte[] body, List<ResultColumns> known) {
     for (ResultColumns c : known) {
       try {
         Decoding.read(reader, Unpooled.wrappedBuffer(body), new CountingSink(), c);
@@ -109,9 +113,12 @@ class CorpusTruncationTest {
         fail(name + ": a prefix of " + n + " bytes was read as a result");
       } catch (CqlParseException e) {
         final int length = n;
-        assertEquals(CqlParseException.Reason.TRUNCATED, e.reason(),
+        assertEquals(
+            CqlParseException.Reason.TRUNCATED,
+            e.reason(),
             () -> name + ", prefix of " + length + " bytes: " + e.getMessage());
-        assertTrue(e.offset() >= 0 && e.offset() <= n,
+        assertTrue(
+            e.offset() >= 0 && e.offset() <= n,
             () -> name + ", prefix of " + length + " bytes: offset " + e.offset());
       } finally {
         assertEquals(1, prefix.refCnt());

@@ -68,8 +68,9 @@ class CqlParseExceptionTest {
         column = 0;
         break;
       case INVALID_TYPE_NAME:
-        body = RowsBodies.single(RowsBodies.MARSHAL + "VectorType(" + RowsBodies.MARSHAL
-            + "FloatType , 3", "");
+        body =
+            RowsBodies.single(
+                RowsBodies.MARSHAL + "VectorType(" + RowsBodies.MARSHAL + "FloatType , 3", "");
         field = "custom type name";
         offset = OPTION + 2;
         column = 0;
@@ -115,8 +116,10 @@ class CqlParseExceptionTest {
     // one int column 'v', one row whose 4-byte cell has only 2 bytes
     ByteBuf body = RowsBodies.rows().column("v", 0x0009).rowCount(1).raw("00000004 0007").build();
     CqlParseException e = Decoding.error(body);
-    assertEquals("truncated cell at offset 32 (row 0, column 0 'v' int): need 4 bytes, have 2"
-        + " [00 00 00 01 00 00 00 04>00 07]", e.getMessage());
+    assertEquals(
+        "truncated cell at offset 32 (row 0, column 0 'v' int): need 4 bytes, have 2"
+            + " [00 00 00 01 00 00 00 04>00 07]",
+        e.getMessage());
     assertEquals("v", e.columnName());
     assertSame(NativeType.INT, e.type());
     assertEquals("need 4 bytes, have 2", e.detail());

@@ -1,7 +1,6 @@
 package io.cqlrows.core;
 
 import com.code_intelligence.jazzer.junit.FuzzTest;
-import io.cqlrows.core.CustomTypeNameParser;
 import io.cqlrows.core.type.CqlType;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
@@ -13,22 +12,23 @@ import java.nio.charset.StandardCharsets;
  * former calls for id 0x0000). Any input must give a type or a {@link CqlParseException}; a type
  * must print, compare equal to itself and compile to a deserializer.
  *
- * <p><b>Input.</b> Byte 0 picks the limits (bit 0: {@link #SMALL} limits instead of the
- * defaults, so that every limit is reachable); the rest is the {@code [option]} bytes, or the
- * class name as UTF-8.
+ * <p><b>Input.</b> Byte 0 picks the limits (bit 0: {@link #SMALL} limits instead of the defaults,
+ * so that every limit is reachable); the rest is the {@code [option]} bytes, or the class name as
+ * UTF-8.
  *
  * <p>Committed inputs: {@code src/test/resources/io/cqlrows/core/CqlTypeReaderFuzzTestInputs/
  * <method>/}; see docs/testing.md, "Fuzzing".
  */
 class CqlTypeReaderFuzzTest {
   /** Limits small enough for a fuzzer to cross each of them. */
-  static final ParseLimits SMALL = ParseLimits.builder()
-      .maxTypeDepth(4)
-      .maxTypeNameLength(200)
-      .maxUdtFields(3)
-      .maxVectorDimension(16)
-      .maxCollectionElements(8)
-      .build();
+  static final ParseLimits SMALL =
+      ParseLimits.builder()
+          .maxTypeDepth(4)
+          .maxTypeNameLength(200)
+          .maxUdtFields(3)
+          .maxVectorDimension(16)
+          .maxCollectionElements(8)
+          .build();
 
   @FuzzTest(maxDuration = "5m")
   void option(byte[] input) {

@@ -25,9 +25,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
-import io.cqlrows.core.CqlParseException;
 import io.cqlrows.core.CqlParseException.Reason;
-import io.cqlrows.core.ParseLimits;
 import io.cqlrows.core.type.CqlType;
 import io.cqlrows.core.type.CustomType;
 import io.cqlrows.core.type.ListType;
@@ -66,10 +64,7 @@ class CustomTypeNameParserTest {
    */
   static Stream<Arguments> corpusTypes() {
     return Stream.of(
-        corpus(
-            "org.apache.cassandra.db.marshal.DurationType",
-            DURATION,
-            "duration"),
+        corpus("org.apache.cassandra.db.marshal.DurationType", DURATION, "duration"),
         corpus(
             "org.apache.cassandra.db.marshal.VectorType(org.apache.cassandra.db.marshal.AsciiType , 2)",
             vec(ASCII, 2),
@@ -310,8 +305,7 @@ class CustomTypeNameParserTest {
         parse(
             "org.apache.cassandra.db.marshal.ReversedType(org.apache.cassandra.db.marshal.Int32Type)"));
     assertEquals(vec(FLOAT, 2), parse("ReversedType(VectorType(FloatType , 2))"));
-    assertEquals(
-        new ListType(INT, true), parse("ReversedType(FrozenType(ListType(Int32Type)))"));
+    assertEquals(new ListType(INT, true), parse("ReversedType(FrozenType(ListType(Int32Type)))"));
   }
 
   @Test
@@ -322,8 +316,7 @@ class CustomTypeNameParserTest {
 
     CqlType map =
         parse("MapType(FrozenType(MapType(Int32Type,Int32Type)),FrozenType(SetType(UUIDType)))");
-    assertEquals(
-        new MapType(new MapType(INT, INT, true), new SetType(UUID, true), false), map);
+    assertEquals(new MapType(new MapType(INT, INT, true), new SetType(UUID, true), false), map);
     assertEquals("map<frozen<map<int, int>>, frozen<set<uuid>>>", map.toString());
 
     CqlType deep =
@@ -333,8 +326,7 @@ class CustomTypeNameParserTest {
                 + ".FrozenType(org.apache.cassandra.db.marshal.ListType(org.apache.cassandra.db"
                 + ".marshal.FrozenType(org.apache.cassandra.db.marshal.MapType(org.apache"
                 + ".cassandra.db.marshal.Int32Type,org.apache.cassandra.db.marshal.UTF8Type))))))");
-    assertEquals(
-        "frozen<map<text, frozen<list<frozen<map<int, text>>>>>>", deep.toString());
+    assertEquals("frozen<map<text, frozen<list<frozen<map<int, text>>>>>>", deep.toString());
   }
 
   @Test
@@ -522,10 +514,8 @@ class CustomTypeNameParserTest {
     assertEquals(
         new ListType(new ListType(INT, false), false),
         CustomTypeNameParser.parse("ListType(ListType(Int32Type))", three));
-    assertEquals(
-        Reason.TYPE_TOO_DEEP, failure("ListType(ListType(ListType(Int32Type)))", three));
-    assertEquals(
-        new CustomType("Foo(a(b))"), CustomTypeNameParser.parse("Foo(a(b))", three));
+    assertEquals(Reason.TYPE_TOO_DEEP, failure("ListType(ListType(ListType(Int32Type)))", three));
+    assertEquals(new CustomType("Foo(a(b))"), CustomTypeNameParser.parse("Foo(a(b))", three));
     assertEquals(Reason.TYPE_TOO_DEEP, failure("Foo(a(b(c)))", three));
     assertEquals(
         Reason.TYPE_TOO_DEEP, failure("ListType(UserType(ks,61,62:ListType(Int32Type)))", three));

@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.cqlrows.core.RowSink;
 import io.cqlrows.core.sink.Row;
 import io.cqlrows.core.sink.RowsCollector;
 import io.cqlrows.testing.RecordingSink;
@@ -81,15 +80,18 @@ public final class Decoding {
   }
 
   /** The exception a read throws. */
-  public static CqlParseException error(
-      ResultReader reader, ByteBuf body, ResultColumns prepared) {
+  public static CqlParseException error(ResultReader reader, ByteBuf body, ResultColumns prepared) {
     return assertThrows(
         CqlParseException.class, () -> read(reader, body, new RecordingSink(), prepared));
   }
 
   /** Asserts the reason, field, offset, row and column of an error. */
   public static void assertError(
-      CqlParseException e, CqlParseException.Reason reason, String field, int offset, int row,
+      CqlParseException e,
+      CqlParseException.Reason reason,
+      String field,
+      int offset,
+      int row,
       int column) {
     assertEquals(reason, e.reason(), e::getMessage);
     assertEquals(field, e.field(), e::getMessage);

@@ -20,10 +20,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 
 /**
- * The seed step of the core fuzz tests: cuts small seeds out of the real captures of the corpus
- * and writes them into Jazzer's regression-input directories, where {@code mvn verify} replays
- * them and a fuzzing run starts from them. Not run by default (its name matches no Surefire
- * include, and it needs a property); run it after a corpus change with
+ * The seed step of the core fuzz tests: cuts small seeds out of the real captures of the corpus and
+ * writes them into Jazzer's regression-input directories, where {@code mvn verify} replays them and
+ * a fuzzing run starts from them. Not run by default (its name matches no Surefire include, and it
+ * needs a property); run it after a corpus change with
  *
  * <pre>
  * mvn -o -pl parser-core test -Dtest=FuzzSeedsWriter -Dcqlrows.writeFuzzSeeds=true
@@ -34,12 +34,11 @@ import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
  * src/test/resources/io/cqlrows/core/<Class>Inputs/<method>/}:
  *
  * <ul>
- *   <li>{@link ResultReaderFuzzTest#readsAnyBody}: every RESULT body of the captures a-v4
- *       (ROWS, PREPARED followed by its {@code No_metadata} ROWS), b-v5 (the {@code
- *       Metadata_changed} results) and e-v4-paging (a page with a paging state); bodies over
- *       {@link #MAX_BODY} bytes keep only their first rows, and seeds over {@link #MAX_SEED} bytes
- *       are left out. The config byte cycles through the
- *       sinks and buffer kinds.
+ *   <li>{@link ResultReaderFuzzTest#readsAnyBody}: every RESULT body of the captures a-v4 (ROWS,
+ *       PREPARED followed by its {@code No_metadata} ROWS), b-v5 (the {@code Metadata_changed}
+ *       results) and e-v4-paging (a page with a paging state); bodies over {@link #MAX_BODY} bytes
+ *       keep only their first rows, and seeds over {@link #MAX_SEED} bytes are left out. The config
+ *       byte cycles through the sinks and buffer kinds.
  *   <li>{@link CqlTypeReaderFuzzTest#option}: every distinct column {@code [option]} of those
  *       results; {@link CqlTypeReaderFuzzTest#customTypeName}: every distinct custom class name.
  * </ul>
@@ -47,6 +46,7 @@ import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 class FuzzSeedsWriter {
   /** Rows bodies larger than this are cut to their first rows. */
   static final int MAX_BODY = 3000;
+
   /** Seeds larger than this (a single row of wide vectors) are left out. */
   static final int MAX_SEED = 8192;
 
@@ -75,7 +75,8 @@ class FuzzSeedsWriter {
       if (kind == PreparedResult.KIND) {
         lastPrepared = body;
         bodies.put("a-v4-prepared-" + n++, config(4, n).then(body));
-      } else if (kind == RowsResult.KIND && (readInt(body, 4) & RowsMetadata.FLAG_NO_METADATA) != 0) {
+      } else if (kind == RowsResult.KIND
+          && (readInt(body, 4) & RowsMetadata.FLAG_NO_METADATA) != 0) {
         if (lastPrepared != null) {
           pairs.add(concat(lengthPrefixed(lastPrepared), lengthPrefixed(cut(body, 1))));
         }
@@ -92,7 +93,8 @@ class FuzzSeedsWriter {
         Corpus.envelopes(Corpus.v5Envelopes(Corpus.bytes("b-v5", "conn-01.s2c.bin")));
     for (Corpus.Envelope e : b) {
       byte[] body = e.body();
-      if (e.opcode() == 0x08 && readInt(body, 0) == RowsResult.KIND
+      if (e.opcode() == 0x08
+          && readInt(body, 0) == RowsResult.KIND
           && (readInt(body, 4) & RowsMetadata.FLAG_METADATA_CHANGED) != 0) {
         bodies.put("b-v5-metadata-changed-" + n++, config(5, n).then(cut(body, 2)));
       }
@@ -100,7 +102,8 @@ class FuzzSeedsWriter {
     // a page with Has_more_pages and its paging state
     for (Corpus.Envelope e : Corpus.envelopes(Corpus.bytes("e-v4-paging", "conn-01.s2c.bin"))) {
       byte[] body = e.body();
-      if (e.opcode() == 0x08 && readInt(body, 0) == RowsResult.KIND
+      if (e.opcode() == 0x08
+          && readInt(body, 0) == RowsResult.KIND
           && (readInt(body, 4) & RowsMetadata.FLAG_HAS_MORE_PAGES) != 0) {
         bodies.put("e-v4-page", config(4, 2).then(cut(body, 2)));
         break;
@@ -108,16 +111,32 @@ class FuzzSeedsWriter {
     }
     // ScyllaDB v4 with its extensions (sink 7): a PREPARED with result_metadata_id and the LWT
     // bit, then a No_metadata result of it, and a PREPARED whose text is not UTF-8
-    bodies.put("scylla-v4-prepared-execute", new Seed((byte) (1 | 7 << 2), concat(
-        lengthPrefixed(bytes(ScyllaResultsTest.preparedV4(new byte[] {1, 2, 3, 4},
-            new byte[] {9, 8, 7, 6, 5, 4, 3, 2, 1, 0, 1, 2, 3, 4, 5, 6}, 0x80000000))),
-        lengthPrefixed(bytes(RowsBodies.rows().noMetadata(2)
-            .row("00000007", "61ff62").build())))));
+    bodies.put(
+        "scylla-v4-prepared-execute",
+        new Seed(
+            (byte) (1 | 7 << 2),
+            concat(
+                lengthPrefixed(
+                    bytes(
+                        ScyllaResultsTest.preparedV4(
+                            new byte[] {1, 2, 3, 4},
+                            new byte[] {9, 8, 7, 6, 5, 4, 3, 2, 1, 0, 1, 2, 3, 4, 5, 6},
+                            0x80000000))),
+                lengthPrefixed(
+                    bytes(RowsBodies.rows().noMetadata(2).row("00000007", "61ff62").build())))));
     // a vector<float, 600> page into ColumnarSink with reused arrays (sink 4), in a heap buffer:
     // float vectors this long take NativeSwapCopy's native swapping copy on JDK 25 and later
-    bodies.put("vector-float-600-columnar", new Seed((byte) (1 | 4 << 2), lengthPrefixed(bytes(
-        RowsBodies.rows().column("v", RowsBodies.vector("FloatType", 600))
-            .row(floatsHex(600, 1)).row(floatsHex(600, 2)).build()))));
+    bodies.put(
+        "vector-float-600-columnar",
+        new Seed(
+            (byte) (1 | 4 << 2),
+            lengthPrefixed(
+                bytes(
+                    RowsBodies.rows()
+                        .column("v", RowsBodies.vector("FloatType", 600))
+                        .row(floatsHex(600, 1))
+                        .row(floatsHex(600, 2))
+                        .build()))));
 
     Path core = resources().resolve("io/cqlrows/core");
     Path rows = core.resolve("ResultReaderFuzzTestInputs/readsAnyBody");
@@ -129,15 +148,21 @@ class FuzzSeedsWriter {
     Path opt = core.resolve("CqlTypeReaderFuzzTestInputs/option");
     int i = 0;
     for (String hex : options) {
-      write(opt, "seed-option-" + i, concat(new byte[] {(byte) (i % 5 == 0 ? 1 : 0)},
-          io.netty.buffer.ByteBufUtil.decodeHexDump(hex)));
+      write(
+          opt,
+          "seed-option-" + i,
+          concat(
+              new byte[] {(byte) (i % 5 == 0 ? 1 : 0)},
+              io.netty.buffer.ByteBufUtil.decodeHexDump(hex)));
       i++;
     }
     Path names = core.resolve("CqlTypeReaderFuzzTestInputs/customTypeName");
     i = 0;
     for (String name : classNames) {
-      write(names, "seed-name-" + i, concat(new byte[] {(byte) (i % 5 == 0 ? 1 : 0)},
-          name.getBytes(StandardCharsets.UTF_8)));
+      write(
+          names,
+          "seed-name-" + i,
+          concat(new byte[] {(byte) (i % 5 == 0 ? 1 : 0)}, name.getBytes(StandardCharsets.UTF_8)));
       i++;
     }
   }
@@ -154,8 +179,8 @@ class FuzzSeedsWriter {
   }
 
   /**
-   * The config byte of {@link ResultReaderFuzzTest#readsAnyBody}: the protocol version, and a
-   * sink and buffer kind that vary with {@code i}.
+   * The config byte of {@link ResultReaderFuzzTest#readsAnyBody}: the protocol version, and a sink
+   * and buffer kind that vary with {@code i}.
    */
   private static Seed config(int version, int i) {
     int sink = i % 8;
@@ -184,8 +209,8 @@ class FuzzSeedsWriter {
   }
 
   /**
-   * A ROWS body with metadata cut to its first rows so that it stays under {@link #MAX_BODY}
-   * bytes (at least one row), or to {@code maxRows} rows if that is not -1.
+   * A ROWS body with metadata cut to its first rows so that it stays under {@link #MAX_BODY} bytes
+   * (at least one row), or to {@code maxRows} rows if that is not -1.
    */
   static byte[] cut(byte[] body, int maxRows) {
     return cut(body, maxRows, MAX_BODY);
@@ -288,7 +313,9 @@ class FuzzSeedsWriter {
   }
 
   static int readInt(byte[] b, int at) {
-    return (b[at] & 0xFF) << 24 | (b[at + 1] & 0xFF) << 16 | (b[at + 2] & 0xFF) << 8
+    return (b[at] & 0xFF) << 24
+        | (b[at + 1] & 0xFF) << 16
+        | (b[at + 2] & 0xFF) << 8
         | (b[at + 3] & 0xFF);
   }
 

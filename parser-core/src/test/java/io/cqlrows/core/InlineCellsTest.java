@@ -30,25 +30,28 @@ class InlineCellsTest {
   enum Form {
     HEAP(b -> b),
     /** A slice whose array offset is not 0. */
-    HEAP_OFFSET(b -> {
-      ByteBuf wide = Unpooled.buffer(b.readableBytes() + 7);
-      wide.writeZero(7).writeBytes(b);
-      b.release();
-      ByteBuf slice = wide.slice(7, wide.readableBytes() - 7);
-      assertNotEquals(0, slice.arrayOffset());
-      return slice;
-    }),
+    HEAP_OFFSET(
+        b -> {
+          ByteBuf wide = Unpooled.buffer(b.readableBytes() + 7);
+          wide.writeZero(7).writeBytes(b);
+          b.release();
+          ByteBuf slice = wide.slice(7, wide.readableBytes() - 7);
+          assertNotEquals(0, slice.arrayOffset());
+          return slice;
+        }),
     DIRECT(b -> copyInto(ByteBufAllocator.DEFAULT.directBuffer(b.readableBytes()), b)),
     POOLED_HEAP(b -> copyInto(ByteBufAllocator.DEFAULT.heapBuffer(b.readableBytes()), b)),
     /** Two components split in the middle: neither an array nor one memory address. */
-    COMPOSITE(b -> {
-      int half = b.readableBytes() / 2;
-      CompositeByteBuf c = Unpooled.compositeBuffer();
-      c.addComponent(true, Unpooled.copiedBuffer(b.slice(0, half)));
-      c.addComponent(true, Unpooled.directBuffer().writeBytes(b.slice(half, b.readableBytes() - half)));
-      b.release();
-      return c;
-    });
+    COMPOSITE(
+        b -> {
+          int half = b.readableBytes() / 2;
+          CompositeByteBuf c = Unpooled.compositeBuffer();
+          c.addComponent(true, Unpooled.copiedBuffer(b.slice(0, half)));
+          c.addComponent(
+              true, Unpooled.directBuffer().writeBytes(b.slice(half, b.readableBytes() - half)));
+          b.release();
+          return c;
+        });
 
     final Function<ByteBuf, ByteBuf> convert;
 
@@ -64,29 +67,36 @@ class InlineCellsTest {
   }
 
   static Stream<Arguments> cells() {
-    List<Object[]> cells = List.of(
-        new Object[] {NativeType.BOOLEAN, "01", "0:boolean true"},
-        new Object[] {NativeType.TINYINT, "80", "0:tinyint -128"},
-        new Object[] {NativeType.SMALLINT, "8001", "0:smallint -32767"},
-        new Object[] {NativeType.INT, "fffdcb91", "0:int -144495"},
-        new Object[] {NativeType.BIGINT, "8000000000000001", "0:bigint -9223372036854775807"},
-        new Object[] {NativeType.COUNTER, "0000000000000102", "0:bigint 258"},
-        new Object[] {NativeType.FLOAT, "c697d040", "0:float -19432.125"},
-        new Object[] {NativeType.DOUBLE, "c0d2fa0800000000", "0:double -19432.125"},
-        new Object[] {NativeType.TIMESTAMP, "ffffffffffffffff", "0:timestamp -1"},
-        new Object[] {NativeType.DATE, "7fffffff", "0:date -1"},
-        new Object[] {NativeType.TIME, "00004e94914effff", "0:time 86399999999999"},
-        new Object[] {NativeType.UUID, "49157efcef3c9de31698af801fb40b2a",
-            "0:uuid 49157efc-ef3c-9de3-1698-af801fb40b2a"},
-        new Object[] {NativeType.TIMEUUID, "af5943a3ea3c11e1ab63c42c032279f0",
-            "0:uuid af5943a3-ea3c-11e1-ab63-c42c032279f0"},
-        new Object[] {NativeType.TEXT, "e381bee38197e381a6", "0:string \u307e\u3057\u3066"},
-        new Object[] {NativeType.TEXT, "", "0:string "},
-        new Object[] {NativeType.TEXT, "61efbfbd62", "0:string a\ufffdb"},
-        new Object[] {NativeType.BLOB, "cafe", "0:blob cafe"},
-        new Object[] {NativeType.BLOB, "", "0:blob "},
-        new Object[] {NativeType.INT, "", "0:empty"},
-        new Object[] {NativeType.UUID, "", "0:empty"});
+    List<Object[]> cells =
+        List.of(
+            new Object[] {NativeType.BOOLEAN, "01", "0:boolean true"},
+            new Object[] {NativeType.TINYINT, "80", "0:tinyint -128"},
+            new Object[] {NativeType.SMALLINT, "8001", "0:smallint -32767"},
+            new Object[] {NativeType.INT, "fffdcb91", "0:int -144495"},
+            new Object[] {NativeType.BIGINT, "8000000000000001", "0:bigint -9223372036854775807"},
+            new Object[] {NativeType.COUNTER, "0000000000000102", "0:bigint 258"},
+            new Object[] {NativeType.FLOAT, "c697d040", "0:float -19432.125"},
+            new Object[] {NativeType.DOUBLE, "c0d2fa0800000000", "0:double -19432.125"},
+            new Object[] {NativeType.TIMESTAMP, "ffffffffffffffff", "0:timestamp -1"},
+            new Object[] {NativeType.DATE, "7fffffff", "0:date -1"},
+            new Object[] {NativeType.TIME, "00004e94914effff", "0:time 86399999999999"},
+            new Object[] {
+              NativeType.UUID,
+              "49157efcef3c9de31698af801fb40b2a",
+              "0:uuid 49157efc-ef3c-9de3-1698-af801fb40b2a"
+            },
+            new Object[] {
+              NativeType.TIMEUUID,
+              "af5943a3ea3c11e1ab63c42c032279f0",
+              "0:uuid af5943a3-ea3c-11e1-ab63-c42c032279f0"
+            },
+            new Object[] {NativeType.TEXT, "e381bee38197e381a6", "0:string \u307e\u3057\u3066"},
+            new Object[] {NativeType.TEXT, "", "0:string "},
+            new Object[] {NativeType.TEXT, "61efbfbd62", "0:string a\ufffdb"},
+            new Object[] {NativeType.BLOB, "cafe", "0:blob cafe"},
+            new Object[] {NativeType.BLOB, "", "0:blob "},
+            new Object[] {NativeType.INT, "", "0:empty"},
+            new Object[] {NativeType.UUID, "", "0:empty"});
     return Stream.of(Form.values())
         .flatMap(f -> cells.stream().map(c -> Arguments.of(f, c[0], c[1], c[2])));
   }
@@ -100,8 +110,15 @@ class InlineCellsTest {
   @ParameterizedTest
   @EnumSource(Form.class)
   void namesTheCellOfAWrongLengthFromEveryBufferKind(Form form) {
-    for (NativeType type : List.of(NativeType.BOOLEAN, NativeType.SMALLINT, NativeType.INT,
-        NativeType.BIGINT, NativeType.DOUBLE, NativeType.DATE, NativeType.UUID)) {
+    for (NativeType type :
+        List.of(
+            NativeType.BOOLEAN,
+            NativeType.SMALLINT,
+            NativeType.INT,
+            NativeType.BIGINT,
+            NativeType.DOUBLE,
+            NativeType.DATE,
+            NativeType.UUID)) {
       String hex = "000102";
       ByteBuf body = single(type.optionId(), hex);
       int offset = body.readableBytes() - 3;
@@ -130,9 +147,13 @@ class InlineCellsTest {
     assertError(e, Reason.INVALID_VALUE, "value", offset, 0, 0);
     assertSame(NativeType.TEXT, e.type());
     io.cqlrows.testing.RecordingSink sink = new io.cqlrows.testing.RecordingSink();
-    Decoding.read(new ResultReader(4, ParseLimits.builder().replaceMalformedText(true).build()),
-        form.convert.apply(single(NativeType.TEXT.optionId(), "61ff62")), sink, null);
-    assertEquals(List.of("0:string a\ufffdb"),
+    Decoding.read(
+        new ResultReader(4, ParseLimits.builder().replaceMalformedText(true).build()),
+        form.convert.apply(single(NativeType.TEXT.optionId(), "61ff62")),
+        sink,
+        null);
+    assertEquals(
+        List.of("0:string a\ufffdb"),
         sink.events().stream().filter(s -> s.startsWith("0:")).toList());
   }
 
@@ -140,35 +161,42 @@ class InlineCellsTest {
   @ParameterizedTest
   @EnumSource(Form.class)
   void blobViewsCarryEachCellAndRetainedSlicesSurviveTheNextCell(Form form) {
-    ByteBuf body = RowsBodies.rows().column("a", 0x0003).column("b", 0x0003)
-        .row("0102", "030405").row("", "06").row(null, "0708090a").build();
+    ByteBuf body =
+        RowsBodies.rows()
+            .column("a", 0x0003)
+            .column("b", 0x0003)
+            .row("0102", "030405")
+            .row("", "06")
+            .row(null, "0708090a")
+            .build();
     List<String> seen = new java.util.ArrayList<>();
     List<ByteBuf> kept = new java.util.ArrayList<>();
-    io.cqlrows.core.RowSink sink = new io.cqlrows.core.RowSink() {
-      @Override
-      public void onRowStart(int row) {}
+    io.cqlrows.core.RowSink sink =
+        new io.cqlrows.core.RowSink() {
+          @Override
+          public void onRowStart(int row) {}
 
-      @Override
-      public void onRowEnd(int row) {}
+          @Override
+          public void onRowEnd(int row) {}
 
-      @Override
-      public void onNull(int column) {}
+          @Override
+          public void onNull(int column) {}
 
-      @Override
-      public void onNotSet(int column) {}
+          @Override
+          public void onNotSet(int column) {}
 
-      @Override
-      public void onEmpty(int column) {}
+          @Override
+          public void onEmpty(int column) {}
 
-      @Override
-      public void onObject(int column, Object value) {}
+          @Override
+          public void onObject(int column, Object value) {}
 
-      @Override
-      public void onBlob(int column, ByteBuf value) {
-        seen.add(io.netty.buffer.ByteBufUtil.hexDump(value));
-        kept.add(value.retainedSlice());
-      }
-    };
+          @Override
+          public void onBlob(int column, ByteBuf value) {
+            seen.add(io.netty.buffer.ByteBufUtil.hexDump(value));
+            kept.add(value.retainedSlice());
+          }
+        };
     ByteBuf input = form.convert.apply(body);
     try {
       new ResultReader(4).read(input, sink, null);

@@ -34,7 +34,9 @@ class ParseLimitsTest {
   void rejectsADecompressionLimitThatIsNotPositive(int value) {
     ParseLimits.Builder builder = ParseLimits.builder();
     assertThrows(IllegalArgumentException.class, () -> builder.maxDecompressedLength(value));
-    assertEquals(ParseLimits.DEFAULT_MAX_DECOMPRESSED_LENGTH,
-        builder.build().maxDecompressedLength(), "the builder is unchanged");
+    assertEquals(
+        ParseLimits.DEFAULT_MAX_DECOMPRESSED_LENGTH,
+        builder.build().maxDecompressedLength(),
+        "the builder is unchanged");
   }
 }

@@ -14,10 +14,10 @@ import java.util.OptionalInt;
 import org.junit.jupiter.api.Test;
 
 /**
- * Negotiation as ScyllaDB's docs/dev/protocol-extensions.md describes it, with the SUPPORTED
- * values transport/server.cc and cql_protocol_extension.cc write, and the STARTUP values
- * ScyllaDB's drivers send (scylla-rust-driver protocol_features.rs: {@code NAME=mask}; the
- * Python driver: the bare mask).
+ * Negotiation as ScyllaDB's docs/dev/protocol-extensions.md describes it, with the SUPPORTED values
+ * transport/server.cc and cql_protocol_extension.cc write, and the STARTUP values ScyllaDB's
+ * drivers send (scylla-rust-driver protocol_features.rs: {@code NAME=mask}; the Python driver: the
+ * bare mask).
  */
 class ProtocolFeaturesTest {
   /** SUPPORTED of a ScyllaDB 2025 node (the sharding keys among them). */
@@ -52,9 +52,14 @@ class ProtocolFeaturesTest {
 
   @Test
   void cassandraOffersNothingAndIsAskedForNothing() {
-    Map<String, List<String>> cassandra = Map.of("PROTOCOL_VERSIONS",
-        List.of("3/v3", "4/v4", "5/v5"), "COMPRESSION", List.of("snappy", "lz4"), "CQL_VERSION",
-        List.of("3.4.7"));
+    Map<String, List<String>> cassandra =
+        Map.of(
+            "PROTOCOL_VERSIONS",
+            List.of("3/v3", "4/v4", "5/v5"),
+            "COMPRESSION",
+            List.of("snappy", "lz4"),
+            "CQL_VERSION",
+            List.of("3.4.7"));
     ProtocolFeatures f = ProtocolFeatures.negotiate(cassandra);
     assertSame(ProtocolFeatures.NONE, f);
     assertTrue(f.isEmpty());
@@ -74,33 +79,50 @@ class ProtocolFeaturesTest {
 
   @Test
   void aStartupNamesTheExtensionsInEitherDriverForm() {
-    ProtocolFeatures rust = ProtocolFeatures.fromStartup(Map.of("CQL_VERSION", "4.0.0",
-        "SCYLLA_LWT_ADD_METADATA_MARK", "LWT_OPTIMIZATION_META_BIT_MASK=1073741824"));
+    ProtocolFeatures rust =
+        ProtocolFeatures.fromStartup(
+            Map.of(
+                "CQL_VERSION",
+                "4.0.0",
+                "SCYLLA_LWT_ADD_METADATA_MARK",
+                "LWT_OPTIMIZATION_META_BIT_MASK=1073741824"));
     assertEquals(0x40000000, rust.lwtMask());
-    ProtocolFeatures python = ProtocolFeatures.fromStartup(
-        Map.of("SCYLLA_LWT_ADD_METADATA_MARK", "2147483648"));
+    ProtocolFeatures python =
+        ProtocolFeatures.fromStartup(Map.of("SCYLLA_LWT_ADD_METADATA_MARK", "2147483648"));
     assertEquals(0x80000000, python.lwtMask());
-    ProtocolFeatures bare = ProtocolFeatures.fromStartup(Map.of("SCYLLA_LWT_ADD_METADATA_MARK", ""));
+    ProtocolFeatures bare =
+        ProtocolFeatures.fromStartup(Map.of("SCYLLA_LWT_ADD_METADATA_MARK", ""));
     assertEquals(ProtocolFeatures.DEFAULT_LWT_MASK, bare.lwtMask());
 
-    ProtocolFeatures all = ProtocolFeatures.fromStartup(Map.of("SCYLLA_USE_METADATA_ID", "",
-        "TABLETS_ROUTING_V1", "", "SCYLLA_RATE_LIMIT_ERROR", "", "DRIVER_NAME", "x",
-        "SCYLLA_SHARD", "3"));
+    ProtocolFeatures all =
+        ProtocolFeatures.fromStartup(
+            Map.of(
+                "SCYLLA_USE_METADATA_ID",
+                "",
+                "TABLETS_ROUTING_V1",
+                "",
+                "SCYLLA_RATE_LIMIT_ERROR",
+                "",
+                "DRIVER_NAME",
+                "x",
+                "SCYLLA_SHARD",
+                "3"));
     assertTrue(all.useMetadataId());
     assertTrue(all.tabletsRoutingV1());
-    assertEquals(OptionalInt.of(ProtocolFeatures.DEFAULT_RATE_LIMIT_ERROR_CODE),
-        all.rateLimitErrorCode());
+    assertEquals(
+        OptionalInt.of(ProtocolFeatures.DEFAULT_RATE_LIMIT_ERROR_CODE), all.rateLimitErrorCode());
     assertEquals(0, all.lwtMask());
-    assertSame(ProtocolFeatures.NONE, ProtocolFeatures.fromStartup(
-        Map.of("CQL_VERSION", "3.0.0", "COMPRESSION", "lz4")));
+    assertSame(
+        ProtocolFeatures.NONE,
+        ProtocolFeatures.fromStartup(Map.of("CQL_VERSION", "3.0.0", "COMPRESSION", "lz4")));
   }
 
   @Test
   void supportedGivesTheParametersOfWhatStartupTurnedOn() {
     Map<String, List<String>> s = new LinkedHashMap<>(scyllaSupported());
     s.put("SCYLLA_RATE_LIMIT_ERROR", List.of("ERROR_CODE=12345"));
-    ProtocolFeatures on = ProtocolFeatures.fromStartup(Map.of("SCYLLA_RATE_LIMIT_ERROR", ""))
-        .withSupported(s);
+    ProtocolFeatures on =
+        ProtocolFeatures.fromStartup(Map.of("SCYLLA_RATE_LIMIT_ERROR", "")).withSupported(s);
     assertEquals(OptionalInt.of(12345), on.rateLimitErrorCode());
     assertEquals(0, on.lwtMask(), "SUPPORTED turns nothing on by itself");
     assertSame(ProtocolFeatures.NONE, ProtocolFeatures.NONE.withSupported(s));
@@ -114,11 +136,15 @@ class ProtocolFeaturesTest {
     }
     assertEquals(ProtocolFeatures.negotiate(scyllaSupported()), f);
     assertEquals(f.hashCode(), ProtocolFeatures.negotiate(scyllaSupported()).hashCode());
-    assertEquals(List.of("SCYLLA_LWT_ADD_METADATA_MARK", "SCYLLA_RATE_LIMIT_ERROR",
-        "SCYLLA_USE_METADATA_ID", "TABLETS_ROUTING_V1"),
+    assertEquals(
+        List.of(
+            "SCYLLA_LWT_ADD_METADATA_MARK",
+            "SCYLLA_RATE_LIMIT_ERROR",
+            "SCYLLA_USE_METADATA_ID",
+            "TABLETS_ROUTING_V1"),
         List.copyOf(ProtocolFeatures.knownExtensions()));
-    assertThrows(IllegalArgumentException.class,
-        () -> ProtocolFeatures.NONE.withExtension("SCYLLA_SHARD"));
+    assertThrows(
+        IllegalArgumentException.class, () -> ProtocolFeatures.NONE.withExtension("SCYLLA_SHARD"));
     assertNotEquals(ProtocolFeatures.NONE, f);
   }
 
@@ -127,8 +153,9 @@ class ProtocolFeaturesTest {
     ProtocolFeatures f = ProtocolFeatures.NONE.withExtension("SCYLLA_LWT_ADD_METADATA_MARK");
     assertTrue(f.isLwt(0x80000001));
     assertFalse(f.isLwt(0x00000001));
-    ProtocolFeatures twoBits = ProtocolFeatures.fromStartup(
-        Map.of("SCYLLA_LWT_ADD_METADATA_MARK", "LWT_OPTIMIZATION_META_BIT_MASK=3221225472"));
+    ProtocolFeatures twoBits =
+        ProtocolFeatures.fromStartup(
+            Map.of("SCYLLA_LWT_ADD_METADATA_MARK", "LWT_OPTIMIZATION_META_BIT_MASK=3221225472"));
     assertTrue(twoBits.isLwt(0xC0000000));
     assertFalse(twoBits.isLwt(0x80000000), "every bit of the mask must be set");
   }

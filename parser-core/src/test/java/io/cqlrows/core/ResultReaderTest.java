@@ -18,7 +18,6 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.cqlrows.core.CqlParseException.Reason;
-import io.cqlrows.core.RowSink;
 import io.cqlrows.core.type.CustomType;
 import io.cqlrows.core.type.NativeType;
 import io.cqlrows.core.type.VectorType;
@@ -66,18 +65,49 @@ class ResultReaderTest {
 
   @Test
   void readsSchemaChangeForKeyspaceTableAndFunction() {
-    assertEquals(new SchemaChangeResult("CREATED", "KEYSPACE", "ks", "", List.of()),
-        read(CqlBytes.create().int32(5).string("CREATED").string("KEYSPACE").string("ks")
-            .toByteBuf()));
-    assertEquals(new SchemaChangeResult("UPDATED", "TABLE", "ks", "t", List.of()),
-        read(CqlBytes.create().int32(5).string("UPDATED").string("TABLE").string("ks")
-            .string("t").toByteBuf()));
-    assertEquals(new SchemaChangeResult("DROPPED", "FUNCTION", "ks", "f", List.of("int", "text")),
-        read(CqlBytes.create().int32(5).string("DROPPED").string("FUNCTION").string("ks")
-            .string("f").int16(2).string("int").string("text").toByteBuf()));
-    assertEquals(new SchemaChangeResult("CREATED", "AGGREGATE", "ks", "a", List.of()),
-        read(CqlBytes.create().int32(5).string("CREATED").string("AGGREGATE").string("ks")
-            .string("a").int16(0).toByteBuf()));
+    assertEquals(
+        new SchemaChangeResult("CREATED", "KEYSPACE", "ks", "", List.of()),
+        read(
+            CqlBytes.create()
+                .int32(5)
+                .string("CREATED")
+                .string("KEYSPACE")
+                .string("ks")
+                .toByteBuf()));
+    assertEquals(
+        new SchemaChangeResult("UPDATED", "TABLE", "ks", "t", List.of()),
+        read(
+            CqlBytes.create()
+                .int32(5)
+                .string("UPDATED")
+                .string("TABLE")
+                .string("ks")
+                .string("t")
+                .toByteBuf()));
+    assertEquals(
+        new SchemaChangeResult("DROPPED", "FUNCTION", "ks", "f", List.of("int", "text")),
+        read(
+            CqlBytes.create()
+                .int32(5)
+                .string("DROPPED")
+                .string("FUNCTION")
+                .string("ks")
+                .string("f")
+                .int16(2)
+                .string("int")
+                .string("text")
+                .toByteBuf()));
+    assertEquals(
+        new SchemaChangeResult("CREATED", "AGGREGATE", "ks", "a", List.of()),
+        read(
+            CqlBytes.create()
+                .int32(5)
+                .string("CREATED")
+                .string("AGGREGATE")
+                .string("ks")
+                .string("a")
+                .int16(0)
+                .toByteBuf()));
   }
 
   /** A PREPARED body: id cafe, variables (k int, x text), pk [pk...], result (id int, v float3). */
@@ -105,10 +135,15 @@ class ResultReaderTest {
     assertArrayEquals(new byte[] {(byte) 0xca, (byte) 0xfe}, p.id());
     assertNull(p.resultMetadataId());
     assertArrayEquals(new int[] {0}, p.partitionKeyIndexes());
-    assertEquals(List.of(new ColumnSpec("ks", "t", "k", NativeType.INT),
-        new ColumnSpec("ks", "t", "x", NativeType.TEXT)), p.variables());
-    assertEquals(List.of(new ColumnSpec("ks", "t", "id", NativeType.INT),
-        new ColumnSpec("ks", "t", "v", new VectorType(NativeType.FLOAT, 3))),
+    assertEquals(
+        List.of(
+            new ColumnSpec("ks", "t", "k", NativeType.INT),
+            new ColumnSpec("ks", "t", "x", NativeType.TEXT)),
+        p.variables());
+    assertEquals(
+        List.of(
+            new ColumnSpec("ks", "t", "id", NativeType.INT),
+            new ColumnSpec("ks", "t", "v", new VectorType(NativeType.FLOAT, 3))),
         p.resultColumns().specs());
   }
 
@@ -124,8 +159,7 @@ class ResultReaderTest {
 
   @Test
   void readsPreparedV3WithoutPartitionKeyIndexes() {
-    PreparedResult p =
-        (PreparedResult) Decoding.read(new ResultReader(3), prepared(3), null, null);
+    PreparedResult p = (PreparedResult) Decoding.read(new ResultReader(3), prepared(3), null, null);
     assertArrayEquals(new int[0], p.partitionKeyIndexes());
     assertEquals(2, p.variables().size());
     assertEquals(2, p.resultColumns().size());
@@ -135,23 +169,32 @@ class ResultReaderTest {
   void decodesNoMetadataRowsWithPreparedResultColumns() {
     ResultReader reader = new ResultReader(5);
     PreparedResult p = (PreparedResult) Decoding.read(reader, prepared(5), null, null);
-    ByteBuf rows = RowsBodies.rows().noMetadata(2)
-        .row("00000007", "3f800000 40000000 40400000").build();
+    ByteBuf rows =
+        RowsBodies.rows().noMetadata(2).row("00000007", "3f800000 40000000 40400000").build();
     RecordingSink sink = new RecordingSink();
     RowsResult r = (RowsResult) Decoding.read(reader, rows, sink, p.resultColumns());
-    assertEquals(List.of("start 1", "row 0", "0:int 7", "1:floatvector [1.0, 2.0, 3.0]",
-        "/row 0", "end 1"), sink.events());
+    assertEquals(
+        List.of("start 1", "row 0", "0:int 7", "1:floatvector [1.0, 2.0, 3.0]", "/row 0", "end 1"),
+        sink.events());
     assertTrue(r.metadata().noMetadata());
     assertSame(p.resultColumns(), r.metadata().columns());
   }
 
   @Test
   void rejectsInvalidPartitionKeyCount() {
-    ByteBuf negative = CqlBytes.create().int32(4).int16(1).hex("01").int32(1).int32(0)
-        .int32(-1).toByteBuf();
+    ByteBuf negative =
+        CqlBytes.create().int32(4).int16(1).hex("01").int32(1).int32(0).int32(-1).toByteBuf();
     assertError(Decoding.error(negative), Reason.INVALID_COUNT, "pk_count", 4 + 3 + 8, -1, -1);
-    ByteBuf beyond = CqlBytes.create().int32(4).int16(1).hex("01").int32(1).int32(0)
-        .int32(3).int16(0).toByteBuf();
+    ByteBuf beyond =
+        CqlBytes.create()
+            .int32(4)
+            .int16(1)
+            .hex("01")
+            .int32(1)
+            .int32(0)
+            .int32(3)
+            .int16(0)
+            .toByteBuf();
     assertError(Decoding.error(beyond), Reason.TRUNCATED, "pk_count", 4 + 3 + 8, -1, -1);
   }
 
@@ -175,8 +218,9 @@ class ResultReaderTest {
 
   @Test
   void readsPerColumnTableSpecs() {
-    RowsResult r = (RowsResult) read(RowsBodies.rows().perColumnTables().column("a", INT)
-        .row("00000001").build());
+    RowsResult r =
+        (RowsResult)
+            read(RowsBodies.rows().perColumnTables().column("a", INT).row("00000001").build());
     assertEquals(new ColumnSpec("ks", "t", "a", NativeType.INT), r.metadata().columns().get(0));
   }
 
@@ -184,8 +228,9 @@ class ResultReaderTest {
 
   @Test
   void readsPagingStateOfHasMorePages() {
-    RowsResult r = (RowsResult) read(RowsBodies.rows().pagingState("010203").column("a", INT)
-        .row("00000001").build());
+    RowsResult r =
+        (RowsResult)
+            read(RowsBodies.rows().pagingState("010203").column("a", INT).row("00000001").build());
     assertTrue(r.metadata().hasMorePages());
     assertArrayEquals(new byte[] {1, 2, 3}, r.metadata().pagingState());
     assertNull(r.metadata().newMetadataId());
@@ -193,8 +238,19 @@ class ResultReaderTest {
 
   @Test
   void readsNullPagingStateAsNull() {
-    RowsResult r = (RowsResult) read(CqlBytes.create().int32(2).int32(3).int32(1).int32(-1)
-        .string("ks").string("t").columnSpec("a", 9).int32(0).toByteBuf());
+    RowsResult r =
+        (RowsResult)
+            read(
+                CqlBytes.create()
+                    .int32(2)
+                    .int32(3)
+                    .int32(1)
+                    .int32(-1)
+                    .string("ks")
+                    .string("t")
+                    .columnSpec("a", 9)
+                    .int32(0)
+                    .toByteBuf());
     assertTrue(r.metadata().hasMorePages());
     assertNull(r.metadata().pagingState());
   }
@@ -202,10 +258,14 @@ class ResultReaderTest {
   /** Cassandra's encoder writes paging_state, then new_metadata_id (section 4.2.5.2's order). */
   @Test
   void readsNewMetadataIdAfterPagingState() {
-    RowsBodies.Builder b = RowsBodies.rows().pagingState("010203").newMetadataId("abcd")
-        .column("a", INT).row("00000001");
-    assertTrue(b.hex().startsWith("00000002" + "0000000b" + "00000001" + "00000003010203"
-        + "0002abcd"));
+    RowsBodies.Builder b =
+        RowsBodies.rows()
+            .pagingState("010203")
+            .newMetadataId("abcd")
+            .column("a", INT)
+            .row("00000001");
+    assertTrue(
+        b.hex().startsWith("00000002" + "0000000b" + "00000001" + "00000003010203" + "0002abcd"));
     RecordingSink sink = new RecordingSink();
     RowsResult r = (RowsResult) Decoding.read(new ResultReader(5), b.build(), sink, null);
     assertTrue(r.metadata().metadataChanged());
@@ -216,8 +276,9 @@ class ResultReaderTest {
 
   @Test
   void readsNewMetadataIdWithoutPagingState() {
-    RowsResult r = (RowsResult) read(RowsBodies.rows().newMetadataId("01").column("a", INT)
-        .row("00000001").build());
+    RowsResult r =
+        (RowsResult)
+            read(RowsBodies.rows().newMetadataId("01").column("a", INT).row("00000001").build());
     assertFalse(r.metadata().hasMorePages());
     assertArrayEquals(new byte[] {1}, r.metadata().newMetadataId());
   }
@@ -225,11 +286,13 @@ class ResultReaderTest {
   /** No_metadata + Has_more_pages: flags 0x6, 2 columns, a 3-byte paging state, 0 rows. */
   @Test
   void readsSpecNoMetadataPagingExample() {
-    ByteBuf body = CqlBytes.create().hex("00000002 00000006 00000002 00000003 010203 00000000")
-        .toByteBuf();
-    ResultColumns prepared = ResultColumns.of(List.of(
-        new ColumnSpec("ks", "t", "a", NativeType.INT),
-        new ColumnSpec("ks", "t", "b", NativeType.TEXT)));
+    ByteBuf body =
+        CqlBytes.create().hex("00000002 00000006 00000002 00000003 010203 00000000").toByteBuf();
+    ResultColumns prepared =
+        ResultColumns.of(
+            List.of(
+                new ColumnSpec("ks", "t", "a", NativeType.INT),
+                new ColumnSpec("ks", "t", "b", NativeType.TEXT)));
     RecordingSink sink = new RecordingSink();
     RowsResult r = (RowsResult) Decoding.read(new ResultReader(4), body, sink, prepared);
     assertEquals(0, r.rowCount());
@@ -239,8 +302,8 @@ class ResultReaderTest {
 
   @Test
   void rejectsNoMetadataWithoutPreparedColumns() {
-    CqlParseException e = Decoding.error(RowsBodies.rows().noMetadata(2)
-        .row("00000001", "02").build());
+    CqlParseException e =
+        Decoding.error(RowsBodies.rows().noMetadata(2).row("00000001", "02").build());
     assertError(e, Reason.METADATA_MISMATCH, "columns_count", 8, -1, -1);
   }
 
@@ -248,19 +311,35 @@ class ResultReaderTest {
   void deliversRawBlobsForNoMetadataWhenEnabled() {
     ResultReader reader = new ResultReader(4).rawCellsWithoutMetadata(true);
     RecordingSink sink = new RecordingSink();
-    RowsResult r = (RowsResult) Decoding.read(reader,
-        RowsBodies.rows().noMetadata(2).row("00000001", "").row(null, "cafe").build(), sink, null);
-    assertEquals(List.of("start 2", "row 0", "0:blob 00000001", "1:blob ", "/row 0",
-        "row 1", "0:null", "1:blob cafe", "/row 1", "end 2"), sink.events());
+    RowsResult r =
+        (RowsResult)
+            Decoding.read(
+                reader,
+                RowsBodies.rows().noMetadata(2).row("00000001", "").row(null, "cafe").build(),
+                sink,
+                null);
+    assertEquals(
+        List.of(
+            "start 2",
+            "row 0",
+            "0:blob 00000001",
+            "1:blob ",
+            "/row 0",
+            "row 1",
+            "0:null",
+            "1:blob cafe",
+            "/row 1",
+            "end 2"),
+        sink.events());
     assertEquals("column1", r.metadata().columns().get(1).name());
     assertInstanceOf(CustomType.class, r.metadata().columns().get(1).type());
   }
 
   /**
-   * Found by ResultReaderFuzzTest (ResultReaderFuzzTestInputs/readsAnyBody/crash-a72e9d8f): a
-   * raw No_metadata result's columns_count is backed by no column specs, and the reader used to
-   * make up all its columns (28,530 there: 4.9 MB from a 141-byte body) before rows_count was
-   * checked against the bytes.
+   * Found by ResultReaderFuzzTest (ResultReaderFuzzTestInputs/readsAnyBody/crash-a72e9d8f): a raw
+   * No_metadata result's columns_count is backed by no column specs, and the reader used to make up
+   * all its columns (28,530 there: 4.9 MB from a 141-byte body) before rows_count was checked
+   * against the bytes.
    */
   @Test
   void makesUpRawColumnsOnlyForTheRowsTheBytesCarry() {
@@ -268,14 +347,36 @@ class ResultReaderTest {
         (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
     ResultReader reader = new ResultReader(4).rawCellsWithoutMetadata(true);
     // 65,535 columns claimed, one row of three cells
-    ByteBuf claimed = CqlBytes.create().int32(2).int32(RowsMetadata.FLAG_NO_METADATA)
-        .int32(65_535).int32(1).int32(1).hex("00").int32(-1).int32(-1).toByteBuf();
+    ByteBuf claimed =
+        CqlBytes.create()
+            .int32(2)
+            .int32(RowsMetadata.FLAG_NO_METADATA)
+            .int32(65_535)
+            .int32(1)
+            .int32(1)
+            .hex("00")
+            .int32(-1)
+            .int32(-1)
+            .toByteBuf();
     // 65,535 columns, no rows
-    ByteBuf empty = CqlBytes.create().int32(2).int32(RowsMetadata.FLAG_NO_METADATA)
-        .int32(65_535).int32(0).toByteBuf();
+    ByteBuf empty =
+        CqlBytes.create()
+            .int32(2)
+            .int32(RowsMetadata.FLAG_NO_METADATA)
+            .int32(65_535)
+            .int32(0)
+            .toByteBuf();
     RecordingSink sink = new RecordingSink();
-    Decoding.read(reader, CqlBytes.create().int32(2).int32(RowsMetadata.FLAG_NO_METADATA)
-        .int32(1).int32(0).toByteBuf(), sink, null); // warm up the classes
+    Decoding.read(
+        reader,
+        CqlBytes.create()
+            .int32(2)
+            .int32(RowsMetadata.FLAG_NO_METADATA)
+            .int32(1)
+            .int32(0)
+            .toByteBuf(),
+        sink,
+        null); // warm up the classes
     long before = mx.getCurrentThreadAllocatedBytes();
     CqlParseException e = Decoding.error(reader, claimed, null);
     RowsResult r = (RowsResult) Decoding.read(reader, empty, sink, null);
@@ -291,8 +392,11 @@ class ResultReaderTest {
   void rejectsColumnCountDifferentFromPrepared() {
     ResultColumns prepared =
         ResultColumns.of(List.of(new ColumnSpec("ks", "t", "a", NativeType.INT)));
-    CqlParseException e = Decoding.error(new ResultReader(4),
-        RowsBodies.rows().noMetadata(2).row("00000001", "00000002").build(), prepared);
+    CqlParseException e =
+        Decoding.error(
+            new ResultReader(4),
+            RowsBodies.rows().noMetadata(2).row("00000001", "00000002").build(),
+            prepared);
     assertError(e, Reason.METADATA_MISMATCH, "columns_count", 8, -1, -1);
   }
 
@@ -301,17 +405,30 @@ class ResultReaderTest {
   @Test
   void deliversNotSetForLengthMinusTwo() {
     RecordingSink sink = new RecordingSink();
-    Decoding.read(new ResultReader(4), RowsBodies.rows().column("a", INT).column("b", TEXT)
-        .rowCount(1).raw("fffffffe ffffffff").build(), sink, null);
-    assertEquals(List.of("start 1", "row 0", "0:notset", "1:null", "/row 0", "end 1"),
-        sink.events());
+    Decoding.read(
+        new ResultReader(4),
+        RowsBodies.rows()
+            .column("a", INT)
+            .column("b", TEXT)
+            .rowCount(1)
+            .raw("fffffffe ffffffff")
+            .build(),
+        sink,
+        null);
+    assertEquals(
+        List.of("start 1", "row 0", "0:notset", "1:null", "/row 0", "end 1"), sink.events());
   }
 
   @ParameterizedTest
   @ValueSource(ints = {-3, -1000, Integer.MIN_VALUE})
   void rejectsCellLengthBelowMinusTwo(int length) {
-    RowsBodies.Builder b = RowsBodies.rows().column("a", INT).column("b", TEXT)
-        .row("00000001", "61").cell("00000002").rowCount(2);
+    RowsBodies.Builder b =
+        RowsBodies.rows()
+            .column("a", INT)
+            .column("b", TEXT)
+            .row("00000001", "61")
+            .cell("00000002")
+            .rowCount(2);
     int offset = b.bytes().size();
     b.raw(String.format("%08x", length));
     CqlParseException e = Decoding.error(b.build());
@@ -338,8 +455,12 @@ class ResultReaderTest {
   void rejectsHugeRowsCountWithoutAllocating() {
     com.sun.management.ThreadMXBean mx =
         (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
-    RowsBodies.Builder b = RowsBodies.rows().column("a", INT).column("b", INT)
-        .rowCount(Integer.MAX_VALUE).raw("00000004 00000001");
+    RowsBodies.Builder b =
+        RowsBodies.rows()
+            .column("a", INT)
+            .column("b", INT)
+            .rowCount(Integer.MAX_VALUE)
+            .raw("00000004 00000001");
     int offset = b.bytes().size() - 12;
     ByteBuf body = b.build();
     ResultReader reader = new ResultReader(4);
@@ -361,10 +482,15 @@ class ResultReaderTest {
   @Test
   void rejectsColumnsCountAboveMaxColumns() {
     ResultReader reader = new ResultReader(4, ParseLimits.builder().maxColumns(2).build());
-    ByteBuf body = RowsBodies.rows().column("a", INT).column("b", INT).column("c", INT)
-        .row("00000001", "00000002", "00000003").build();
-    assertError(Decoding.error(reader, body, null), Reason.LIMIT_EXCEEDED, "columns_count", 8, -1,
-        -1);
+    ByteBuf body =
+        RowsBodies.rows()
+            .column("a", INT)
+            .column("b", INT)
+            .column("c", INT)
+            .row("00000001", "00000002", "00000003")
+            .build();
+    assertError(
+        Decoding.error(reader, body, null), Reason.LIMIT_EXCEEDED, "columns_count", 8, -1, -1);
     ByteBuf huge = CqlBytes.create().int32(2).int32(1).int32(65_536).toByteBuf();
     assertError(Decoding.error(huge), Reason.LIMIT_EXCEEDED, "columns_count", 8, -1, -1);
   }
@@ -377,8 +503,8 @@ class ResultReaderTest {
 
   @Test
   void rejectsColumnsCountBeyondBytes() {
-    ByteBuf body = CqlBytes.create().int32(2).int32(1).int32(60_000).string("ks").string("t")
-        .toByteBuf();
+    ByteBuf body =
+        CqlBytes.create().int32(2).int32(1).int32(60_000).string("ks").string("t").toByteBuf();
     assertEquals(Reason.TRUNCATED, Decoding.error(body).reason());
   }
 
@@ -400,11 +526,15 @@ class ResultReaderTest {
   void acceptsOptionNestingAtMaxTypeDepth() {
     ResultReader reader = new ResultReader(4, ParseLimits.builder().maxTypeDepth(3).build());
     RecordingSink sink = new RecordingSink();
-    Decoding.read(reader, RowsBodies.rows().column("v", deepListOption(2)).row("00000000").build(),
-        sink, null);
+    Decoding.read(
+        reader,
+        RowsBodies.rows().column("v", deepListOption(2)).row("00000000").build(),
+        sink,
+        null);
     assertEquals("0:object []", sink.events().get(2));
-    CqlParseException e = Decoding.error(reader,
-        RowsBodies.rows().column("v", deepListOption(3)).row("00000000").build(), null);
+    CqlParseException e =
+        Decoding.error(
+            reader, RowsBodies.rows().column("v", deepListOption(3)).row("00000000").build(), null);
     assertEquals(Reason.TYPE_TOO_DEEP, e.reason());
   }
 
@@ -430,22 +560,34 @@ class ResultReaderTest {
 
   @Test
   void readsSpecCompleteExampleBody() {
-    String hex = "00000002 00000001 00000002 0002 6b73 0001 74 0002 6964 0009 0001 76 0000 0059"
-        + toHex(FLOAT3)
-        + "00000002"
-        + "00000004 00000001 0000000c 3f800000 40000000 40400000"
-        + "00000004 00000002 ffffffff";
+    String hex =
+        "00000002 00000001 00000002 0002 6b73 0001 74 0002 6964 0009 0001 76 0000 0059"
+            + toHex(FLOAT3)
+            + "00000002"
+            + "00000004 00000001 0000000c 3f800000 40000000 40400000"
+            + "00000004 00000002 ffffffff";
     ByteBuf body = CqlBytes.create().hex(hex).toByteBuf();
     assertEquals(0xa1, body.readableBytes());
     RecordingSink sink = new RecordingSink();
     RowsResult r = (RowsResult) Decoding.read(new ResultReader(4), body, sink, null);
-    assertEquals(List.of("start 2",
-        "row 0", "0:int 1", "1:floatvector [1.0, 2.0, 3.0]", "/row 0",
-        "row 1", "0:int 2", "1:null", "/row 1",
-        "end 2"), sink.events());
+    assertEquals(
+        List.of(
+            "start 2",
+            "row 0",
+            "0:int 1",
+            "1:floatvector [1.0, 2.0, 3.0]",
+            "/row 0",
+            "row 1",
+            "0:int 2",
+            "1:null",
+            "/row 1",
+            "end 2"),
+        sink.events());
     assertEquals(2, r.rowCount());
-    assertEquals(List.of(new ColumnSpec("ks", "t", "id", NativeType.INT),
-        new ColumnSpec("ks", "t", "v", new VectorType(NativeType.FLOAT, 3))),
+    assertEquals(
+        List.of(
+            new ColumnSpec("ks", "t", "id", NativeType.INT),
+            new ColumnSpec("ks", "t", "v", new VectorType(NativeType.FLOAT, 3))),
         r.metadata().columns().specs());
   }
 
@@ -460,50 +602,78 @@ class ResultReaderTest {
     RecordingSink recording = new RecordingSink();
     RowSink sink = new SkippingSink(recording, 1);
     // column 1 is an int of 3 bytes: an error only if decoded
-    Decoding.read(new ResultReader(4), RowsBodies.rows().column("a", INT).column("bad", INT)
-        .column("c", TEXT).row("00000001", "000002", "63").row("00000002", "", null).build(),
-        sink, null);
-    assertEquals(List.of("start 2", "row 0", "0:int 1", "2:string c", "/row 0",
-        "row 1", "0:int 2", "2:null", "/row 1", "end 2"), recording.events());
+    Decoding.read(
+        new ResultReader(4),
+        RowsBodies.rows()
+            .column("a", INT)
+            .column("bad", INT)
+            .column("c", TEXT)
+            .row("00000001", "000002", "63")
+            .row("00000002", "", null)
+            .build(),
+        sink,
+        null);
+    assertEquals(
+        List.of(
+            "start 2",
+            "row 0",
+            "0:int 1",
+            "2:string c",
+            "/row 0",
+            "row 1",
+            "0:int 2",
+            "2:null",
+            "/row 1",
+            "end 2"),
+        recording.events());
   }
 
   @Test
   void asksWantsColumnAfterResultStart() {
     List<String> calls = new ArrayList<>();
-    RowSink sink = new RowSink() {
-      @Override
-      public void onResultStart(RowsMetadata metadata, int rowCount) {
-        calls.add("start " + metadata.columns().size());
-      }
+    RowSink sink =
+        new RowSink() {
+          @Override
+          public void onResultStart(RowsMetadata metadata, int rowCount) {
+            calls.add("start " + metadata.columns().size());
+          }
 
-      @Override
-      public boolean wantsColumn(int column) {
-        calls.add("wants " + column);
-        return true;
-      }
+          @Override
+          public boolean wantsColumn(int column) {
+            calls.add("wants " + column);
+            return true;
+          }
 
-      @Override
-      public void onRowStart(int row) {
-        calls.add("row " + row);
-      }
+          @Override
+          public void onRowStart(int row) {
+            calls.add("row " + row);
+          }
 
-      @Override
-      public void onRowEnd(int row) {}
+          @Override
+          public void onRowEnd(int row) {}
 
-      @Override
-      public void onNull(int column) {}
+          @Override
+          public void onNull(int column) {}
 
-      @Override
-      public void onNotSet(int column) {}
+          @Override
+          public void onNotSet(int column) {}
 
-      @Override
-      public void onEmpty(int column) {}
+          @Override
+          public void onEmpty(int column) {}
 
-      @Override
-      public void onObject(int column, Object value) {}
-    };
-    Decoding.read(new ResultReader(4), RowsBodies.rows().column("a", INT).column("b", INT)
-        .row("00000001", "00000002").row("00000003", "00000004").build(), sink, null);
+          @Override
+          public void onObject(int column, Object value) {}
+        };
+    Decoding.read(
+        new ResultReader(4),
+        RowsBodies.rows()
+            .column("a", INT)
+            .column("b", INT)
+            .row("00000001", "00000002")
+            .row("00000003", "00000004")
+            .build(),
+        sink,
+        null);
     assertEquals(List.of("start 2", "wants 0", "wants 1", "row 0", "row 1"), calls);
   }
 
@@ -518,17 +688,24 @@ class ResultReaderTest {
 
   @Test
   void ignoresTrailingBytesAfterLastRow() {
-    RowsResult r = (RowsResult) read(RowsBodies.rows().column("a", INT).row("00000001")
-        .trailing("deadbeef 00").build());
+    RowsResult r =
+        (RowsResult)
+            read(
+                RowsBodies.rows().column("a", INT).row("00000001").trailing("deadbeef 00").build());
     assertEquals(1, r.rowCount());
-    assertEquals(VoidResult.class,
-        read(CqlBytes.create().int32(1).hex("ffff").toByteBuf()).getClass());
+    assertEquals(
+        VoidResult.class, read(CqlBytes.create().int32(1).hex("ffff").toByteBuf()).getClass());
   }
 
   @Test
   void leavesBodyIndicesAndRefCntUnchanged() {
-    byte[] bytes = RowsBodies.rows().column("a", INT).column("b", TEXT).row("00000001", "61")
-        .bytes().toArray();
+    byte[] bytes =
+        RowsBodies.rows()
+            .column("a", INT)
+            .column("b", TEXT)
+            .row("00000001", "61")
+            .bytes()
+            .toArray();
     ByteBuf buf = Unpooled.buffer(bytes.length + 20);
     try {
       buf.writeZero(7).writeBytes(bytes).writeZero(3);
@@ -546,18 +723,44 @@ class ResultReaderTest {
   @Test
   void reusesColumnsForIdenticalMetadata() {
     ResultReader reader = new ResultReader(4);
-    RowsResult page1 = (RowsResult) Decoding.read(reader, RowsBodies.rows().pagingState("01")
-        .column("a", INT).column("v", custom(FLOAT3)).row("00000001", null).build(),
-        new RecordingSink(), null);
-    RowsResult page2 = (RowsResult) Decoding.read(reader, RowsBodies.rows()
-        .column("a", INT).column("v", custom(FLOAT3)).row("00000002", null).build(),
-        new RecordingSink(), null);
+    RowsResult page1 =
+        (RowsResult)
+            Decoding.read(
+                reader,
+                RowsBodies.rows()
+                    .pagingState("01")
+                    .column("a", INT)
+                    .column("v", custom(FLOAT3))
+                    .row("00000001", null)
+                    .build(),
+                new RecordingSink(),
+                null);
+    RowsResult page2 =
+        (RowsResult)
+            Decoding.read(
+                reader,
+                RowsBodies.rows()
+                    .column("a", INT)
+                    .column("v", custom(FLOAT3))
+                    .row("00000002", null)
+                    .build(),
+                new RecordingSink(),
+                null);
     assertSame(page1.metadata().columns(), page2.metadata().columns());
-    assertSame(reader.deserializersFor(page1.metadata().columns()),
+    assertSame(
+        reader.deserializersFor(page1.metadata().columns()),
         reader.deserializersFor(page2.metadata().columns()));
-    RowsResult other = (RowsResult) Decoding.read(reader, RowsBodies.rows()
-        .column("a", INT).column("w", custom(FLOAT3)).row("00000002", null).build(),
-        new RecordingSink(), null);
+    RowsResult other =
+        (RowsResult)
+            Decoding.read(
+                reader,
+                RowsBodies.rows()
+                    .column("a", INT)
+                    .column("w", custom(FLOAT3))
+                    .row("00000002", null)
+                    .build(),
+                new RecordingSink(),
+                null);
     assertNotSame(page1.metadata().columns(), other.metadata().columns());
     assertEquals("w", other.metadata().columns().get(1).name());
   }
@@ -579,25 +782,59 @@ class ResultReaderTest {
 
   /** Every native type, a list, a map, a UDT and two vectors; rows of values, NULLs, empties. */
   static RowsBodies.Builder everyTypeBody() {
-    RowsBodies.Builder b = RowsBodies.rows()
-        .column("ascii", opt(0x01)).column("bigint", opt(0x02)).column("blob", opt(0x03))
-        .column("boolean", opt(0x04)).column("counter", opt(0x05)).column("decimal", opt(0x06))
-        .column("double", opt(0x07)).column("float", opt(0x08)).column("int", opt(0x09))
-        .column("timestamp", opt(0x0B)).column("uuid", opt(0x0C)).column("text", opt(0x0D))
-        .column("varint", opt(0x0E)).column("timeuuid", opt(0x0F)).column("inet", opt(0x10))
-        .column("date", opt(0x11)).column("time", opt(0x12)).column("smallint", opt(0x13))
-        .column("tinyint", opt(0x14)).column("duration", opt(0x15))
-        .column("list", list(INT)).column("map", map(TEXT, INT))
-        .column("udt", udt("ks", "u", "a", INT, "b", TEXT))
-        .column("vf", custom(FLOAT3)).column("vt", custom(vectorClass("UTF8Type", 2)));
+    RowsBodies.Builder b =
+        RowsBodies.rows()
+            .column("ascii", opt(0x01))
+            .column("bigint", opt(0x02))
+            .column("blob", opt(0x03))
+            .column("boolean", opt(0x04))
+            .column("counter", opt(0x05))
+            .column("decimal", opt(0x06))
+            .column("double", opt(0x07))
+            .column("float", opt(0x08))
+            .column("int", opt(0x09))
+            .column("timestamp", opt(0x0B))
+            .column("uuid", opt(0x0C))
+            .column("text", opt(0x0D))
+            .column("varint", opt(0x0E))
+            .column("timeuuid", opt(0x0F))
+            .column("inet", opt(0x10))
+            .column("date", opt(0x11))
+            .column("time", opt(0x12))
+            .column("smallint", opt(0x13))
+            .column("tinyint", opt(0x14))
+            .column("duration", opt(0x15))
+            .column("list", list(INT))
+            .column("map", map(TEXT, INT))
+            .column("udt", udt("ks", "u", "a", INT, "b", TEXT))
+            .column("vf", custom(FLOAT3))
+            .column("vt", custom(vectorClass("UTF8Type", 2)));
     String[] row = {
-      "616263", "7fffffffffffffff", "cafe", "01", "0000000000000005", "0000000001",
-      "40d2fa0800000000", "4697d040", "7f500000", "000001337f62ee79",
-      "49157efcef3c9de31698af801fb40b2a", "e381bee38197e381a6", "661efdf2e3b19f7c045f15",
-      "af5943a3ea3c11e1ab63c42c032279f0", "413436a9", "80000001", "0000000000000001", "7fff",
-      "7f", "0000f077359400", "00000002 00000004 00000001 ffffffff",
-      "00000001 00000001 6b 00000004 00000007", "00000004 00000001 00000002 6869",
-      "3f800000 40000000 40400000", "80c8" + "61".repeat(200) + "00",
+      "616263",
+      "7fffffffffffffff",
+      "cafe",
+      "01",
+      "0000000000000005",
+      "0000000001",
+      "40d2fa0800000000",
+      "4697d040",
+      "7f500000",
+      "000001337f62ee79",
+      "49157efcef3c9de31698af801fb40b2a",
+      "e381bee38197e381a6",
+      "661efdf2e3b19f7c045f15",
+      "af5943a3ea3c11e1ab63c42c032279f0",
+      "413436a9",
+      "80000001",
+      "0000000000000001",
+      "7fff",
+      "7f",
+      "0000f077359400",
+      "00000002 00000004 00000001 ffffffff",
+      "00000001 00000001 6b 00000004 00000007",
+      "00000004 00000001 00000002 6869",
+      "3f800000 40000000 40400000",
+      "80c8" + "61".repeat(200) + "00",
     };
     b.row(row);
     String[] nulls = new String[row.length];

@@ -10,9 +10,9 @@ import io.netty.buffer.Unpooled;
 import java.util.List;
 
 /**
- * Coverage-guided differential fuzzing of {@link ResultReader#stream}: any body, fed in any
- * pieces, must give exactly what {@link ResultReader#read} gives for the whole body: the same sink
- * events in the same order, the same result kind, or the same error (reason and offset).
+ * Coverage-guided differential fuzzing of {@link ResultReader#stream}: any body, fed in any pieces,
+ * must give exactly what {@link ResultReader#read} gives for the whole body: the same sink events
+ * in the same order, the same result kind, or the same error (reason and offset).
  *
  * <p><b>Input.</b>
  *
@@ -85,8 +85,8 @@ class ResultStreamFuzzTest {
   }
 
   /** The streamed read, or null if the pieces stopped before the body's end. */
-  private static Outcome streamed(ResultReader reader, byte[] body, int[] sizes,
-      RecordingSink sink) {
+  private static Outcome streamed(
+      ResultReader reader, byte[] body, int[] sizes, RecordingSink sink) {
     try (ResultStream s = reader.stream(sink, null, body.length)) {
       int at = 0;
       int empty = 0;

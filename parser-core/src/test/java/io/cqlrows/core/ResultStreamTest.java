@@ -89,15 +89,21 @@ class ResultStreamTest {
   }
 
   /** Streams {@code bytes} in pieces of the sizes {@code cut} gives (called with the offset). */
-  private static List<String> streamed(ResultReader reader, byte[] bytes, ResultColumns prepared,
-      IntUnaryOperator cut, boolean direct) {
+  private static List<String> streamed(
+      ResultReader reader,
+      byte[] bytes,
+      ResultColumns prepared,
+      IntUnaryOperator cut,
+      boolean direct) {
     Seen seen = new Seen();
     try (ResultStream s = reader.stream(seen.sink(), prepared, bytes.length)) {
       int at = 0;
       do {
         int n = Math.min(bytes.length - at, Math.max(1, cut.applyAsInt(at)));
-        ByteBuf piece = direct ? ByteBufAllocator.DEFAULT.directBuffer(n)
-            : Unpooled.buffer(n + 3).writerIndex(3).readerIndex(3); // reader index not 0
+        ByteBuf piece =
+            direct
+                ? ByteBufAllocator.DEFAULT.directBuffer(n)
+                : Unpooled.buffer(n + 3).writerIndex(3).readerIndex(3); // reader index not 0
         piece.writeBytes(bytes, at, n);
         try {
           s.feed(piece);
@@ -119,12 +125,13 @@ class ResultStreamTest {
     for (Body b : corpusBodies()) {
       List<String> expected = whole(reader, b);
       assertEquals(expected, streamed(reader, b.bytes, b.prepared, at -> b.bytes.length, false));
-      assertEquals(expected, streamed(reader, b.bytes, b.prepared, at -> 1, false),
-          "byte by byte");
+      assertEquals(expected, streamed(reader, b.bytes, b.prepared, at -> 1, false), "byte by byte");
       for (int i = 0; i < 5; i++) {
         int max = 1 + random.nextInt(Math.max(1, b.bytes.length / 3));
-        assertEquals(expected, streamed(reader, b.bytes, b.prepared,
-            at -> 1 + random.nextInt(max), i % 2 == 0), "random pieces up to " + max);
+        assertEquals(
+            expected,
+            streamed(reader, b.bytes, b.prepared, at -> 1 + random.nextInt(max), i % 2 == 0),
+            "random pieces up to " + max);
       }
     }
   }
@@ -132,9 +139,11 @@ class ResultStreamTest {
   /** A page of vectors, cut inside lengths, inside elements and across several rows. */
   @Test
   void vectorRowsCutAnywhereStreamLikeTheWholeBody() {
-    RowsBodies.Builder builder = RowsBodies.rows().column("id", 0x0009)
-        .column("v", RowsBodies.vector(RowsBodies.MARSHAL + "FloatType", 64))
-        .column("t", RowsBodies.vector(RowsBodies.MARSHAL + "UTF8Type", 3));
+    RowsBodies.Builder builder =
+        RowsBodies.rows()
+            .column("id", 0x0009)
+            .column("v", RowsBodies.vector(RowsBodies.MARSHAL + "FloatType", 64))
+            .column("t", RowsBodies.vector(RowsBodies.MARSHAL + "UTF8Type", 3));
     Random random = new Random(3);
     for (int r = 0; r < 50; r++) {
       StringBuilder v = new StringBuilder();
@@ -159,19 +168,29 @@ class ResultStreamTest {
 
   @Test
   void aMalformedCellFailsWithTheSameErrorAsTheWholeBody() {
-    ByteBuf body = RowsBodies.rows().column("a", 0x0009).column("b", 0x0009)
-        .row("00000001", "00000002").row("00000003", "000004").build();
+    ByteBuf body =
+        RowsBodies.rows()
+            .column("a", 0x0009)
+            .column("b", 0x0009)
+            .row("00000001", "00000002")
+            .row("00000003", "000004")
+            .build();
     byte[] bytes = new byte[body.readableBytes()];
     body.readBytes(bytes);
     body.release();
     ResultReader reader = new ResultReader(4);
-    CqlParseException expected = assertThrows(CqlParseException.class,
-        () -> reader.read(Unpooled.wrappedBuffer(bytes), new RecordingSink()));
+    CqlParseException expected =
+        assertThrows(
+            CqlParseException.class,
+            () -> reader.read(Unpooled.wrappedBuffer(bytes), new RecordingSink()));
     for (int size = 1; size <= bytes.length; size++) {
       int n = size;
       RecordingSink sink = new RecordingSink();
-      CqlParseException e = assertThrows(CqlParseException.class,
-          () -> streamed(reader, bytes, null, at -> n, false), "pieces of " + n);
+      CqlParseException e =
+          assertThrows(
+              CqlParseException.class,
+              () -> streamed(reader, bytes, null, at -> n, false),
+              "pieces of " + n);
       assertEquals(expected.reason(), e.reason(), "pieces of " + n);
       assertEquals(expected.offset(), e.offset(), "pieces of " + n);
       assertEquals(expected.row(), e.row(), "pieces of " + n);
@@ -183,8 +202,13 @@ class ResultStreamTest {
 
   @Test
   void aBodyThatEndsEarlyNamesTheLastCompleteRow() {
-    ByteBuf body = RowsBodies.rows().column("a", 0x0009)
-        .row("00000001").row("00000002").row("00000003").build();
+    ByteBuf body =
+        RowsBodies.rows()
+            .column("a", 0x0009)
+            .row("00000001")
+            .row("00000002")
+            .row("00000003")
+            .build();
     int length = body.readableBytes();
     RecordingSink sink = new RecordingSink();
     ResultStream s = new ResultReader(4).stream(sink, null, length);
@@ -208,8 +232,7 @@ class ResultStreamTest {
     ResultStream s = new ResultReader(4).stream(new RecordingSink(), null, setKeyspace.length);
     s.feed(Unpooled.wrappedBuffer(setKeyspace, 0, 3));
     assertThrows(IllegalStateException.class, s::result);
-    assertThrows(IllegalArgumentException.class,
-        () -> s.feed(Unpooled.wrappedBuffer(setKeyspace)));
+    assertThrows(IllegalArgumentException.class, () -> s.feed(Unpooled.wrappedBuffer(setKeyspace)));
     s.feed(Unpooled.wrappedBuffer(setKeyspace, 3, setKeyspace.length - 3));
     assertEquals("ks", ((SetKeyspaceResult) s.result()).keyspace());
     s.close();
@@ -217,8 +240,9 @@ class ResultStreamTest {
 
   /** A body of {@code rows} rows of one {@code vector<float, dimension>} column. */
   private static ByteBuf floatVectorRows(int dimension, int rows) {
-    RowsBodies.Builder builder = RowsBodies.rows().column("v",
-        RowsBodies.vector(RowsBodies.MARSHAL + "FloatType", dimension));
+    RowsBodies.Builder builder =
+        RowsBodies.rows()
+            .column("v", RowsBodies.vector(RowsBodies.MARSHAL + "FloatType", dimension));
     String cell = "3f800000".repeat(dimension);
     for (int r = 0; r < rows; r++) {
       builder.row(cell);
@@ -280,9 +304,9 @@ class ResultStreamTest {
   }
 
   /**
-   * Hostile bodies: corpus bodies with random bytes changed, streamed in random pieces, end as
-   * the whole-body read does: the same JSON, or the same typed error (reason, field, offset,
-   * row, column).
+   * Hostile bodies: corpus bodies with random bytes changed, streamed in random pieces, end as the
+   * whole-body read does: the same JSON, or the same typed error (reason, field, offset, row,
+   * column).
    */
   @Test
   void corruptedBodiesFailOrSucceedExactlyAsTheWholeBodyDoes() {
@@ -308,8 +332,9 @@ class ResultStreamTest {
       }
       int max = 1 + random.nextInt(Math.max(1, bytes.length / 2));
       try {
-        String got = streamed(reader, bytes, b.prepared, at -> 1 + random.nextInt(max),
-            random.nextBoolean()).get(0);
+        String got =
+            streamed(reader, bytes, b.prepared, at -> 1 + random.nextInt(max), random.nextBoolean())
+                .get(0);
         assertEquals(expected, got, "case " + i);
       } catch (CqlParseException e) {
         failures++;

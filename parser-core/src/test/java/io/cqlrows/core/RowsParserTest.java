@@ -16,10 +16,12 @@ import org.junit.jupiter.api.Test;
 
 /** The row loop on its own: whole windows, and resumption at row boundaries. */
 class RowsParserTest {
-  private static final ResultColumns COLUMNS = ResultColumns.of(List.of(
-      new ColumnSpec("ks", "t", "id", NativeType.INT),
-      new ColumnSpec("ks", "t", "name", NativeType.TEXT),
-      new ColumnSpec("ks", "t", "v", new VectorType(NativeType.FLOAT, 2))));
+  private static final ResultColumns COLUMNS =
+      ResultColumns.of(
+          List.of(
+              new ColumnSpec("ks", "t", "id", NativeType.INT),
+              new ColumnSpec("ks", "t", "name", NativeType.TEXT),
+              new ColumnSpec("ks", "t", "v", new VectorType(NativeType.FLOAT, 2))));
 
   /** Twenty rows of cells (no metadata): id, name (NULL every third row), v. */
   private static ByteBuf rows() {
@@ -37,9 +39,11 @@ class RowsParserTest {
   }
 
   private static RowsParser parser(RecordingSink sink) {
-    return new RowsParser(new RowsMetadata(0, COLUMNS.size(), null, null, COLUMNS),
-        DeserializerFactory.forColumns(COLUMNS.specs(),
-        ParseLimits.defaults()), sink, 20);
+    return new RowsParser(
+        new RowsMetadata(0, COLUMNS.size(), null, null, COLUMNS),
+        DeserializerFactory.forColumns(COLUMNS.specs(), ParseLimits.defaults()),
+        sink,
+        20);
   }
 
   @Test
@@ -89,8 +93,10 @@ class RowsParserTest {
   void reportsTheRowAndColumnOfATruncatedCellWhenComplete() {
     ByteBuf all = rows();
     try {
-      CqlParseException e = assertThrows(CqlParseException.class,
-          () -> parser(new RecordingSink()).parse(all, 0, 0, all.writerIndex() - 3, true));
+      CqlParseException e =
+          assertThrows(
+              CqlParseException.class,
+              () -> parser(new RecordingSink()).parse(all, 0, 0, all.writerIndex() - 3, true));
       assertEquals(CqlParseException.Reason.TRUNCATED, e.reason());
       assertEquals(19, e.row());
       assertEquals(2, e.column());

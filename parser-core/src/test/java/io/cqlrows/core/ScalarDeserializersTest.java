@@ -67,13 +67,24 @@ class ScalarDeserializersTest {
         v(NativeType.BIGINT, "8000000000000000", "0:bigint -9223372036854775808", Long.MIN_VALUE),
         v(NativeType.COUNTER, "7fffffffffffffff", "0:bigint 9223372036854775807", Long.MAX_VALUE),
         v(NativeType.COUNTER, "8000000000000000", "0:bigint -9223372036854775808", Long.MIN_VALUE),
-        v(NativeType.TIMESTAMP, "000001337f62ee79", "0:timestamp 1320692149881",
+        v(
+            NativeType.TIMESTAMP,
+            "000001337f62ee79",
+            "0:timestamp 1320692149881",
             Instant.parse("2011-11-07T18:55:49.881Z")),
-        v(NativeType.TIMESTAMP, "00000150c57e4c00", "0:timestamp 1446422400000",
+        v(
+            NativeType.TIMESTAMP,
+            "00000150c57e4c00",
+            "0:timestamp 1446422400000",
             Instant.parse("2015-11-02T00:00:00Z")),
-        v(NativeType.TIMESTAMP, "ffffffffffffffff", "0:timestamp -1",
+        v(
+            NativeType.TIMESTAMP,
+            "ffffffffffffffff",
+            "0:timestamp -1",
             Instant.parse("1969-12-31T23:59:59.999Z")),
-        obj(NativeType.DECIMAL, "0000000d0a4a04225e91048ab118fe",
+        obj(
+            NativeType.DECIMAL,
+            "0000000d0a4a04225e91048ab118fe",
             new BigDecimal("1243878957943.1234124191998")),
         obj(NativeType.DECIMAL, "00000006e5de5d9859", new BigDecimal("-112233.441191")),
         obj(NativeType.DECIMAL, "0000001400face", new BigDecimal(BigInteger.valueOf(64206), 20)),
@@ -82,29 +93,44 @@ class ScalarDeserializersTest {
         obj(NativeType.DECIMAL, "000000040080", new BigDecimal("0.0128")),
         v(NativeType.DOUBLE, "40d2fa0800000000", "0:double 19432.125", 19432.125d),
         v(NativeType.DOUBLE, "c0d2fa0800000000", "0:double -19432.125", -19432.125d),
-        v(NativeType.DOUBLE, "7fef000000000000", "0:double 1.7415152243978685E308",
+        v(
+            NativeType.DOUBLE,
+            "7fef000000000000",
+            "0:double 1.7415152243978685E308",
             1.7415152243978685e+308),
         v(NativeType.FLOAT, "4697d040", "0:float 19432.125", 19432.125f),
         v(NativeType.FLOAT, "c697d040", "0:float -19432.125", -19432.125f),
-        v(NativeType.FLOAT, "7f7f0000", "0:float " + Float.intBitsToFloat(0x7f7f0000),
+        v(
+            NativeType.FLOAT,
+            "7f7f0000",
+            "0:float " + Float.intBitsToFloat(0x7f7f0000),
             Float.intBitsToFloat(0x7f7f0000)),
         v(NativeType.INT, "7f500000", "0:int 2135949312", 2135949312),
         v(NativeType.INT, "fffdcb91", "0:int -144495", -144495),
-        obj(NativeType.VARINT, "661efdf2e3b19f7c045f15",
+        obj(
+            NativeType.VARINT,
+            "661efdf2e3b19f7c045f15",
             new BigInteger("123456789123456789123456789")),
         obj(NativeType.VARINT, "00", BigInteger.ZERO),
         obj(NativeType.INET, "413436a9", inet("65.52.54.169")),
         obj(NativeType.INET, "2a001328e102ccc00000000000000122", inet("2a00:1328:e102:ccc0::122")),
         obj(NativeType.INET, "7f000001", inet("127.0.0.1")),
         obj(NativeType.INET, "00000000000000000000000000000001", inet("::1")),
-        v(NativeType.TEXT, "e381bee38197e381a6", "0:string \u307e\u3057\u3066",
+        v(
+            NativeType.TEXT,
+            "e381bee38197e381a6",
+            "0:string \u307e\u3057\u3066",
             "\u307e\u3057\u3066"),
         v(NativeType.ASCII, "616263", "0:string abc", "abc"),
         v(NativeType.BLOB, "cafe", "0:blob cafe", ByteBuffer.wrap(new byte[] {(byte) 0xca, -2})),
-        v(NativeType.UUID, "49157efcef3c9de31698af801fb40b2a",
+        v(
+            NativeType.UUID,
+            "49157efcef3c9de31698af801fb40b2a",
             "0:uuid 49157efc-ef3c-9de3-1698-af801fb40b2a",
             UUID.fromString("49157efc-ef3c-9de3-1698-af801fb40b2a")),
-        v(NativeType.TIMEUUID, "af5943a3ea3c11e1ab63c42c032279f0",
+        v(
+            NativeType.TIMEUUID,
+            "af5943a3ea3c11e1ab63c42c032279f0",
             "0:uuid af5943a3-ea3c-11e1-ab63-c42c032279f0",
             UUID.fromString("af5943a3-ea3c-11e1-ab63-c42c032279f0")),
         v(NativeType.DATE, "80000001", "0:date 1", LocalDate.of(1970, 1, 2)),
@@ -158,9 +184,20 @@ class ScalarDeserializersTest {
   /** The varint table of native_protocol_v5.spec section 5.24, and more values derived from it. */
   @ParameterizedTest
   @CsvSource({
-    "00, 0", "01, 1", "7f, 127", "0080, 128", "0081, 129", "ff, -1", "80, -128", "ff7f, -129",
-    "00ff, 255", "0100, 256", "ff00, -256", "008000, 32768",
-    "008000000000000000, 9223372036854775808", "8000000000000000, -9223372036854775808",
+    "00, 0",
+    "01, 1",
+    "7f, 127",
+    "0080, 128",
+    "0081, 129",
+    "ff, -1",
+    "80, -128",
+    "ff7f, -129",
+    "00ff, 255",
+    "0100, 256",
+    "ff00, -256",
+    "008000, 32768",
+    "008000000000000000, 9223372036854775808",
+    "8000000000000000, -9223372036854775808",
     "0000ff, 255",
   })
   void decodesVarintTable(String hex, String value) {
@@ -251,8 +288,8 @@ class ScalarDeserializersTest {
   @EnumSource(NativeType.class)
   void recordsEmptyStateInRowsCollector(NativeType type) {
     Row row = Decoding.row(single(type.optionId(), ""));
-    boolean valueType = type == NativeType.TEXT || type == NativeType.ASCII
-        || type == NativeType.BLOB;
+    boolean valueType =
+        type == NativeType.TEXT || type == NativeType.ASCII || type == NativeType.BLOB;
     assertEquals(!valueType, row.isEmpty(0));
     assertEquals(false, row.isNull(0));
     if (type == NativeType.BLOB) {
@@ -292,11 +329,24 @@ class ScalarDeserializersTest {
   /** Fixed-width types need exactly their width, or none (an empty value; section 5). */
   @ParameterizedTest
   @CsvSource({
-    "INT, 000000", "INT, 0000000000", "SMALLINT, 00", "SMALLINT, 000000", "TINYINT, 0000",
-    "BOOLEAN, 0000", "BIGINT, 00000000000000", "COUNTER, 000000000000000000", "FLOAT, 000000",
-    "DOUBLE, 000000000000000000", "TIMESTAMP, 00000000", "DATE, 000000", "TIME, 0000000000",
-    "UUID, 000000000000000000000000000000", "TIMEUUID, 0000000000000000000000000000000000",
-    "INET, 0000000000", "INET, 00000000000000000000000000000000ff", "DECIMAL, 00000000",
+    "INT, 000000",
+    "INT, 0000000000",
+    "SMALLINT, 00",
+    "SMALLINT, 000000",
+    "TINYINT, 0000",
+    "BOOLEAN, 0000",
+    "BIGINT, 00000000000000",
+    "COUNTER, 000000000000000000",
+    "FLOAT, 000000",
+    "DOUBLE, 000000000000000000",
+    "TIMESTAMP, 00000000",
+    "DATE, 000000",
+    "TIME, 0000000000",
+    "UUID, 000000000000000000000000000000",
+    "TIMEUUID, 0000000000000000000000000000000000",
+    "INET, 0000000000",
+    "INET, 00000000000000000000000000000000ff",
+    "DECIMAL, 00000000",
   })
   void rejectsWrongLengthForType(NativeType type, String hex) {
     CqlParseException e = Decoding.error(single(type.optionId(), hex));
@@ -333,8 +383,13 @@ class ScalarDeserializersTest {
   @CsvSource({"13, 61ff62, 1", "13, 61c3, 1", "13, e6bca2e6bc, 3", "1, 80, 0", "1, 616263e9, 3"})
   void rejectsInvalidUtf8AndNonAsciiBytes(int optionId, String hex, int badByte) {
     CqlParseException e = Decoding.error(single(optionId, hex));
-    assertError(e, Reason.INVALID_VALUE, "value", bodySize(optionId, hex) - hex.length() / 2
-        + badByte, 0, 0);
+    assertError(
+        e,
+        Reason.INVALID_VALUE,
+        "value",
+        bodySize(optionId, hex) - hex.length() / 2 + badByte,
+        0,
+        0);
     assertSame(NativeType.fromOptionId(optionId), e.type());
   }
 
@@ -346,8 +401,13 @@ class ScalarDeserializersTest {
     RecordingSink events = new RecordingSink();
     Decoding.read(lenient, single(0x000D, "61ff62"), events, null);
     assertTrue(events.events().contains("0:string a\uFFFDb"), events.events()::toString);
-    for (String[] c : new String[][] {{"0001", "61c3", "a\uFFFD"}, {"000d", "61c3", "a\uFFFD"},
-        {"0001", "80", "\uFFFD"}, {"0001", "c3a9", "\uFFFD\uFFFD"}}) {
+    for (String[] c :
+        new String[][] {
+          {"0001", "61c3", "a\uFFFD"},
+          {"000d", "61c3", "a\uFFFD"},
+          {"0001", "80", "\uFFFD"},
+          {"0001", "c3a9", "\uFFFD\uFFFD"}
+        }) {
       RowsCollector rows = new RowsCollector();
       Decoding.read(lenient, single(Integer.parseInt(c[0], 16), c[1]), rows, null);
       assertEquals(c[2], rows.rows().get(0).getObject(0), c[0] + " " + c[1]);

@@ -19,12 +19,11 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * RESULT bodies as ScyllaDB writes them on a v4 connection with extensions on (transport/server.cc
- * {@code fmt_visitor::visit(prepared)} and {@code write(prepared_metadata)},
- * cql3/result_set.cc {@code calculate_metadata_id}, cql3/result_set.hh {@code LWT_FLAG_MASK}):
- * a PREPARED result under SCYLLA_USE_METADATA_ID carries {@code result_metadata_id} after the
- * statement id, exactly where v5 has it; under SCYLLA_LWT_ADD_METADATA_MARK bit 0x80000000 of
- * the prepared metadata flags marks an LWT; a ROWS result of an EXECUTE may set
- * {@code Metadata_changed} on v4.
+ * {@code fmt_visitor::visit(prepared)} and {@code write(prepared_metadata)}, cql3/result_set.cc
+ * {@code calculate_metadata_id}, cql3/result_set.hh {@code LWT_FLAG_MASK}): a PREPARED result under
+ * SCYLLA_USE_METADATA_ID carries {@code result_metadata_id} after the statement id, exactly where
+ * v5 has it; under SCYLLA_LWT_ADD_METADATA_MARK bit 0x80000000 of the prepared metadata flags marks
+ * an LWT; a ROWS result of an EXECUTE may set {@code Metadata_changed} on v4.
  */
 class ScyllaResultsTest {
   private static final String INT = opt(0x0009);
@@ -36,16 +35,21 @@ class ScyllaResultsTest {
   /**
    * A v4 PREPARED body of {@code SELECT id, v FROM ks.t WHERE k = ?} as server.cc writes it: kind
    * 4, {@code [short bytes]} id, the {@code [short bytes]} metadata id when {@code metadataId} is
-   * not null, prepared metadata (flags, 1 variable, pk_count 1, index 0, Global_tables_spec
-   * ks.t, {@code k int}), result metadata ({@code id int, v text}).
+   * not null, prepared metadata (flags, 1 variable, pk_count 1, index 0, Global_tables_spec ks.t,
+   * {@code k int}), result metadata ({@code id int, v text}).
    */
   static ByteBuf preparedV4(byte[] id, byte[] metadataId, int preparedFlags) {
     CqlBytes b = CqlBytes.create().int32(PreparedResult.KIND).int16(id.length).raw(id);
     if (metadataId != null) {
       b.int16(metadataId.length).raw(metadataId);
     }
-    b.int32(preparedFlags | RowsMetadata.FLAG_GLOBAL_TABLES_SPEC).int32(1).int32(1).int16(0)
-        .string("ks").string("t").columnSpec("k", 0x0009);
+    b.int32(preparedFlags | RowsMetadata.FLAG_GLOBAL_TABLES_SPEC)
+        .int32(1)
+        .int32(1)
+        .int16(0)
+        .string("ks")
+        .string("t")
+        .columnSpec("k", 0x0009);
     RowsBodies.rows().column("id", INT).column("v", opt(0x000D)).metadata(b);
     return b.toByteBuf();
   }
@@ -54,20 +58,25 @@ class ScyllaResultsTest {
   void aV4PreparedResultCarriesTheResultMetadataIdUnderTheExtension() {
     byte[] id = hex("5d6f7a7c2b0c4e2a9e1f00112233aabb");
     byte[] metadataId = hex("0f1e2d3c4b5a69788796a5b4c3d2e1f0");
-    PreparedResult p = (PreparedResult) Decoding.read(new ResultReader(4,
-        ParseLimits.defaults(), METADATA_ID), preparedV4(id, metadataId, 0), null, null);
+    PreparedResult p =
+        (PreparedResult)
+            Decoding.read(
+                new ResultReader(4, ParseLimits.defaults(), METADATA_ID),
+                preparedV4(id, metadataId, 0),
+                null,
+                null);
     assertArrayEquals(id, p.id());
     assertArrayEquals(metadataId, p.resultMetadataId());
     assertEquals(1, p.variables().size());
     assertArrayEquals(new int[] {0}, p.partitionKeyIndexes());
-    assertEquals(List.of("id", "v"),
-        p.resultColumns().specs().stream().map(ColumnSpec::name).toList());
+    assertEquals(
+        List.of("id", "v"), p.resultColumns().specs().stream().map(ColumnSpec::name).toList());
   }
 
   /**
    * Random 16-byte ids (ScyllaDB's metadata id is the first half of a SHA-256): every one reads
-   * with the extension; without it the same body is misread (the id taken as flags and counts),
-   * so the extension must come from the connection, not from guessing.
+   * with the extension; without it the same body is misread (the id taken as flags and counts), so
+   * the extension must come from the connection, not from guessing.
    */
   @Test
   void everyRandomMetadataIdReadsWithTheExtensionAndNoneWithout() {
@@ -78,14 +87,20 @@ class ScyllaResultsTest {
       byte[] metadataId = new byte[16];
       random.nextBytes(id);
       random.nextBytes(metadataId);
-      PreparedResult p = (PreparedResult) Decoding.read(new ResultReader(4,
-          ParseLimits.defaults(), METADATA_ID), preparedV4(id, metadataId, 0), null, null);
+      PreparedResult p =
+          (PreparedResult)
+              Decoding.read(
+                  new ResultReader(4, ParseLimits.defaults(), METADATA_ID),
+                  preparedV4(id, metadataId, 0),
+                  null,
+                  null);
       assertArrayEquals(metadataId, p.resultMetadataId());
       assertEquals(2, p.resultColumns().size());
       ByteBuf body = preparedV4(id, metadataId, 0);
       try {
         CqlResult r = new ResultReader(4).read(body, new RowsCollector());
-        if (!(r instanceof PreparedResult q) || q.resultColumns() == null
+        if (!(r instanceof PreparedResult q)
+            || q.resultColumns() == null
             || q.resultColumns().size() != 2) {
           misread++;
         }
@@ -100,8 +115,9 @@ class ScyllaResultsTest {
 
   @Test
   void withoutTheExtensionAV4PreparedResultHasNoMetadataId() {
-    PreparedResult p = (PreparedResult) Decoding.read(new ResultReader(4),
-        preparedV4(hex("cafe"), null, 0), null, null);
+    PreparedResult p =
+        (PreparedResult)
+            Decoding.read(new ResultReader(4), preparedV4(hex("cafe"), null, 0), null, null);
     assertNull(p.resultMetadataId());
     assertEquals(2, p.resultColumns().size());
   }
@@ -117,30 +133,37 @@ class ScyllaResultsTest {
   @Test
   void theLwtBitMarksALightweightTransactionUnderTheMask() {
     ResultReader reader = new ResultReader(4, ParseLimits.defaults(), LWT);
-    PreparedResult lwt = (PreparedResult) Decoding.read(reader,
-        preparedV4(hex("01"), null, 0x80000000), null, null);
+    PreparedResult lwt =
+        (PreparedResult) Decoding.read(reader, preparedV4(hex("01"), null, 0x80000000), null, null);
     assertTrue(lwt.isLwt());
     assertEquals(0x80000001, lwt.preparedFlags());
     assertEquals(1, lwt.variables().size(), "the bit carries no bytes");
-    PreparedResult plain = (PreparedResult) Decoding.read(reader,
-        preparedV4(hex("02"), null, 0), null, null);
+    PreparedResult plain =
+        (PreparedResult) Decoding.read(reader, preparedV4(hex("02"), null, 0), null, null);
     assertFalse(plain.isLwt());
     assertEquals(0x00000001, plain.preparedFlags());
   }
 
   @Test
   void withoutTheExtensionTheLwtBitIsOnlyAFlag() {
-    PreparedResult p = (PreparedResult) Decoding.read(new ResultReader(4),
-        preparedV4(hex("01"), null, 0x80000000), null, null);
+    PreparedResult p =
+        (PreparedResult)
+            Decoding.read(new ResultReader(4), preparedV4(hex("01"), null, 0x80000000), null, null);
     assertFalse(p.isLwt());
     assertEquals(0x80000001, p.preparedFlags());
   }
 
   @Test
   void bothExtensionsTogether() {
-    ProtocolFeatures both = METADATA_ID.withExtension(ProtocolFeatures.SCYLLA_LWT_ADD_METADATA_MARK);
-    PreparedResult p = (PreparedResult) Decoding.read(new ResultReader(4,
-        ParseLimits.defaults(), both), preparedV4(hex("01"), hex("aa"), 0x80000000), null, null);
+    ProtocolFeatures both =
+        METADATA_ID.withExtension(ProtocolFeatures.SCYLLA_LWT_ADD_METADATA_MARK);
+    PreparedResult p =
+        (PreparedResult)
+            Decoding.read(
+                new ResultReader(4, ParseLimits.defaults(), both),
+                preparedV4(hex("01"), hex("aa"), 0x80000000),
+                null,
+                null);
     assertTrue(p.isLwt());
     assertArrayEquals(hex("aa"), p.resultMetadataId());
   }
@@ -151,13 +174,24 @@ class ScyllaResultsTest {
    */
   @Test
   void aV4RowsResultWithMetadataChangedCarriesTheNewIdAndColumns() {
-    ByteBuf body = CqlBytes.create().int32(2)
-        .int32(RowsMetadata.FLAG_GLOBAL_TABLES_SPEC | RowsMetadata.FLAG_METADATA_CHANGED)
-        .int32(1).int16(2).hex("beef").string("ks").string("t").columnSpec("id", 0x0009)
-        .int32(1).bytes("00000007").toByteBuf();
+    ByteBuf body =
+        CqlBytes.create()
+            .int32(2)
+            .int32(RowsMetadata.FLAG_GLOBAL_TABLES_SPEC | RowsMetadata.FLAG_METADATA_CHANGED)
+            .int32(1)
+            .int16(2)
+            .hex("beef")
+            .string("ks")
+            .string("t")
+            .columnSpec("id", 0x0009)
+            .int32(1)
+            .bytes("00000007")
+            .toByteBuf();
     RowsCollector rows = new RowsCollector();
-    RowsResult r = (RowsResult) Decoding.read(new ResultReader(4, ParseLimits.defaults(),
-        METADATA_ID), body, rows, null);
+    RowsResult r =
+        (RowsResult)
+            Decoding.read(
+                new ResultReader(4, ParseLimits.defaults(), METADATA_ID), body, rows, null);
     assertTrue(r.metadata().metadataChanged());
     assertArrayEquals(hex("beef"), r.metadata().newMetadataId());
     assertEquals(7, rows.rows().get(0).getInt("id"));

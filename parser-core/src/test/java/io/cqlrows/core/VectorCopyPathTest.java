@@ -23,18 +23,19 @@ import org.junit.jupiter.api.Test;
  * Which copy path is active ({@link VectorCopy}, {@link BulkCopy}), and how it is chosen.
  *
  * <p>Surefire runs this class twice (see parser-core's pom): with {@code --add-modules
- * jdk.incubator.vector} and {@code -Dio.cqlrows.test.simd=true}, and without the module and
- * {@code -Dio.cqlrows.test.simd=false}. {@link #activePathIsTheOneThisJvmWasConfiguredFor} fails
- * if the path is not the expected one, or if the property is missing, so a misconfigured build
- * cannot test the scalar path twice.
+ * jdk.incubator.vector} and {@code -Dio.cqlrows.test.simd=true}, and without the module and {@code
+ * -Dio.cqlrows.test.simd=false}. {@link #activePathIsTheOneThisJvmWasConfiguredFor} fails if the
+ * path is not the expected one, or if the property is missing, so a misconfigured build cannot test
+ * the scalar path twice.
  */
 class VectorCopyPathTest {
   /** What the surefire execution expects: {@code true} for SIMD, {@code false} for scalar. */
   static boolean expectSimd() {
     String expected = System.getProperty("io.cqlrows.test.simd");
     if (expected == null) {
-      fail("io.cqlrows.test.simd is not set: run the tests through Maven (parser-core's pom sets"
-          + " it per surefire execution)");
+      fail(
+          "io.cqlrows.test.simd is not set: run the tests through Maven (parser-core's pom sets"
+              + " it per surefire execution)");
     }
     return Boolean.parseBoolean(expected);
   }
@@ -46,7 +47,8 @@ class VectorCopyPathTest {
     assertEquals(expected, module, "jdk.incubator.vector in the boot layer");
     assertEquals(expected, VectorCopy.simd(), "VectorCopy.simd()");
     assertEquals(expected, BulkCopy.simd(), "BulkCopy.simd()");
-    assertEquals(expected ? BulkCopy.SIMD_CLASS : portableClassOfThisJdk().getName(),
+    assertEquals(
+        expected ? BulkCopy.SIMD_CLASS : portableClassOfThisJdk().getName(),
         BulkCopy.COPIER.getClass().getName());
   }
 
@@ -69,17 +71,22 @@ class VectorCopyPathTest {
   /**
    * On a JDK 25 (from {@code JAVA25_HOME}, else the first {@code /usr/lib/jvm/*-25-*}), the
    * portable copier is {@link NativeSwapCopy}, and once compiled it allocates nothing: C2 removes
-   * the NIO views of its float copies there (on JDK 17 it does not always, one reason the copier
-   * is not used there). Skipped on a machine without a JDK 25.
+   * the NIO views of its float copies there (on JDK 17 it does not always, one reason the copier is
+   * not used there). Skipped on a machine without a JDK 25.
    */
   @Test
   void nativeSwapCopyAllocatesNothingOnceCompiledOnJdk25() throws Exception {
     assumeFalse(expectSimd(), "checked once, from the scalar-fallback test JVM");
     Path java25 = jdk25();
     assumeTrue(java25 != null, "no JDK 25 on this machine");
-    Process child = new ProcessBuilder(java25.resolve("bin").resolve("java").toString(),
-        "-cp", System.getProperty("java.class.path"), CompiledCopies.class.getName())
-        .redirectErrorStream(true).start();
+    Process child =
+        new ProcessBuilder(
+                java25.resolve("bin").resolve("java").toString(),
+                "-cp",
+                System.getProperty("java.class.path"),
+                CompiledCopies.class.getName())
+            .redirectErrorStream(true)
+            .start();
     String out = new String(child.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
     assertTrue(child.waitFor(2, TimeUnit.MINUTES), "the child JVM finished");
     assertEquals(0, child.exitValue(), out);
@@ -100,24 +107,27 @@ class VectorCopyPathTest {
       return null;
     }
     try (Stream<Path> homes = Files.list(jvms)) {
-      return homes.filter(h -> h.getFileName().toString().contains("-25-"))
+      return homes
+          .filter(h -> h.getFileName().toString().contains("-25-"))
           .filter(h -> Files.isExecutable(h.resolve("bin").resolve("java")))
-          .sorted().findFirst().orElse(null);
+          .sorted()
+          .findFirst()
+          .orElse(null);
     }
   }
 
   /**
    * Once C2 has compiled it, the copy in use allocates nothing. With the Vector API, that needs
    * every operation intrinsified: a copy that boxes its vectors allocates about 64 bytes per 32
-   * copied, and fails here. Before C2, the API's Java fallback allocates too: the copy is run
-   * until a window allocates nothing, or a minute has passed.
+   * copied, and fails here. Before C2, the API's Java fallback allocates too: the copy is run until
+   * a window allocates nothing, or a minute has passed.
    *
-   * <p>The SIMD copier is checked in a JVM of its own, with the same module and property, that
-   * runs nothing but the copies. In this test JVM its compiled form depends on what ran before:
-   * with the test order of seed 109175859301, C2 compiled {@code floats} while the API's
-   * internal calls ({@code Vector.length}, {@code FloatVector.vspecies}) had no type profile,
-   * left them virtual, and the copy boxed every vector (12 KB per 1536-float copy) for the rest
-   * of the JVM's life: one reason SIMD is opt-in (see {@link VectorCopy}).
+   * <p>The SIMD copier is checked in a JVM of its own, with the same module and property, that runs
+   * nothing but the copies. In this test JVM its compiled form depends on what ran before: with the
+   * test order of seed 109175859301, C2 compiled {@code floats} while the API's internal calls
+   * ({@code Vector.length}, {@code FloatVector.vspecies}) had no type profile, left them virtual,
+   * and the copy boxed every vector (12 KB per 1536-float copy) for the rest of the JVM's life: one
+   * reason SIMD is opt-in (see {@link VectorCopy}).
    */
   @Test
   void copyInUseAllocatesNothingOnceCompiled() throws Exception {
@@ -126,10 +136,17 @@ class VectorCopyPathTest {
       return;
     }
     String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-    Process child = new ProcessBuilder(java, "--add-modules", BulkCopy.MODULE,
-        "-Dio.cqlrows.simd=true", "-cp", System.getProperty("java.class.path"),
-        CompiledCopies.class.getName())
-        .redirectErrorStream(true).start();
+    Process child =
+        new ProcessBuilder(
+                java,
+                "--add-modules",
+                BulkCopy.MODULE,
+                "-Dio.cqlrows.simd=true",
+                "-cp",
+                System.getProperty("java.class.path"),
+                CompiledCopies.class.getName())
+            .redirectErrorStream(true)
+            .start();
     String out = new String(child.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
     assertTrue(child.waitFor(2, TimeUnit.MINUTES), "the child JVM finished");
     assertEquals(0, child.exitValue(), out);
@@ -149,11 +166,14 @@ class VectorCopyPathTest {
       System.out.println(BulkCopy.COPIER.getClass().getName() + " " + allocated);
     }
 
-    /** Bytes allocated by a window of 8000 copies: the first window that allocated none, or
-     *  the last one, after a minute. */
+    /**
+     * Bytes allocated by a window of 8000 copies: the first window that allocated none, or the last
+     * one, after a minute.
+     */
     static long allocatedOnceCompiled() {
-      com.sun.management.ThreadMXBean mx = (com.sun.management.ThreadMXBean)
-          java.lang.management.ManagementFactory.getThreadMXBean();
+      com.sun.management.ThreadMXBean mx =
+          (com.sun.management.ThreadMXBean)
+              java.lang.management.ManagementFactory.getThreadMXBean();
       long thread = Thread.currentThread().getId();
       byte[] a = new byte[3 + 1536 * 8];
       new java.util.Random(5).nextBytes(a);
@@ -193,19 +213,20 @@ class VectorCopyPathTest {
 
   // ---- the selection rule, with a stand-in for the SIMD copier ----
 
-  private static final BulkCopy.Copier FAKE = new BulkCopy.Copier() {
-    @Override
-    public void floats(byte[] a, int p, float[] dst, int off, int n) {}
+  private static final BulkCopy.Copier FAKE =
+      new BulkCopy.Copier() {
+        @Override
+        public void floats(byte[] a, int p, float[] dst, int off, int n) {}
 
-    @Override
-    public void doubles(byte[] a, int p, double[] dst, int off, int n) {}
+        @Override
+        public void doubles(byte[] a, int p, double[] dst, int off, int n) {}
 
-    @Override
-    public void ints(byte[] a, int p, int[] dst, int off, int n) {}
+        @Override
+        public void ints(byte[] a, int p, int[] dst, int off, int n) {}
 
-    @Override
-    public void longs(byte[] a, int p, long[] dst, int off, int n) {}
-  };
+        @Override
+        public void longs(byte[] a, int p, long[] dst, int off, int n) {}
+      };
 
   @Test
   void simdWhenModulePresentAndPropertyTrue() {
@@ -219,32 +240,46 @@ class VectorCopyPathTest {
   void anyPropertyButTrueMeansPortable() {
     for (String property : new String[] {null, "", "false", "FALSE", "yes", "0"}) {
       AtomicInteger loads = new AtomicInteger();
-      assertSame(BulkCopy.PORTABLE, BulkCopy.select(true, property, () -> {
-        loads.incrementAndGet();
-        return FAKE;
-      }), String.valueOf(property));
+      assertSame(
+          BulkCopy.PORTABLE,
+          BulkCopy.select(
+              true,
+              property,
+              () -> {
+                loads.incrementAndGet();
+                return FAKE;
+              }),
+          String.valueOf(property));
       assertEquals(0, loads.get(), "the SIMD class is not even loaded");
     }
   }
 
   @Test
   void moduleAbsentMeansPortableWithoutLoading() {
-    assertSame(BulkCopy.PORTABLE, BulkCopy.select(false, "true", () -> {
-      throw new AssertionError("loaded without the module");
-    }));
+    assertSame(
+        BulkCopy.PORTABLE,
+        BulkCopy.select(
+            false,
+            "true",
+            () -> {
+              throw new AssertionError("loaded without the module");
+            }));
   }
 
   @Test
   void anyFailureToLoadMeansPortable() {
-    Supplier<BulkCopy.Copier> linkage = () -> {
-      throw new NoClassDefFoundError("jdk/incubator/vector/FloatVector");
-    };
-    Supplier<BulkCopy.Copier> init = () -> {
-      throw new ExceptionInInitializerError(new UnsupportedOperationException("no 256-bit"));
-    };
-    Supplier<BulkCopy.Copier> runtime = () -> {
-      throw new IllegalStateException("cannot load");
-    };
+    Supplier<BulkCopy.Copier> linkage =
+        () -> {
+          throw new NoClassDefFoundError("jdk/incubator/vector/FloatVector");
+        };
+    Supplier<BulkCopy.Copier> init =
+        () -> {
+          throw new ExceptionInInitializerError(new UnsupportedOperationException("no 256-bit"));
+        };
+    Supplier<BulkCopy.Copier> runtime =
+        () -> {
+          throw new IllegalStateException("cannot load");
+        };
     for (Supplier<BulkCopy.Copier> s : java.util.List.of(linkage, init, runtime, () -> null)) {
       assertSame(BulkCopy.PORTABLE, BulkCopy.select(true, null, s));
     }

@@ -29,14 +29,17 @@ class VectorCopyRowsTest {
   private static final Element[] ELEMENTS = {
     Element.FLOAT, Element.DOUBLE, Element.INT, Element.BIGINT, Element.FLOAT, Element.DOUBLE,
   };
+
   private static final int[] DIMENSIONS = {37, 300, 9, 64, 1536, 1};
-  private static final String[] CLASSES = {"FloatType", "DoubleType", "Int32Type", "LongType",
-    "FloatType", "DoubleType"};
+  private static final String[] CLASSES = {
+    "FloatType", "DoubleType", "Int32Type", "LongType", "FloatType", "DoubleType"
+  };
   private static final int ROWS = 13;
 
   @ParameterizedTest
-  @EnumSource(value = Kind.class, names = {"HEAP", "HEAP_ARRAY_OFFSET", "POOLED_HEAP", "DIRECT",
-      "POOLED_DIRECT", "COMPOSITE"})
+  @EnumSource(
+      value = Kind.class,
+      names = {"HEAP", "HEAP_ARRAY_OFFSET", "POOLED_HEAP", "DIRECT", "POOLED_DIRECT", "COMPOSITE"})
   void everySinkGetsTheExactBitsOfTheBody(Kind kind) {
     Random random = new Random(7 + kind.ordinal());
     RowsBodies.Builder b = RowsBodies.rows().column("id", 0x0009);
@@ -83,12 +86,13 @@ class VectorCopyRowsTest {
       for (int r = 0; r < ROWS; r++) {
         assertEquals(cells[r][c] == null, col.isNull(r));
         if (cells[r][c] != null) {
-          Object matrix = switch (ELEMENTS[c]) {
-            case FLOAT -> col.floats();
-            case DOUBLE -> col.doubles();
-            case INT -> col.ints();
-            case BIGINT -> col.longs();
-          };
+          Object matrix =
+              switch (ELEMENTS[c]) {
+                case FLOAT -> col.floats();
+                case DOUBLE -> col.doubles();
+                case INT -> col.ints();
+                case BIGINT -> col.longs();
+              };
           checkBits(cells[r][c], ELEMENTS[c], matrix, r * n, n, "columnar row " + r + " col " + c);
         }
       }
@@ -108,20 +112,27 @@ class VectorCopyRowsTest {
     }
   }
 
-  private static void checkBits(byte[] cell, Element e, Object array, int from, int n,
-      String where) {
+  private static void checkBits(
+      byte[] cell, Element e, Object array, int from, int n, String where) {
     ByteBuffer b = ByteBuffer.wrap(cell);
     for (int i = 0; i < n; i++) {
       long expected = e.width == 4 ? b.getInt(i * 4) : b.getLong(i * 8);
-      long got = switch (e) {
-        case FLOAT -> Float.floatToRawIntBits(((float[]) array)[from + i]);
-        case DOUBLE -> Double.doubleToRawLongBits(((double[]) array)[from + i]);
-        case INT -> ((int[]) array)[from + i];
-        case BIGINT -> ((long[]) array)[from + i];
-      };
+      long got =
+          switch (e) {
+            case FLOAT -> Float.floatToRawIntBits(((float[]) array)[from + i]);
+            case DOUBLE -> Double.doubleToRawLongBits(((double[]) array)[from + i]);
+            case INT -> ((int[]) array)[from + i];
+            case BIGINT -> ((long[]) array)[from + i];
+          };
       if (got != expected) {
-        throw new AssertionError(where + " element " + i + ": 0x" + Long.toHexString(got)
-            + ", expected 0x" + Long.toHexString(expected));
+        throw new AssertionError(
+            where
+                + " element "
+                + i
+                + ": 0x"
+                + Long.toHexString(got)
+                + ", expected 0x"
+                + Long.toHexString(expected));
       }
     }
   }

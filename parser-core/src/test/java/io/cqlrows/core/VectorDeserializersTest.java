@@ -9,11 +9,6 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import io.cqlrows.core.CqlParseException.Reason;
-import io.cqlrows.core.DoubleVector;
-import io.cqlrows.core.FloatVector;
-import io.cqlrows.core.IntVector;
-import io.cqlrows.core.LongVector;
-import io.cqlrows.core.RowSink;
 import io.cqlrows.core.type.NativeType;
 import io.cqlrows.core.type.VectorType;
 import io.cqlrows.core.value.CqlDuration;
@@ -49,8 +44,15 @@ import org.junit.jupiter.params.provider.MethodSource;
 class VectorDeserializersTest {
   private static final String FROZEN_LIST_INT =
       MARSHAL + "FrozenType(" + MARSHAL + "ListType(" + MARSHAL + "Int32Type))";
-  private static final String FROZEN_MAP_INT_ASCII = MARSHAL + "FrozenType(" + MARSHAL + "MapType("
-      + MARSHAL + "Int32Type," + MARSHAL + "AsciiType))";
+  private static final String FROZEN_MAP_INT_ASCII =
+      MARSHAL
+          + "FrozenType("
+          + MARSHAL
+          + "MapType("
+          + MARSHAL
+          + "Int32Type,"
+          + MARSHAL
+          + "AsciiType))";
 
   private static ByteBuf vectorCell(String elementClass, int dimension, String cellHex) {
     return RowsBodies.single(vectorClass(elementClass, dimension), cellHex);
@@ -58,8 +60,8 @@ class VectorDeserializersTest {
 
   private static int valueOffset(String elementClass, int dimension, String cellHex) {
     String className = vectorClass(elementClass, dimension);
-    int size = RowsBodies.rows().column("v", RowsBodies.custom(className)).row(cellHex).bytes()
-        .size();
+    int size =
+        RowsBodies.rows().column("v", RowsBodies.custom(className)).row(cellHex).bytes().size();
     return size - cellHex.replace(" ", "").length() / 2;
   }
 
@@ -80,28 +82,28 @@ class VectorDeserializersTest {
   @Test
   void deliversFloatVectorAsView() {
     assertEquals("0:floatvector [1.0, 2.5]", event("FloatType", 2, "3f800000 40200000"));
-    assertEquals("0:floatvector [1.0, 2.0, 3.0]",
-        event("FloatType", 3, "3f800000 40000000 40400000"));
-    assertArrayEquals(new float[] {1f, 2f, 3f},
-        (float[]) value("FloatType", 3, "3f800000 40000000 40400000"));
+    assertEquals(
+        "0:floatvector [1.0, 2.0, 3.0]", event("FloatType", 3, "3f800000 40000000 40400000"));
+    assertArrayEquals(
+        new float[] {1f, 2f, 3f}, (float[]) value("FloatType", 3, "3f800000 40000000 40400000"));
   }
 
   @Test
   void deliversDoubleIntAndBigintVectorsAsViews() {
-    assertEquals("0:doublevector [1.5, -2.0]",
-        event("DoubleType", 2, "3ff8000000000000 c000000000000000"));
-    assertEquals("0:intvector [1, -1, 2147483647]",
-        event("Int32Type", 3, "00000001 ffffffff 7fffffff"));
-    assertEquals("0:longvector [1, 2]",
-        event("LongType", 2, "0000000000000001 0000000000000002"));
-    assertEquals("0:longvector [1, -2]",
-        event("LongType", 2, "0000000000000001 fffffffffffffffe"));
-    assertArrayEquals(new double[] {1.5, -2.0},
+    assertEquals(
+        "0:doublevector [1.5, -2.0]", event("DoubleType", 2, "3ff8000000000000 c000000000000000"));
+    assertEquals(
+        "0:intvector [1, -1, 2147483647]", event("Int32Type", 3, "00000001 ffffffff 7fffffff"));
+    assertEquals("0:longvector [1, 2]", event("LongType", 2, "0000000000000001 0000000000000002"));
+    assertEquals("0:longvector [1, -2]", event("LongType", 2, "0000000000000001 fffffffffffffffe"));
+    assertArrayEquals(
+        new double[] {1.5, -2.0},
         (double[]) value("DoubleType", 2, "3ff8000000000000 c000000000000000"));
-    assertArrayEquals(new int[] {1, -1, Integer.MAX_VALUE},
+    assertArrayEquals(
+        new int[] {1, -1, Integer.MAX_VALUE},
         (int[]) value("Int32Type", 3, "00000001 ffffffff 7fffffff"));
-    assertArrayEquals(new long[] {1, -2},
-        (long[]) value("LongType", 2, "0000000000000001 fffffffffffffffe"));
+    assertArrayEquals(
+        new long[] {1, -2}, (long[]) value("LongType", 2, "0000000000000001 fffffffffffffffe"));
   }
 
   @Test
@@ -121,9 +123,11 @@ class VectorDeserializersTest {
   void decodesFixedWidthElementsAtStride() {
     assertEquals(List.of(true, false), value("BooleanType", 2, "01 00"));
     assertEquals(List.of(true, false, true), value("BooleanType", 3, "01 00 01"));
-    assertEquals(List.of(UUID.fromString("00112233-4455-6677-8899-aabbccddeeff")),
+    assertEquals(
+        List.of(UUID.fromString("00112233-4455-6677-8899-aabbccddeeff")),
         value("UUIDType", 1, "00112233445566778899aabbccddeeff"));
-    assertEquals(List.of(Instant.ofEpochMilli(1), Instant.ofEpochMilli(-1)),
+    assertEquals(
+        List.of(Instant.ofEpochMilli(1), Instant.ofEpochMilli(-1)),
         value("TimestampType", 2, "0000000000000001 ffffffffffffffff"));
     assertEquals("0:object [true, false]", event("BooleanType", 2, "01 00"));
   }
@@ -131,8 +135,13 @@ class VectorDeserializersTest {
   @Test
   void rejectsStrideVectorOfWrongSize() {
     String cell = "01 00 01 00";
-    assertError(error("BooleanType", 3, cell), Reason.LENGTH_MISMATCH, "value",
-        valueOffset("BooleanType", 3, cell), 0, 0);
+    assertError(
+        error("BooleanType", 3, cell),
+        Reason.LENGTH_MISMATCH,
+        "value",
+        valueOffset("BooleanType", 3, cell),
+        0,
+        0);
   }
 
   // ---- variable-width elements, vint-prefixed ----
@@ -140,15 +149,19 @@ class VectorDeserializersTest {
   @Test
   void decodesVariableWidthElementsAfterVintLengths() {
     assertEquals(List.of("ab", "cde"), value("AsciiType", 2, "02 6162 03 636465"));
-    assertEquals(List.of(ByteBuffer.wrap(new byte[] {(byte) 0xca, (byte) 0xfe}),
+    assertEquals(
+        List.of(
+            ByteBuffer.wrap(new byte[] {(byte) 0xca, (byte) 0xfe}),
             ByteBuffer.wrap(new byte[] {(byte) 0xab, (byte) 0xcd})),
         value("BytesType", 2, "02 cafe 02 abcd"));
-    assertEquals(List.of(BigInteger.ZERO, BigInteger.valueOf(128), BigInteger.valueOf(-129)),
+    assertEquals(
+        List.of(BigInteger.ZERO, BigInteger.valueOf(128), BigInteger.valueOf(-129)),
         value("IntegerType", 3, "01 00 02 0080 02 ff7f"));
     assertEquals(List.of("ab", ""), value("UTF8Type", 2, "02 6162 00"));
     assertEquals(List.of(new CqlDuration(1, 2, 3)), value("DurationType", 1, "03 020406"));
     assertEquals(List.of(new BigDecimal("1.5")), value("DecimalType", 1, "05 00000001 0f"));
-    assertEquals(List.of(InetAddress.getLoopbackAddress(), inet("::1")),
+    assertEquals(
+        List.of(InetAddress.getLoopbackAddress(), inet("::1")),
         value("InetAddressType", 2, "04 7f000001 10 00000000000000000000000000000001"));
     assertEquals("0:object [ab, ]", event("UTF8Type", 2, "02 6162 00"));
   }
@@ -164,18 +177,22 @@ class VectorDeserializersTest {
   /** Fixed-size CQL values that Cassandra still length-prefixes inside vectors. */
   @Test
   void decodesSmallintTinyintDateTimeCounterAsVintPrefixed() {
-    assertEquals(List.of((short) 10, (short) 20, (short) 30),
+    assertEquals(
+        List.of((short) 10, (short) 20, (short) 30),
         value("ShortType", 3, "02 000a 02 0014 02 001e"));
-    assertEquals(List.of((byte) 1, (byte) -1, (byte) 127),
-        value("ByteType", 3, "01 01 01 ff 01 7f"));
-    assertEquals(List.of(LocalDate.EPOCH, LocalDate.of(1970, 1, 2)),
+    assertEquals(
+        List.of((byte) 1, (byte) -1, (byte) 127), value("ByteType", 3, "01 01 01 ff 01 7f"));
+    assertEquals(
+        List.of(LocalDate.EPOCH, LocalDate.of(1970, 1, 2)),
         value("SimpleDateType", 2, "04 80000000 04 80000001"));
-    assertEquals(List.of(LocalTime.ofNanoOfDay(1), LocalTime.ofNanoOfDay(2)),
+    assertEquals(
+        List.of(LocalTime.ofNanoOfDay(1), LocalTime.ofNanoOfDay(2)),
         value("TimeType", 2, "08 0000000000000001 08 0000000000000002"));
-    assertEquals(List.of(LocalTime.MIDNIGHT, LocalTime.ofNanoOfDay(1)),
+    assertEquals(
+        List.of(LocalTime.MIDNIGHT, LocalTime.ofNanoOfDay(1)),
         value("TimeType", 2, "08 0000000000000000 08 0000000000000001"));
-    assertEquals(List.of(1L, 2L),
-        value("CounterColumnType", 2, "08 0000000000000001 08 0000000000000002"));
+    assertEquals(
+        List.of(1L, 2L), value("CounterColumnType", 2, "08 0000000000000001 08 0000000000000002"));
   }
 
   /** Read as vints, element 0 is empty and element 1 claims 10 bytes of the 4 left. */
@@ -183,37 +200,50 @@ class VectorDeserializersTest {
   void rejectsSmallintVectorWrittenAsRawShorts() {
     String cell = "000a 0014 001e";
     CqlParseException e = error("ShortType", 3, cell);
-    assertError(e, Reason.TRUNCATED, "vector element", valueOffset("ShortType", 3, cell) + 2, 0,
-        0);
+    assertError(e, Reason.TRUNCATED, "vector element", valueOffset("ShortType", 3, cell) + 2, 0, 0);
   }
 
   @Test
   void rejectsTrailingBytesInVintVector() {
     String cell = "02 6162 00 00";
-    assertError(error("UTF8Type", 2, cell), Reason.TRAILING_BYTES, "value",
-        valueOffset("UTF8Type", 2, cell) + 4, 0, 0);
+    assertError(
+        error("UTF8Type", 2, cell),
+        Reason.TRAILING_BYTES,
+        "value",
+        valueOffset("UTF8Type", 2, cell) + 4,
+        0,
+        0);
   }
 
   @Test
   void rejectsTruncatedVint() {
     // c0 announces a 3-byte vint; the value has 2 bytes
     String cell = "c040";
-    assertError(error("UTF8Type", 1, cell), Reason.TRUNCATED, "vint",
-        valueOffset("UTF8Type", 1, cell), 0, 0);
+    assertError(
+        error("UTF8Type", 1, cell),
+        Reason.TRUNCATED,
+        "vint",
+        valueOffset("UTF8Type", 1, cell),
+        0,
+        0);
   }
 
   @Test
   void rejectsVintVectorShorterThanItsDimension() {
     String cell = "00 00";
-    assertError(error("UTF8Type", 3, cell), Reason.TRUNCATED, "value",
-        valueOffset("UTF8Type", 3, cell), 0, 0);
+    assertError(
+        error("UTF8Type", 3, cell),
+        Reason.TRUNCATED,
+        "value",
+        valueOffset("UTF8Type", 3, cell),
+        0,
+        0);
   }
 
   @Test
   void rejectsBadElementInsideVintVector() {
     assertEquals(Reason.LENGTH_MISMATCH, error("ShortType", 1, "03 000000").reason());
-    assertEquals(Reason.INVALID_VALUE,
-        error("TimeType", 1, "08 00004e94914f0000").reason());
+    assertEquals(Reason.INVALID_VALUE, error("TimeType", 1, "08 00004e94914f0000").reason());
   }
 
   @Test
@@ -228,8 +258,8 @@ class VectorDeserializersTest {
 
   @Test
   void decodesVectorOfFrozenMaps() {
-    String cell = "11 00000001 00000004 00000001 00000001 61"
-        + " 11 00000001 00000004 00000002 00000001 62";
+    String cell =
+        "11 00000001 00000004 00000001 00000001 61" + " 11 00000001 00000004 00000002 00000001 62";
     assertEquals(List.of(Map.of(1, "a"), Map.of(2, "b")), value(FROZEN_MAP_INT_ASCII, 2, cell));
   }
 
@@ -247,17 +277,19 @@ class VectorDeserializersTest {
     assertEquals(2, ints.size());
     assertArrayEquals(new int[] {1}, (int[]) ints.get(0));
     assertArrayEquals(new int[] {2}, (int[]) ints.get(1));
-    List<?> floats = (List<?>) value(vectorClass("FloatType", 2), 2,
-        "3f800000 40200000 40400000 40900000");
+    List<?> floats =
+        (List<?>) value(vectorClass("FloatType", 2), 2, "3f800000 40200000 40400000 40900000");
     assertArrayEquals(new float[] {1f, 2.5f}, (float[]) floats.get(0));
     assertArrayEquals(new float[] {3f, 4.5f}, (float[]) floats.get(1));
-    assertEquals(Reason.LENGTH_MISMATCH,
+    assertEquals(
+        Reason.LENGTH_MISMATCH,
         error(vectorClass("Int32Type", 1), 2, "00000001 00000002 00000003").reason());
   }
 
   @Test
   void decodesNestedVariableVectorsWithPrefixes() {
-    assertEquals(List.of(List.of("ab"), List.of("cdef")),
+    assertEquals(
+        List.of(List.of("ab"), List.of("cdef")),
         value(vectorClass("UTF8Type", 1), 2, "03 02 6162 05 04 63646566"));
   }
 
@@ -275,16 +307,16 @@ class VectorDeserializersTest {
   void viewFailsFastAfterTheSinkCall() {
     List<FloatVector> kept = new ArrayList<>();
     RecordingSink recording = new RecordingSink();
-    RowSink sink = new ForwardingSink(recording) {
-      @Override
-      public void onFloatVector(int column, FloatVector value) {
-        kept.add(value);
-        assertThrows(IndexOutOfBoundsException.class, () -> value.get(2));
-        assertThrows(IndexOutOfBoundsException.class, () -> value.copyTo(new float[2], 1));
-      }
-    };
-    Decoding.read(new ResultReader(4), vectorCell("FloatType", 2, "3f800000 40200000"), sink,
-        null);
+    RowSink sink =
+        new ForwardingSink(recording) {
+          @Override
+          public void onFloatVector(int column, FloatVector value) {
+            kept.add(value);
+            assertThrows(IndexOutOfBoundsException.class, () -> value.get(2));
+            assertThrows(IndexOutOfBoundsException.class, () -> value.copyTo(new float[2], 1));
+          }
+        };
+    Decoding.read(new ResultReader(4), vectorCell("FloatType", 2, "3f800000 40200000"), sink, null);
     assertEquals(1, kept.size());
     assertThrows(RuntimeException.class, () -> kept.get(0).get(0));
   }
@@ -292,7 +324,10 @@ class VectorDeserializersTest {
   // ---- differential: fast path versus a reference big-endian decode ----
 
   enum Element {
-    FLOAT("FloatType", 4), DOUBLE("DoubleType", 8), INT("Int32Type", 4), BIGINT("LongType", 8);
+    FLOAT("FloatType", 4),
+    DOUBLE("DoubleType", 8),
+    INT("Int32Type", 4),
+    BIGINT("LongType", 8);
 
     final String className;
     final int width;
@@ -303,7 +338,12 @@ class VectorDeserializersTest {
     }
   }
 
-  enum BufferKind { HEAP, HEAP_WITH_ARRAY_OFFSET, DIRECT, COMPOSITE }
+  enum BufferKind {
+    HEAP,
+    HEAP_WITH_ARRAY_OFFSET,
+    DIRECT,
+    COMPOSITE
+  }
 
   static Stream<Arguments> differentialCases() {
     List<Arguments> cases = new ArrayList<>();
@@ -324,8 +364,8 @@ class VectorDeserializersTest {
     Random random = new Random(31L * dim + element.ordinal() * 7L + kind.ordinal());
     int rows = 3;
     byte[][] cells = new byte[rows][];
-    RowsBodies.Builder b = RowsBodies.rows()
-        .column("v", RowsBodies.custom(vectorClass(element.className, dim)));
+    RowsBodies.Builder b =
+        RowsBodies.rows().column("v", RowsBodies.custom(vectorClass(element.className, dim)));
     for (int r = 0; r < rows; r++) {
       cells[r] = new byte[dim * element.width];
       random.nextBytes(cells[r]);
@@ -343,29 +383,33 @@ class VectorDeserializersTest {
       Object[] got = capture.rows.get(r);
       for (Object array : got) {
         switch (element) {
-          case FLOAT: {
-            float[] expected = new float[dim];
-            ref.asFloatBuffer().get(expected);
-            assertArrayEquals(expected, (float[]) array);
-            break;
-          }
-          case DOUBLE: {
-            double[] expected = new double[dim];
-            ref.asDoubleBuffer().get(expected);
-            assertArrayEquals(expected, (double[]) array);
-            break;
-          }
-          case INT: {
-            int[] expected = new int[dim];
-            ref.asIntBuffer().get(expected);
-            assertArrayEquals(expected, (int[]) array);
-            break;
-          }
-          default: {
-            long[] expected = new long[dim];
-            ref.asLongBuffer().get(expected);
-            assertArrayEquals(expected, (long[]) array);
-          }
+          case FLOAT:
+            {
+              float[] expected = new float[dim];
+              ref.asFloatBuffer().get(expected);
+              assertArrayEquals(expected, (float[]) array);
+              break;
+            }
+          case DOUBLE:
+            {
+              double[] expected = new double[dim];
+              ref.asDoubleBuffer().get(expected);
+              assertArrayEquals(expected, (double[]) array);
+              break;
+            }
+          case INT:
+            {
+              int[] expected = new int[dim];
+              ref.asIntBuffer().get(expected);
+              assertArrayEquals(expected, (int[]) array);
+              break;
+            }
+          default:
+            {
+              long[] expected = new long[dim];
+              ref.asLongBuffer().get(expected);
+              assertArrayEquals(expected, (long[]) array);
+            }
         }
       }
     }
@@ -377,29 +421,35 @@ class VectorDeserializersTest {
     switch (kind) {
       case HEAP:
         return Unpooled.wrappedBuffer(body);
-      case HEAP_WITH_ARRAY_OFFSET: {
-        byte[] padded = new byte[body.length + 5];
-        System.arraycopy(body, 0, padded, 5, body.length);
-        ByteBuf buf = Unpooled.wrappedBuffer(padded, 5, body.length);
-        assertEquals(5, buf.arrayOffset());
-        return buf;
-      }
-      case DIRECT: {
-        ByteBuf buf = Unpooled.directBuffer(body.length);
-        buf.writeBytes(body);
-        return buf;
-      }
-      default: {
-        // three pieces, split at random points: vectors straddle component boundaries
-        int a = 1 + random.nextInt(body.length - 2);
-        int c = a + 1 + random.nextInt(body.length - a - 1);
-        ByteBuf direct = Unpooled.directBuffer(c - a);
-        direct.writeBytes(body, a, c - a);
-        CompositeByteBuf composite = Unpooled.compositeBuffer();
-        composite.addComponents(true, Unpooled.wrappedBuffer(body, 0, a), direct,
-            Unpooled.wrappedBuffer(body, c, body.length - c));
-        return composite;
-      }
+      case HEAP_WITH_ARRAY_OFFSET:
+        {
+          byte[] padded = new byte[body.length + 5];
+          System.arraycopy(body, 0, padded, 5, body.length);
+          ByteBuf buf = Unpooled.wrappedBuffer(padded, 5, body.length);
+          assertEquals(5, buf.arrayOffset());
+          return buf;
+        }
+      case DIRECT:
+        {
+          ByteBuf buf = Unpooled.directBuffer(body.length);
+          buf.writeBytes(body);
+          return buf;
+        }
+      default:
+        {
+          // three pieces, split at random points: vectors straddle component boundaries
+          int a = 1 + random.nextInt(body.length - 2);
+          int c = a + 1 + random.nextInt(body.length - a - 1);
+          ByteBuf direct = Unpooled.directBuffer(c - a);
+          direct.writeBytes(body, a, c - a);
+          CompositeByteBuf composite = Unpooled.compositeBuffer();
+          composite.addComponents(
+              true,
+              Unpooled.wrappedBuffer(body, 0, a),
+              direct,
+              Unpooled.wrappedBuffer(body, c, body.length - c));
+          return composite;
+        }
     }
   }
 
@@ -452,10 +502,8 @@ class VectorDeserializersTest {
       float[] padded = new float[dim + OFFSET + 2];
       v.copyTo(padded, OFFSET);
       assertArrayEquals(new float[OFFSET], Arrays.copyOfRange(padded, 0, OFFSET));
-      assertArrayEquals(new float[2], Arrays.copyOfRange(padded, OFFSET + dim,
-          padded.length));
-      current = new Object[] {v.toArray(), byGet,
-          Arrays.copyOfRange(padded, OFFSET, OFFSET + dim)};
+      assertArrayEquals(new float[2], Arrays.copyOfRange(padded, OFFSET + dim, padded.length));
+      current = new Object[] {v.toArray(), byGet, Arrays.copyOfRange(padded, OFFSET, OFFSET + dim)};
     }
 
     @Override
@@ -468,10 +516,8 @@ class VectorDeserializersTest {
       double[] padded = new double[dim + OFFSET + 2];
       v.copyTo(padded, OFFSET);
       assertArrayEquals(new double[OFFSET], Arrays.copyOfRange(padded, 0, OFFSET));
-      assertArrayEquals(new double[2], Arrays.copyOfRange(padded, OFFSET + dim,
-          padded.length));
-      current = new Object[] {v.toArray(), byGet,
-          Arrays.copyOfRange(padded, OFFSET, OFFSET + dim)};
+      assertArrayEquals(new double[2], Arrays.copyOfRange(padded, OFFSET + dim, padded.length));
+      current = new Object[] {v.toArray(), byGet, Arrays.copyOfRange(padded, OFFSET, OFFSET + dim)};
     }
 
     @Override
@@ -484,10 +530,8 @@ class VectorDeserializersTest {
       int[] padded = new int[dim + OFFSET + 2];
       v.copyTo(padded, OFFSET);
       assertArrayEquals(new int[OFFSET], Arrays.copyOfRange(padded, 0, OFFSET));
-      assertArrayEquals(new int[2], Arrays.copyOfRange(padded, OFFSET + dim,
-          padded.length));
-      current = new Object[] {v.toArray(), byGet,
-          Arrays.copyOfRange(padded, OFFSET, OFFSET + dim)};
+      assertArrayEquals(new int[2], Arrays.copyOfRange(padded, OFFSET + dim, padded.length));
+      current = new Object[] {v.toArray(), byGet, Arrays.copyOfRange(padded, OFFSET, OFFSET + dim)};
     }
 
     @Override
@@ -500,10 +544,8 @@ class VectorDeserializersTest {
       long[] padded = new long[dim + OFFSET + 2];
       v.copyTo(padded, OFFSET);
       assertArrayEquals(new long[OFFSET], Arrays.copyOfRange(padded, 0, OFFSET));
-      assertArrayEquals(new long[2], Arrays.copyOfRange(padded, OFFSET + dim,
-          padded.length));
-      current = new Object[] {v.toArray(), byGet,
-          Arrays.copyOfRange(padded, OFFSET, OFFSET + dim)};
+      assertArrayEquals(new long[2], Arrays.copyOfRange(padded, OFFSET + dim, padded.length));
+      current = new Object[] {v.toArray(), byGet, Arrays.copyOfRange(padded, OFFSET, OFFSET + dim)};
     }
   }
 

@@ -19,12 +19,27 @@ class VintsTest {
 
   @ParameterizedTest
   @CsvSource({
-    "0, 00", "53, 35", "127, 7f", "128, 8080", "200, 80c8", "255, 80ff", "10201, a7d9",
-    "16383, bfff", "16384, c04000", "256000, c3e800", "1097151, d0bdbf", "2097152, e0200000",
-    "168435455, ea0a1eff", "268435456, f010000000", "33251130335, f7bdebfbdf",
-    "3281283447775, fafbfbbbfbdf", "417672546086779, fd7bdef7bdef7b",
-    "52057592037927932, feb8f21aa9486bfc", "72057594037927935, feffffffffffffff",
-    "72057594037927937, ff0100000000000001", "9223372036854775807, ff7fffffffffffffff",
+    "0, 00",
+    "53, 35",
+    "127, 7f",
+    "128, 8080",
+    "200, 80c8",
+    "255, 80ff",
+    "10201, a7d9",
+    "16383, bfff",
+    "16384, c04000",
+    "256000, c3e800",
+    "1097151, d0bdbf",
+    "2097152, e0200000",
+    "168435455, ea0a1eff",
+    "268435456, f010000000",
+    "33251130335, f7bdebfbdf",
+    "3281283447775, fafbfbbbfbdf",
+    "417672546086779, fd7bdef7bdef7b",
+    "52057592037927932, feb8f21aa9486bfc",
+    "72057594037927935, feffffffffffffff",
+    "72057594037927937, ff0100000000000001",
+    "9223372036854775807, ff7fffffffffffffff",
   })
   void readsUnsignedVintTable(long value, String hex) {
     // at index 1 inside a larger buffer, with one byte after it
@@ -61,7 +76,15 @@ class VintsTest {
 
   @ParameterizedTest
   @CsvSource({
-    "0, 00", "-1, 01", "1, 02", "-2, 03", "2, 04", "63, 7e", "-64, 7f", "64, 8080", "-65, 8081",
+    "0, 00",
+    "-1, 01",
+    "1, 02",
+    "-2, 03",
+    "2, 04",
+    "63, 7e",
+    "-64, 7f",
+    "64, 8080",
+    "-65, 8081",
   })
   void readsZigZagSignedVints(long value, String hex) {
     ByteBuf buf = Unpooled.wrappedBuffer(CqlBytes.create().hex(hex).toArray());
@@ -94,8 +117,9 @@ class VintsTest {
   void rejectsLengthBeyondInt(String hex) {
     ByteBuf buf = Unpooled.wrappedBuffer(CqlBytes.create().hex(hex).toArray());
     try {
-      CqlParseException e = assertThrows(CqlParseException.class,
-          () -> Vints.readLength(buf, 0, buf.writerIndex(), null));
+      CqlParseException e =
+          assertThrows(
+              CqlParseException.class, () -> Vints.readLength(buf, 0, buf.writerIndex(), null));
       assertEquals(Reason.INVALID_LENGTH, e.reason());
     } finally {
       buf.release();

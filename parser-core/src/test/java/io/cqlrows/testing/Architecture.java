@@ -40,18 +40,19 @@ public final class Architecture {
 
   /** No cycle between the packages of cqlrows (each package is one slice). */
   public static ArchRule noPackageCycles() {
-    return slices().matching("io.cqlrows.(**)").should().beFreeOfCycles()
-        .allowEmptyShould(true);
+    return slices().matching("io.cqlrows.(**)").should().beFreeOfCycles().allowEmptyShould(true);
   }
 
   /**
-   * Classes depend only on their own packages ({@code ownPackage} and below), the JDK
-   * (incubating Vector API included) and {@code netty-buffer}: parser-core's rule.
+   * Classes depend only on their own packages ({@code ownPackage} and below), the JDK (incubating
+   * Vector API included) and {@code netty-buffer}: parser-core's rule.
    */
   public static ArchRule onlyTheJdkAndNettyBuffer(String ownPackage) {
-    return classes().should().onlyDependOnClassesThat()
-        .resideInAnyPackage(ownPackage + "..", "java..", "jdk.incubator.vector..",
-            "io.netty.buffer..");
+    return classes()
+        .should()
+        .onlyDependOnClassesThat()
+        .resideInAnyPackage(
+            ownPackage + "..", "java..", "jdk.incubator.vector..", "io.netty.buffer..");
   }
 
   /** The fully qualified type names {@code docs/api.md} lists. */
@@ -75,8 +76,10 @@ public final class Architecture {
   public static Set<String> unlisted(JavaClasses classes, Set<String> listed) {
     Set<String> missing = new TreeSet<>();
     for (JavaClass c : classes) {
-      if (c.getModifiers().contains(JavaModifier.PUBLIC) && c.isTopLevelClass()
-          && !c.getSimpleName().equals("package-info") && !listed.contains(c.getName())) {
+      if (c.getModifiers().contains(JavaModifier.PUBLIC)
+          && c.isTopLevelClass()
+          && !c.getSimpleName().equals("package-info")
+          && !listed.contains(c.getName())) {
         missing.add(c.getName());
       }
     }
@@ -84,19 +87,20 @@ public final class Architecture {
   }
 
   /**
-   * The names {@code listed} gives under {@code rootPackage} that are not public top-level types
-   * of {@code classes}: a list that has gone stale, sorted.
+   * The names {@code listed} gives under {@code rootPackage} that are not public top-level types of
+   * {@code classes}: a list that has gone stale, sorted.
    */
-  public static Set<String> staleListings(JavaClasses classes, Set<String> listed,
-      String rootPackage) {
+  public static Set<String> staleListings(
+      JavaClasses classes, Set<String> listed, String rootPackage) {
     Set<String> stale = new TreeSet<>();
     for (String name : listed) {
       if (!name.startsWith(rootPackage + ".")) {
         continue;
       }
-      boolean present = classes.contain(name)
-          && classes.get(name).getModifiers().contains(JavaModifier.PUBLIC)
-          && classes.get(name).isTopLevelClass();
+      boolean present =
+          classes.contain(name)
+              && classes.get(name).getModifiers().contains(JavaModifier.PUBLIC)
+              && classes.get(name).isTopLevelClass();
       if (!present) {
         stale.add(name);
       }

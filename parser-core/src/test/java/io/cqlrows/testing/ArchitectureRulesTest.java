@@ -47,17 +47,21 @@ class ArchitectureRulesTest {
 
   @Test
   void unlistedPublicTypesAreReported() {
-    assertEquals(Set.of(Left.class.getName(), Right.class.getName()),
+    assertEquals(
+        Set.of(Left.class.getName(), Right.class.getName()),
         Architecture.unlisted(bad, Architecture.listedTypes()));
-    assertEquals(Set.of(), Architecture.unlisted(bad,
-        Set.of(Left.class.getName(), Right.class.getName())));
+    assertEquals(
+        Set.of(), Architecture.unlisted(bad, Set.of(Left.class.getName(), Right.class.getName())));
   }
 
   @Test
   void listingsOfMissingTypesAreReported() {
     String gone = "io.cqlrows.testing.archfixture.left.Gone";
-    assertEquals(Set.of(gone), Architecture.staleListings(bad,
-        Set.of(Left.class.getName(), gone, "io.cqlrows.core.ResultReader"),
-        "io.cqlrows.testing.archfixture"));
+    assertEquals(
+        Set.of(gone),
+        Architecture.staleListings(
+            bad,
+            Set.of(Left.class.getName(), gone, "io.cqlrows.core.ResultReader"),
+            "io.cqlrows.testing.archfixture"));
   }
 }

@@ -12,8 +12,8 @@ import java.util.Objects;
 /**
  * Forwards every event to another sink, unchanged (typed events stay typed), and checks that the
  * parser keeps {@link RowSink}'s event protocol: {@code onResultStart}, {@code
- * onRowsContentLength}, then rows numbered from 0, each with exactly one event per wanted column
- * in column order, and {@code onResultEnd} with the announced row count. A parse may abort at any
+ * onRowsContentLength}, then rows numbered from 0, each with exactly one event per wanted column in
+ * column order, and {@code onResultEnd} with the announced row count. A parse may abort at any
  * point (the next result starts afresh), but never deliver events outside a result.
  *
  * <p>Violations throw {@link AssertionError}, which a fuzz test reports as a finding.
@@ -51,7 +51,8 @@ public final class CheckingSink implements RowSink {
 
   private void cell(int column) {
     check(row >= 0, "cell event for column " + column + " outside a row");
-    check(column > lastColumn && column < columns,
+    check(
+        column > lastColumn && column < columns,
         "cell event for column " + column + " after column " + lastColumn + " of " + columns);
     check(delegate.wantsColumn(column), "cell event for unwanted column " + column);
     lastColumn = column;
@@ -62,7 +63,8 @@ public final class CheckingSink implements RowSink {
     check(metadata != null, "null metadata");
     check(rowCount >= 0, "rowCount " + rowCount);
     // a raw No_metadata result without rows has no columns (ResultReader.rawCellsWithoutMetadata)
-    check(metadata.columns().size() == metadata.columnCount()
+    check(
+        metadata.columns().size() == metadata.columnCount()
             || (metadata.noMetadata() && rowCount == 0 && metadata.columns().size() == 0),
         "columns " + metadata.columns().size() + " != columnCount " + metadata.columnCount());
     columns = metadata.columns().size();
@@ -91,7 +93,8 @@ public final class CheckingSink implements RowSink {
   @Override
   public void onRowStart(int r) {
     check(columns >= 0 && row < 0, "onRowStart(" + r + ") inside row " + row);
-    check(r == nextRow && r < announcedRows,
+    check(
+        r == nextRow && r < announcedRows,
         "onRowStart(" + r + "), expected " + nextRow + " of " + announcedRows);
     row = r;
     lastColumn = -1;
@@ -113,7 +116,8 @@ public final class CheckingSink implements RowSink {
   @Override
   public void onResultEnd(int rowCount) {
     check(columns >= 0 && row < 0, "onResultEnd inside row " + row);
-    check(rowCount == announcedRows && nextRow == announcedRows,
+    check(
+        rowCount == announcedRows && nextRow == announcedRows,
         "onResultEnd(" + rowCount + ") after " + nextRow + " rows, announced " + announcedRows);
     columns = -1;
     results++;

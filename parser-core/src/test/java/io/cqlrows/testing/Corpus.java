@@ -14,9 +14,9 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Access to the corpus of real Cassandra 5.0.6 captures copied into the test resources
- * ({@code /io/cqlrows/corpus/<capture>/}), and a minimal walker over unframed (v3/v4) envelopes so
- * that core tests can reach RESULT bodies without the Netty layer.
+ * Access to the corpus of real Cassandra 5.0.6 captures copied into the test resources ({@code
+ * /io/cqlrows/corpus/<capture>/}), and a minimal walker over unframed (v3/v4) envelopes so that
+ * core tests can reach RESULT bodies without the Netty layer.
  */
 public final class Corpus {
   /** Classpath root of the corpus. */
@@ -64,16 +64,19 @@ public final class Corpus {
   }
 
   /**
-   * The envelopes of an uncompressed v5 capture as one v3/v4-style stream (for {@link
-   * #envelopes}): the unframed ones up to READY, then the payloads of the segments that follow,
-   * concatenated (a large envelope's slices join up again).
+   * The envelopes of an uncompressed v5 capture as one v3/v4-style stream (for {@link #envelopes}):
+   * the unframed ones up to READY, then the payloads of the segments that follow, concatenated (a
+   * large envelope's slices join up again).
    */
   public static byte[] v5Envelopes(byte[] s2c) {
     java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
     int p = 0;
     for (boolean ready = false; !ready; ) {
-      int len = (s2c[p + 5] & 0xFF) << 24 | (s2c[p + 6] & 0xFF) << 16 | (s2c[p + 7] & 0xFF) << 8
-          | (s2c[p + 8] & 0xFF);
+      int len =
+          (s2c[p + 5] & 0xFF) << 24
+              | (s2c[p + 6] & 0xFF) << 16
+              | (s2c[p + 7] & 0xFF) << 8
+              | (s2c[p + 8] & 0xFF);
       ready = s2c[p + 4] == 0x02; // READY
       out.write(s2c, p, 9 + len);
       p += 9 + len;

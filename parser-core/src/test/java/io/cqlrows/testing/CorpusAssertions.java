@@ -7,8 +7,8 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Compares our JSON Lines output for a ROWS result with the corpus's {@code results.jsonl} line
- * for the same result: stream, row count, column names and CQL type spellings, and every value.
+ * Compares our JSON Lines output for a ROWS result with the corpus's {@code results.jsonl} line for
+ * the same result: stream, row count, column names and CQL type spellings, and every value.
  */
 public final class CorpusAssertions {
   private CorpusAssertions() {}
@@ -26,17 +26,24 @@ public final class CorpusAssertions {
 
   /** Asserts that {@code actual} (one line of our JSON Lines output) equals {@code expected}. */
   public static void assertSameResult(JsonNode expected, JsonNode actual) {
-    String where = expected.get("capture").asText() + " frame " + expected.get("frame") + " ("
-        + expected.get("query").asText() + ")";
+    String where =
+        expected.get("capture").asText()
+            + " frame "
+            + expected.get("frame")
+            + " ("
+            + expected.get("query").asText()
+            + ")";
     assertEquals(expected.get("stream").asInt(), actual.get("stream").asInt(), where);
     assertEquals(expected.get("row_count").asInt(), actual.get("row_count").asInt(), where);
     JsonNode expColumns = expected.get("columns");
     JsonNode actColumns = actual.get("columns");
     assertEquals(expColumns.size(), actColumns.size(), where);
     for (int c = 0; c < expColumns.size(); c++) {
-      assertEquals(expColumns.get(c).get("name").asText(), actColumns.get(c).get("name").asText(),
-          where);
-      assertEquals(expColumns.get(c).get("type").asText(), actColumns.get(c).get("type").asText(),
+      assertEquals(
+          expColumns.get(c).get("name").asText(), actColumns.get(c).get("name").asText(), where);
+      assertEquals(
+          expColumns.get(c).get("type").asText(),
+          actColumns.get(c).get("type").asText(),
           where + " column " + c);
     }
     JsonNode expRows = expected.get("rows");

@@ -35,8 +35,12 @@ public final class LeakCheckExtension implements AfterAllCallback {
   public void afterAll(ExtensionContext context) throws Exception {
     List<String> leaks = collectLeaks();
     if (!leaks.isEmpty()) {
-      throw new AssertionError(leaks.size() + " leaked ByteBuf(s) reported after "
-          + context.getDisplayName() + ":\n" + String.join("\n\n", leaks));
+      throw new AssertionError(
+          leaks.size()
+              + " leaked ByteBuf(s) reported after "
+              + context.getDisplayName()
+              + ":\n"
+              + String.join("\n\n", leaks));
     }
   }
 

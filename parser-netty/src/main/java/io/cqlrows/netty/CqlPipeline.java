@@ -30,9 +30,9 @@ import java.util.concurrent.CompletableFuture;
 import java.util.function.Function;
 
 /**
- * The cqlrows handlers of one connection: installs them in a pipeline under fixed names, owns
- * every change to them later (the switch of a v5 connection to segments, streaming of large
- * results), and routes each response to the sink registered for its stream.
+ * The cqlrows handlers of one connection: installs them in a pipeline under fixed names, owns every
+ * change to them later (the switch of a v5 connection to segments, streaming of large results), and
+ * routes each response to the sink registered for its stream.
  *
  * <pre>
  * v3/v4, and v5 until READY:  {@value #BYTES_TO_FRAME_DECODER} -> {@value #ROWS_FRAME_HANDLER}
@@ -59,11 +59,11 @@ import java.util.function.Function;
  * }</pre>
  *
  * <p><b>Requests in flight.</b> {@link #send} picks a free stream id, registers the sink, writes
- * the request and returns a future of its response, with a deadline; a request that times out
- * or is cancelled keeps its stream id orphaned until its late answer arrives, so the id is never
- * reused while the server may still answer it (see {@link RowsFrameHandler}). A driver that picks
- * stream ids itself (a replay, a proxy) registers with {@link #expect} before writing instead;
- * handlers after these then receive {@link io.cqlrows.netty.rows.RowsResponse}, {@link
+ * the request and returns a future of its response, with a deadline; a request that times out or is
+ * cancelled keeps its stream id orphaned until its late answer arrives, so the id is never reused
+ * while the server may still answer it (see {@link RowsFrameHandler}). A driver that picks stream
+ * ids itself (a replay, a proxy) registers with {@link #expect} before writing instead; handlers
+ * after these then receive {@link io.cqlrows.netty.rows.RowsResponse}, {@link
  * io.cqlrows.netty.rows.RowsFailure}, the {@link Frame}s nobody parsed (which they release), and
  * connection-level errors through {@code exceptionCaught}. The decoders themselves ({@code
  * io.cqlrows.netty.internal}) never change the pipeline: this class does.
@@ -75,25 +75,32 @@ import java.util.function.Function;
  * io.cqlrows.netty.frame.CqlConnectionException} naming the cause ({@code TLS_UNTRUSTED}, {@code
  * TLS_HOST_MISMATCH}, ...).
  *
- * <p><b>Threading.</b> Installed from the channel initializer; {@link #send} and {@link
- * #startup()} may be called from any thread, the other methods are called on the channel's event
- * loop (from a handler), like any change to a pipeline.
+ * <p><b>Threading.</b> Installed from the channel initializer; {@link #send} and {@link #startup()}
+ * may be called from any thread, the other methods are called on the channel's event loop (from a
+ * handler), like any change to a pipeline.
  */
 public final class CqlPipeline {
   /** Name of the v3/v4 frame decoder (and the v5 one until READY). */
   public static final String BYTES_TO_FRAME_DECODER = "cqlrows.bytesToFrameDecoder";
+
   /** Name of the v5 segment decoder, after the switch. */
   public static final String BYTES_TO_SEGMENT_DECODER = "cqlrows.bytesToSegmentDecoder";
+
   /** Name of the v5 segment-to-frame decoder, after the switch. */
   public static final String SEGMENT_TO_FRAME_DECODER = "cqlrows.segmentToFrameDecoder";
+
   /** Name of the {@link RowsFrameHandler}. */
   public static final String ROWS_FRAME_HANDLER = "cqlrows.rowsFrameHandler";
+
   /** Name of the handler that awaits the answer to {@link #startup()}, while it does. */
   public static final String STARTUP_HANDLER = "cqlrows.startup";
+
   /** Name of the outbound {@link SegmentEncoder} of a v5 connection, after the switch. */
   public static final String SEGMENT_ENCODER = SegmentEncoder.NAME;
+
   /** Name of the {@link SslHandler} of a TLS connection, at the head of the pipeline. */
   public static final String TLS_HANDLER = "cqlrows.tls";
+
   /**
    * Name of the handler that turns socket and TLS errors into {@link
    * io.cqlrows.netty.frame.CqlConnectionException}s, before the decoders.
@@ -104,17 +111,25 @@ public final class CqlPipeline {
       AttributeKey.valueOf(CqlPipeline.class, "cqlPipeline");
 
   private final ChannelPipeline pipeline;
+
   /** The version given to {@link #install}; -1 when it is detected. */
   private final int protocolVersion;
+
   private final Compression compression;
   private final ParseLimits limits;
+
   /** Null when only decoders were installed (replay). */
   private final RowsFrameHandler rows;
+
   /** Read by {@link #send} on any thread. */
   private volatile int streamResultsFrom;
 
-  private CqlPipeline(ChannelPipeline pipeline, int protocolVersion, Compression compression,
-      ParseLimits limits, RowsFrameHandler rows) {
+  private CqlPipeline(
+      ChannelPipeline pipeline,
+      int protocolVersion,
+      Compression compression,
+      ParseLimits limits,
+      RowsFrameHandler rows) {
     this.pipeline = pipeline;
     this.protocolVersion = protocolVersion;
     this.compression = compression;
@@ -124,13 +139,12 @@ public final class CqlPipeline {
   }
 
   /**
-   * Installs the handlers of a connection with {@link ParseLimits#defaults()} and no default
-   * sink.
+   * Installs the handlers of a connection with {@link ParseLimits#defaults()} and no default sink.
    *
    * @see #install(ChannelPipeline, int, Compression, ParseLimits, Function)
    */
-  public static CqlPipeline install(ChannelPipeline pipeline, int protocolVersion,
-      Compression compression) {
+  public static CqlPipeline install(
+      ChannelPipeline pipeline, int protocolVersion, Compression compression) {
     return install(pipeline, protocolVersion, compression, ParseLimits.defaults(), null);
   }
 
@@ -146,18 +160,23 @@ public final class CqlPipeline {
    *     RowsFrameHandler#RowsFrameHandler(ResultReader, Function)})
    * @return the connection's handlers
    */
-  public static CqlPipeline install(ChannelPipeline pipeline, int protocolVersion,
-      Compression compression, ParseLimits limits, Function<Frame, RowSink> defaultSinks) {
-    return builder(protocolVersion, compression).limits(limits).defaultSinks(defaultSinks)
+  public static CqlPipeline install(
+      ChannelPipeline pipeline,
+      int protocolVersion,
+      Compression compression,
+      ParseLimits limits,
+      Function<Frame, RowSink> defaultSinks) {
+    return builder(protocolVersion, compression)
+        .limits(limits)
+        .defaultSinks(defaultSinks)
         .install(pipeline);
   }
 
   /**
-   * The handlers of a client connection, to configure and {@linkplain Builder#install install}.
-   * On v5 the connection moves to segments by itself, both ways, in the format of {@code
-   * compression}, when the READY or AUTHENTICATE response to STARTUP arrives: the response is
-   * handed on first, and requests written from then on (from the handler that sees READY, too)
-   * go out in segments.
+   * The handlers of a client connection, to configure and {@linkplain Builder#install install}. On
+   * v5 the connection moves to segments by itself, both ways, in the format of {@code compression},
+   * when the READY or AUTHENTICATE response to STARTUP arrives: the response is handed on first,
+   * and requests written from then on (from the handler that sees READY, too) go out in segments.
    *
    * @param protocolVersion the protocol version the driver speaks (3, 4 or 5)
    * @param compression what STARTUP negotiates: for v3/v4 it applies to frame bodies, for v5 to
@@ -169,8 +188,8 @@ public final class CqlPipeline {
   }
 
   /**
-   * What {@link #builder} installs: limits, the default sink, TLS, and the deadlines and orphans
-   * of requests sent with {@link #send}. Not thread-safe; {@link #install} may be called once per
+   * What {@link #builder} installs: limits, the default sink, TLS, and the deadlines and orphans of
+   * requests sent with {@link #send}. Not thread-safe; {@link #install} may be called once per
    * channel, in its initializer.
    */
   public static final class Builder {
@@ -200,8 +219,8 @@ public final class CqlPipeline {
     }
 
     /**
-     * A sink for a RESULT nobody registered for, or {@code null} (the default) to pass such a
-     * frame downstream (see {@link RowsFrameHandler#RowsFrameHandler(ResultReader, Function)}).
+     * A sink for a RESULT nobody registered for, or {@code null} (the default) to pass such a frame
+     * downstream (see {@link RowsFrameHandler#RowsFrameHandler(ResultReader, Function)}).
      */
     public Builder defaultSinks(Function<Frame, RowSink> defaultSinks) {
       this.defaultSinks = defaultSinks;
@@ -209,9 +228,9 @@ public final class CqlPipeline {
     }
 
     /**
-     * Speaks TLS: an {@link SslHandler} for {@code host} goes at the head of the pipeline. The
-     * host name is what the server's certificate is checked against and sent as SNI (unless
-     * {@code tls} names another); the port is for session resumption.
+     * Speaks TLS: an {@link SslHandler} for {@code host} goes at the head of the pipeline. The host
+     * name is what the server's certificate is checked against and sent as SNI (unless {@code tls}
+     * names another); the port is for session resumption.
      *
      * @param host the server's host name or address, as connected to
      * @param port the server's port
@@ -237,8 +256,8 @@ public final class CqlPipeline {
     }
 
     /**
-     * The most orphaned stream ids (requests that timed out or were cancelled, whose answers
-     * may still come) the connection keeps: one more marks it broken and closes it. {@link
+     * The most orphaned stream ids (requests that timed out or were cancelled, whose answers may
+     * still come) the connection keeps: one more marks it broken and closes it. {@link
      * RowsFrameHandler#DEFAULT_MAX_ORPHANS} if unset.
      */
     public Builder maxOrphans(int maxOrphans) {
@@ -250,23 +269,25 @@ public final class CqlPipeline {
     }
 
     /**
-     * Installs the handlers at the end of a new channel's {@code pipeline} (the {@link
-     * SslHandler} at its head): {@value #TRANSPORT_ERRORS}, {@value #BYTES_TO_FRAME_DECODER},
-     * {@value #ROWS_FRAME_HANDLER}.
+     * Installs the handlers at the end of a new channel's {@code pipeline} (the {@link SslHandler}
+     * at its head): {@value #TRANSPORT_ERRORS}, {@value #BYTES_TO_FRAME_DECODER}, {@value
+     * #ROWS_FRAME_HANDLER}.
      *
      * @return the connection's handlers
      */
     public CqlPipeline install(ChannelPipeline pipeline) {
-      RowsFrameHandler rows = RowsFrameHandler.forConnection(
-          new ResultReader(protocolVersion, limits), defaultSinks, requestTimeout, maxOrphans);
+      RowsFrameHandler rows =
+          RowsFrameHandler.forConnection(
+              new ResultReader(protocolVersion, limits), defaultSinks, requestTimeout, maxOrphans);
       CqlPipeline cql = new CqlPipeline(pipeline, protocolVersion, compression, limits, rows);
-      BytesToFrameDecoder frames = protocolVersion >= 5
-          ? new BytesToFrameDecoder(limits, Compression.NONE,
-              Rewiring.onResponse(pipeline, compression, limits))
-          : new BytesToFrameDecoder(limits, compression);
+      BytesToFrameDecoder frames =
+          protocolVersion >= 5
+              ? new BytesToFrameDecoder(
+                  limits, Compression.NONE, Rewiring.onResponse(pipeline, compression, limits))
+              : new BytesToFrameDecoder(limits, compression);
       if (tls != null) {
-        pipeline.addFirst(TLS_HANDLER,
-            tls.newHandler(pipeline.channel().alloc(), peerHost, peerPort));
+        pipeline.addFirst(
+            TLS_HANDLER, tls.newHandler(pipeline.channel().alloc(), peerHost, peerPort));
       }
       pipeline.addLast(TRANSPORT_ERRORS, new TransportErrors());
       pipeline.addLast(BYTES_TO_FRAME_DECODER, frames);
@@ -276,19 +297,20 @@ public final class CqlPipeline {
   }
 
   /**
-   * Installs handlers for a capture whose protocol version and compression are unknown
-   * (replay): the frame decoder tells LZ4 from Snappy bodies and switches to segments after a v5
-   * READY by itself.
+   * Installs handlers for a capture whose protocol version and compression are unknown (replay):
+   * the frame decoder tells LZ4 from Snappy bodies and switches to segments after a v5 READY by
+   * itself.
    *
-   * @param reader a reader for the capture's protocol version, configured by the caller (e.g.
-   *     with {@link ResultReader#rawCellsWithoutMetadata}); its limits apply to the decoders too
+   * @param reader a reader for the capture's protocol version, configured by the caller (e.g. with
+   *     {@link ResultReader#rawCellsWithoutMetadata}); its limits apply to the decoders too
    * @param defaultSinks sink for a RESULT nobody registered for, or {@code null}
    */
-  public static CqlPipeline installDetecting(ChannelPipeline pipeline, ResultReader reader,
-      Function<Frame, RowSink> defaultSinks) {
+  public static CqlPipeline installDetecting(
+      ChannelPipeline pipeline, ResultReader reader, Function<Frame, RowSink> defaultSinks) {
     RowsFrameHandler rows = new RowsFrameHandler(reader, defaultSinks);
-    pipeline.addLast(BYTES_TO_FRAME_DECODER, BytesToFrameDecoder.detecting(reader.limits(),
-        Rewiring.detected(reader.limits())));
+    pipeline.addLast(
+        BYTES_TO_FRAME_DECODER,
+        BytesToFrameDecoder.detecting(reader.limits(), Rewiring.detected(reader.limits())));
     pipeline.addLast(ROWS_FRAME_HANDLER, rows);
     return new CqlPipeline(pipeline, -1, null, reader.limits(), rows);
   }
@@ -301,14 +323,14 @@ public final class CqlPipeline {
    *     bytes start with v5 segments (a capture from the middle of a connection), and this is the
    *     offset of their first byte in the connection's stream
    */
-  public static CqlPipeline installDecoders(ChannelPipeline pipeline, ParseLimits limits,
-      long segmentsFrom) {
+  public static CqlPipeline installDecoders(
+      ChannelPipeline pipeline, ParseLimits limits, long segmentsFrom) {
     if (segmentsFrom < 0) {
-      pipeline.addLast(BYTES_TO_FRAME_DECODER,
-          BytesToFrameDecoder.detecting(limits, Rewiring.detected(limits)));
+      pipeline.addLast(
+          BYTES_TO_FRAME_DECODER, BytesToFrameDecoder.detecting(limits, Rewiring.detected(limits)));
     } else {
-      pipeline.addLast(BYTES_TO_SEGMENT_DECODER,
-          new BytesToSegmentDecoder(SegmentFormat.DETECT, segmentsFrom));
+      pipeline.addLast(
+          BYTES_TO_SEGMENT_DECODER, new BytesToSegmentDecoder(SegmentFormat.DETECT, segmentsFrom));
       pipeline.addLast(SEGMENT_TO_FRAME_DECODER, new SegmentToFrameDecoder(limits));
     }
     return new CqlPipeline(pipeline, -1, null, limits, null);
@@ -330,9 +352,9 @@ public final class CqlPipeline {
   }
 
   /**
-   * The request encoders of this connection: the protocol version and compression given to
-   * {@link #install}, and the extensions {@link #negotiated} so far. Encoders are immutable: ask
-   * again after a negotiation.
+   * The request encoders of this connection: the protocol version and compression given to {@link
+   * #install}, and the extensions {@link #negotiated} so far. Encoders are immutable: ask again
+   * after a negotiation.
    *
    * @throws IllegalStateException if the handlers detect their protocol (replay), or on v3 (the
    *     encoders write v4 and v5)
@@ -351,27 +373,27 @@ public final class CqlPipeline {
   }
 
   /**
-   * Starts the connection: writes STARTUP with {@link #startupOptions()} on stream 0 and returns
-   * a future completed when READY arrives, on the channel's event loop; on v5 the connection has
+   * Starts the connection: writes STARTUP with {@link #startupOptions()} on stream 0 and returns a
+   * future completed when READY arrives, on the channel's event loop; on v5 the connection has
    * moved to segments by then, so what the future's callbacks write goes out in segments. The
    * answer is taken out of the pipeline (handlers after these never see it). On a TLS connection
    * STARTUP is written once the TLS handshake has completed. The future fails with a {@link
    * CqlServerError} when the server answers ERROR, an {@link IllegalStateException} when it asks
    * for authentication, a {@link CqlFrameException} or {@link
-   * io.cqlrows.netty.frame.CqlConnectionException} when the connection breaks or closes first
-   * (a failed TLS handshake among them), and a {@code REQUEST_TIMEOUT} {@link
+   * io.cqlrows.netty.frame.CqlConnectionException} when the connection breaks or closes first (a
+   * failed TLS handshake among them), and a {@code REQUEST_TIMEOUT} {@link
    * io.cqlrows.netty.frame.CqlConnectionException} when no answer comes within the connection's
    * request timeout, which also closes the channel.
    *
    * <p>Call it once the channel is active (from {@code channelActive}, say), before any other
-   * request. A driver that sends OPTIONS first, or authenticates, writes STARTUP itself with
-   * {@link #requests()} and {@link #startupOptions()}.
+   * request. A driver that sends OPTIONS first, or authenticates, writes STARTUP itself with {@link
+   * #requests()} and {@link #startupOptions()}.
    *
    * @throws IllegalStateException as {@link #requests()}
    */
   public CompletableFuture<Void> startup() {
-    return StartupHandler.start(pipeline, requests(), startupOptions(), tlsHandler(),
-        rowsHandler().requestTimeout());
+    return StartupHandler.start(
+        pipeline, requests(), startupOptions(), tlsHandler(), rowsHandler().requestTimeout());
   }
 
   /**
@@ -394,16 +416,16 @@ public final class CqlPipeline {
    * Sends a request: a free stream id is written into it, its sink registered, and it is written
    * from the event loop. Call from any thread once {@link #startup()} has completed.
    *
-   * @param request a request encoded by {@link #requests()}, with any stream id. Ownership
-   *     passes to the pipeline: it is written, or released if it cannot be.
+   * @param request a request encoded by {@link #requests()}, with any stream id. Ownership passes
+   *     to the pipeline: it is written, or released if it cannot be.
    * @param sink receives the rows of a ROWS result, on the event loop
    * @param preparedColumns the columns of an EXECUTE with {@code Skip_metadata}, or {@code null}
    * @param timeout the deadline, from now; positive
-   * @return see {@link RowsFrameHandler#send(ByteBuf, RowSink, ResultColumns, Duration,
-   *     boolean)}: completes on the event loop with the parsed RESULT, or fails
+   * @return see {@link RowsFrameHandler#send(ByteBuf, RowSink, ResultColumns, Duration, boolean)}:
+   *     completes on the event loop with the parsed RESULT, or fails
    */
-  public CompletableFuture<RowsResponse> send(ByteBuf request, RowSink sink,
-      ResultColumns preparedColumns, Duration timeout) {
+  public CompletableFuture<RowsResponse> send(
+      ByteBuf request, RowSink sink, ResultColumns preparedColumns, Duration timeout) {
     RowsFrameHandler handler;
     try {
       handler = rowsHandler();
@@ -455,14 +477,13 @@ public final class CqlPipeline {
   }
 
   /**
-   * Streams large results: RESULT bodies of at least {@code minBodyBytes} bytes (uncompressed
-   * v3/v4 frames, and v5 envelopes split across segments, compressed or not) leave the decoders
-   * as they arrive, and requests registered with {@link #expectStreaming} get their rows while
-   * the frame is still arriving; the pipeline then holds the bytes of one read and one row, not
-   * the frame. The segment decoders of a later switch inherit the setting.
+   * Streams large results: RESULT bodies of at least {@code minBodyBytes} bytes (uncompressed v3/v4
+   * frames, and v5 envelopes split across segments, compressed or not) leave the decoders as they
+   * arrive, and requests registered with {@link #expectStreaming} get their rows while the frame is
+   * still arriving; the pipeline then holds the bytes of one read and one row, not the frame. The
+   * segment decoders of a later switch inherit the setting.
    *
-   * @param minBodyBytes the smallest body streamed, at least 1; 0 turns streaming off (the
-   *     default)
+   * @param minBodyBytes the smallest body streamed, at least 1; 0 turns streaming off (the default)
    * @return this
    */
   public CqlPipeline streamResultsFrom(int minBodyBytes) {
@@ -480,20 +501,20 @@ public final class CqlPipeline {
   }
 
   /**
-   * Switches a v5 connection to segments now (native_protocol_v5.spec section 2.3.1), both ways,
-   * in the format of the compression given to {@link #install}. A client's pipeline does not need
-   * it: it switches by itself when READY or AUTHENTICATE arrives. Call it where the frame that
-   * starts segments is not decoded here: on a server's pipeline once READY is written, or on a
-   * connection taken over after its handshake. Call it from the event loop, before any later bytes
-   * are read or envelopes written.
+   * Switches a v5 connection to segments now (native_protocol_v5.spec section 2.3.1), both ways, in
+   * the format of the compression given to {@link #install}. A client's pipeline does not need it:
+   * it switches by itself when READY or AUTHENTICATE arrives. Call it where the frame that starts
+   * segments is not decoded here: on a server's pipeline once READY is written, or on a connection
+   * taken over after its handshake. Call it from the event loop, before any later bytes are read or
+   * envelopes written.
    *
    * <p>Outbound envelopes are packed into segments by a {@link SegmentEncoder} put where the
    * cqlrows handlers begin (so handlers before them, TLS or a recorder, see segments as the socket
    * does). Bytes the frame decoder already holds go to the segment decoder <em>during this
    * call</em>.
    *
-   * @throws IllegalStateException if there is no frame decoder (already switched) or the
-   *     handlers detect their protocol (replay)
+   * @throws IllegalStateException if there is no frame decoder (already switched) or the handlers
+   *     detect their protocol (replay)
    */
   public void switchToSegments() {
     if (compression == null) {

@@ -16,20 +16,20 @@ import io.netty.channel.ChannelPipeline;
 
 /**
  * The changes {@link CqlPipeline} makes to a pipeline after installing it: the move of a v5
- * connection from unframed envelopes to segments (native_protocol_v5.spec section 2.3.1). Runs
- * on the event loop, from a decoder's step or the owner's call.
+ * connection from unframed envelopes to segments (native_protocol_v5.spec section 2.3.1). Runs on
+ * the event loop, from a decoder's step or the owner's call.
  */
 final class Rewiring {
   private Rewiring() {}
 
   /**
    * What a client's frame decoder calls after a v5 response that starts segments (READY,
-   * AUTHENTICATE): both directions move to the segments of {@code compression}. After a request
-   * (a server reads STARTUP) nothing changes: the server's READY must go out unframed, and its
-   * owner switches once it is written.
+   * AUTHENTICATE): both directions move to the segments of {@code compression}. After a request (a
+   * server reads STARTUP) nothing changes: the server's READY must go out unframed, and its owner
+   * switches once it is written.
    */
-  static SegmentSwitch onResponse(ChannelPipeline pipeline, Compression compression,
-      ParseLimits limits) {
+  static SegmentSwitch onResponse(
+      ChannelPipeline pipeline, Compression compression, ParseLimits limits) {
     return (ctx, afterResponse, offset, streamFrom) -> {
       if (afterResponse) {
         segments(pipeline, compression, limits, offset, streamFrom);
@@ -49,8 +49,12 @@ final class Rewiring {
    *
    * @param offset the connection offset of the first inbound segment
    */
-  static void segments(ChannelPipeline pipeline, Compression compression, ParseLimits limits,
-      long offset, int streamFrom) {
+  static void segments(
+      ChannelPipeline pipeline,
+      Compression compression,
+      ParseLimits limits,
+      long offset,
+      int streamFrom) {
     SegmentFormat format =
         compression == Compression.LZ4 ? SegmentFormat.LZ4 : SegmentFormat.UNCOMPRESSED;
     pipeline.addBefore(BYTES_TO_FRAME_DECODER, SEGMENT_ENCODER, new SegmentEncoder(format));
@@ -61,11 +65,15 @@ final class Rewiring {
    * Puts the segment decoders after the frame decoder, then removes it: the bytes it holds go to
    * them on removal, after the frame it was decoding has been handed on.
    */
-  private static void replaceFrameDecoder(ChannelPipeline p, SegmentFormat format, long offset,
-      ParseLimits limits, int streamFrom) {
-    p.addAfter(BYTES_TO_FRAME_DECODER, BYTES_TO_SEGMENT_DECODER,
+  private static void replaceFrameDecoder(
+      ChannelPipeline p, SegmentFormat format, long offset, ParseLimits limits, int streamFrom) {
+    p.addAfter(
+        BYTES_TO_FRAME_DECODER,
+        BYTES_TO_SEGMENT_DECODER,
         new BytesToSegmentDecoder(format, offset));
-    p.addAfter(BYTES_TO_SEGMENT_DECODER, SEGMENT_TO_FRAME_DECODER,
+    p.addAfter(
+        BYTES_TO_SEGMENT_DECODER,
+        SEGMENT_TO_FRAME_DECODER,
         new SegmentToFrameDecoder(limits).streamResultsFrom(streamFrom));
     p.remove(BYTES_TO_FRAME_DECODER);
   }

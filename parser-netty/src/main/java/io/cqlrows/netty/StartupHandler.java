@@ -1,9 +1,9 @@
 package io.cqlrows.netty;
 
 import io.cqlrows.core.ProtocolFeatures;
-import io.cqlrows.netty.frame.CqlFrameException;
 import io.cqlrows.netty.frame.CqlConnectionException;
 import io.cqlrows.netty.frame.CqlConnectionException.Reason;
+import io.cqlrows.netty.frame.CqlFrameException;
 import io.cqlrows.netty.frame.CqlServerError;
 import io.cqlrows.netty.frame.Frame;
 import io.cqlrows.netty.request.Requests;
@@ -21,13 +21,13 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Waits for the answer to the STARTUP that {@link CqlPipeline#startup()} wrote, takes it out of
- * the pipeline (releasing it), completes the future, then removes itself: READY completes it, an
- * ERROR fails it with a {@link CqlServerError}, AUTHENTICATE fails it with an {@link
+ * Waits for the answer to the STARTUP that {@link CqlPipeline#startup()} wrote, takes it out of the
+ * pipeline (releasing it), completes the future, then removes itself: READY completes it, an ERROR
+ * fails it with a {@link CqlServerError}, AUTHENTICATE fails it with an {@link
  * IllegalStateException} naming the authenticator, a closed or broken connection with the
- * connection's error ({@link CqlFrameException} or {@link CqlConnectionException}), and no
- * answer within the deadline with a {@code REQUEST_TIMEOUT} (the channel is then closed).
- * Everything else passes through. One per handshake; runs on the event loop.
+ * connection's error ({@link CqlFrameException} or {@link CqlConnectionException}), and no answer
+ * within the deadline with a {@code REQUEST_TIMEOUT} (the channel is then closed). Everything else
+ * passes through. One per handshake; runs on the event loop.
  */
 final class StartupHandler extends ChannelInboundHandlerAdapter {
   private final int streamId;
@@ -35,48 +35,74 @@ final class StartupHandler extends ChannelInboundHandlerAdapter {
   private final CompletableFuture<Void> ready;
 
   /**
-   * Puts a handler after the rows handler and writes STARTUP on stream 0, on the event loop,
-   * once the TLS handshake (if any) has completed.
+   * Puts a handler after the rows handler and writes STARTUP on stream 0, on the event loop, once
+   * the TLS handshake (if any) has completed.
    *
    * @param tls the connection's TLS handler, or null
    * @param timeout how long to wait for the answer, from now
    * @return completed by the answer, as {@link CqlPipeline#startup()} says
    */
-  static CompletableFuture<Void> start(ChannelPipeline pipeline, Requests requests,
-      Map<String, String> options, SslHandler tls, Duration timeout) {
+  static CompletableFuture<Void> start(
+      ChannelPipeline pipeline,
+      Requests requests,
+      Map<String, String> options,
+      SslHandler tls,
+      Duration timeout) {
     CompletableFuture<Void> ready = new CompletableFuture<>();
     Channel channel = pipeline.channel();
-    channel.eventLoop().execute(() -> {
-      StartupHandler handler = new StartupHandler(0, requests.features(), ready);
-      pipeline.addAfter(CqlPipeline.ROWS_FRAME_HANDLER, CqlPipeline.STARTUP_HANDLER, handler);
-      ScheduledFuture<?> deadline = channel.eventLoop().schedule(() -> {
-        if (ready.completeExceptionally(new CqlConnectionException(Reason.REQUEST_TIMEOUT,
-            CqlConnectionException.address(channel.remoteAddress()), 0,
-            "no answer to STARTUP within " + timeout.toMillis() + " ms", null))) {
-          channel.close();
-        }
-      }, timeout.toNanos(), TimeUnit.NANOSECONDS);
-      ready.whenComplete((ok, error) -> deadline.cancel(false));
-      Runnable write = () -> channel.writeAndFlush(requests.startup(channel.alloc(), 0, options))
-          .addListener(f -> {
-            if (!f.isSuccess()) {
-              ready.completeExceptionally(f.cause());
-            }
-          });
-      if (tls == null) {
-        write.run();
-        return;
-      }
-      tls.handshakeFuture().addListener(f -> {
-        if (f.isSuccess()) {
-          write.run();
-        } else {
-          CqlConnectionException e = CqlConnectionException.from(f.cause(),
-              CqlConnectionException.address(channel.remoteAddress()));
-          ready.completeExceptionally(e != null ? e : f.cause());
-        }
-      });
-    });
+    channel
+        .eventLoop()
+        .execute(
+            () -> {
+              StartupHandler handler = new StartupHandler(0, requests.features(), ready);
+              pipeline.addAfter(
+                  CqlPipeline.ROWS_FRAME_HANDLER, CqlPipeline.STARTUP_HANDLER, handler);
+              ScheduledFuture<?> deadline =
+                  channel
+                      .eventLoop()
+                      .schedule(
+                          () -> {
+                            if (ready.completeExceptionally(
+                                new CqlConnectionException(
+                                    Reason.REQUEST_TIMEOUT,
+                                    CqlConnectionException.address(channel.remoteAddress()),
+                                    0,
+                                    "no answer to STARTUP within " + timeout.toMillis() + " ms",
+                                    null))) {
+                              channel.close();
+                            }
+                          },
+                          timeout.toNanos(),
+                          TimeUnit.NANOSECONDS);
+              ready.whenComplete((ok, error) -> deadline.cancel(false));
+              Runnable write =
+                  () ->
+                      channel
+                          .writeAndFlush(requests.startup(channel.alloc(), 0, options))
+                          .addListener(
+                              f -> {
+                                if (!f.isSuccess()) {
+                                  ready.completeExceptionally(f.cause());
+                                }
+                              });
+              if (tls == null) {
+                write.run();
+                return;
+              }
+              tls.handshakeFuture()
+                  .addListener(
+                      f -> {
+                        if (f.isSuccess()) {
+                          write.run();
+                        } else {
+                          CqlConnectionException e =
+                              CqlConnectionException.from(
+                                  f.cause(),
+                                  CqlConnectionException.address(channel.remoteAddress()));
+                          ready.completeExceptionally(e != null ? e : f.cause());
+                        }
+                      });
+            });
     return ready;
   }
 
@@ -96,8 +122,13 @@ final class StartupHandler extends ChannelInboundHandlerAdapter {
       switch (frame.opcode()) {
         case READY -> done(ctx, null);
         case ERROR -> done(ctx, serverError(frame));
-        default -> done(ctx, new IllegalStateException("the server requires authentication ("
-            + authenticator(frame.body()) + "); startup() sends none"));
+        default ->
+            done(
+                ctx,
+                new IllegalStateException(
+                    "the server requires authentication ("
+                        + authenticator(frame.body())
+                        + "); startup() sends none"));
       }
     } finally {
       frame.release();
@@ -106,7 +137,8 @@ final class StartupHandler extends ChannelInboundHandlerAdapter {
 
   /** READY, ERROR or AUTHENTICATE on the STARTUP's stream. */
   private boolean isAnswer(Frame frame) {
-    return frame.isResponse() && frame.streamId() == streamId
+    return frame.isResponse()
+        && frame.streamId() == streamId
         && switch (frame.opcode()) {
           case READY, ERROR, AUTHENTICATE -> true;
           default -> false;
@@ -117,8 +149,12 @@ final class StartupHandler extends ChannelInboundHandlerAdapter {
     try {
       return CqlServerError.decode(frame.body(), features);
     } catch (IllegalArgumentException e) {
-      return CqlFrameException.frameError(CqlFrameException.Reason.BAD_RESPONSE, frame.streamId(),
-          frame.bodyOffset(), "ERROR body: " + e.getMessage(), e);
+      return CqlFrameException.frameError(
+          CqlFrameException.Reason.BAD_RESPONSE,
+          frame.streamId(),
+          frame.bodyOffset(),
+          "ERROR body: " + e.getMessage(),
+          e);
     }
   }
 
@@ -151,9 +187,13 @@ final class StartupHandler extends ChannelInboundHandlerAdapter {
 
   @Override
   public void channelInactive(ChannelHandlerContext ctx) throws Exception {
-    ready.completeExceptionally(new CqlConnectionException(Reason.CLOSED_BY_SERVER,
-        CqlConnectionException.address(ctx.channel().remoteAddress()), -1,
-        "connection closed before the answer to STARTUP arrived", null));
+    ready.completeExceptionally(
+        new CqlConnectionException(
+            Reason.CLOSED_BY_SERVER,
+            CqlConnectionException.address(ctx.channel().remoteAddress()),
+            -1,
+            "connection closed before the answer to STARTUP arrived",
+            null));
     super.channelInactive(ctx);
   }
 }

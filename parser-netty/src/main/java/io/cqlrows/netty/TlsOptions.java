@@ -24,16 +24,16 @@ import javax.net.ssl.SSLParameters;
  * TlsOptions tls = TlsOptions.of(context);                     // verified, host name checked
  * }</pre>
  *
- * <p><b>Verification.</b> The context's trust manager checks the certificate chain. On top of
- * that, the host name is checked by default (endpoint identification, as HTTPS does): the
- * certificate must name the host connected to, or {@link #serverName(String)} when given, in a
- * subjectAltName (a DNS name, or an IP address when the host is an address literal). {@link
+ * <p><b>Verification.</b> The context's trust manager checks the certificate chain. On top of that,
+ * the host name is checked by default (endpoint identification, as HTTPS does): the certificate
+ * must name the host connected to, or {@link #serverName(String)} when given, in a subjectAltName
+ * (a DNS name, or an IP address when the host is an address literal). {@link
  * #withoutHostnameVerification()} turns that check off, for certificates that name no host the
- * client can use; together with a trust manager that trusts everything it accepts any server,
- * which is only fit for testing.
+ * client can use; together with a trust manager that trusts everything it accepts any server, which
+ * is only fit for testing.
  *
- * <p><b>SNI.</b> The server name is sent in the handshake's server_name extension when it is a
- * host name; an address literal is never sent (RFC 6066 allows host names only).
+ * <p><b>SNI.</b> The server name is sent in the handshake's server_name extension when it is a host
+ * name; an address literal is never sent (RFC 6066 allows host names only).
  */
 public final class TlsOptions {
   private final SslContext context;
@@ -54,16 +54,17 @@ public final class TlsOptions {
   public static TlsOptions of(SslContext context) {
     Objects.requireNonNull(context, "context");
     if (!context.isClient()) {
-      throw new IllegalArgumentException("context: a server SslContext (expected: one built by"
-          + " SslContextBuilder.forClient())");
+      throw new IllegalArgumentException(
+          "context: a server SslContext (expected: one built by"
+              + " SslContextBuilder.forClient())");
     }
     return new TlsOptions(context, null, true);
   }
 
   /**
-   * These options with another name to check the certificate against and to send as SNI, in
-   * place of the host connected to: for a server reached through an address or a proxy that
-   * routes by SNI.
+   * These options with another name to check the certificate against and to send as SNI, in place
+   * of the host connected to: for a server reached through an address or a proxy that routes by
+   * SNI.
    */
   public TlsOptions serverName(String name) {
     Objects.requireNonNull(name, "name");
@@ -94,8 +95,8 @@ public final class TlsOptions {
   }
 
   /**
-   * A new handler for a connection to {@code host}: endpoint identification as configured, SNI
-   * for a host name.
+   * A new handler for a connection to {@code host}: endpoint identification as configured, SNI for
+   * a host name.
    */
   SslHandler newHandler(ByteBufAllocator alloc, String host, int port) {
     String name = serverName != null ? serverName : host;

@@ -15,7 +15,6 @@ import io.cqlrows.core.RowsResult;
 import io.cqlrows.core.sink.JsonLinesSink;
 import io.cqlrows.netty.frame.Frame;
 import io.cqlrows.netty.frame.Opcode;
-import io.cqlrows.netty.internal.BytesToFrameDecoder;
 import io.cqlrows.testing.Corpus;
 import io.cqlrows.testing.CorpusAssertions;
 import io.netty.buffer.ByteBuf;
@@ -37,21 +36,24 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * Replays every server-to-client capture of the corpus (v4, v5, v5 with LZ4 segments, v4 with LZ4
- * bodies, paging) through the Netty decoders, which detect framing and compression by
- * themselves, and compares every ROWS result with the Java driver's decoding, value by value.
- * The same bytes fed whole, in seeded random splits and (for the small captures) one byte at a
- * time must give identical output.
+ * bodies, paging) through the Netty decoders, which detect framing and compression by themselves,
+ * and compares every ROWS result with the Java driver's decoding, value by value. The same bytes
+ * fed whole, in seeded random splits and (for the small captures) one byte at a time must give
+ * identical output.
  *
- * <p>{@code No_metadata} results are decoded with the columns of the PREPARED result earlier in
- * the stream; which statement an EXECUTE ran comes from the corpus's {@code request.prepared_id},
- * since this test reads the server-to-client bytes only ({@code ConnectionReplayTest} reads both
+ * <p>{@code No_metadata} results are decoded with the columns of the PREPARED result earlier in the
+ * stream; which statement an EXECUTE ran comes from the corpus's {@code request.prepared_id}, since
+ * this test reads the server-to-client bytes only ({@code ConnectionReplayTest} reads both
  * directions).
  */
 class CorpusPipelineTest {
-  private static final String[] CAPTURES =
-      {"a-v4", "b-v5", "c-v5-lz4", "d-v4-lz4", "e-v4-paging", "e-v5-paging"};
+  private static final String[] CAPTURES = {
+    "a-v4", "b-v5", "c-v5-lz4", "d-v4-lz4", "e-v4-paging", "e-v5-paging"
+  };
+
   /** Byte-at-a-time feeding only for captures up to this size (it costs one write per byte). */
   private static final int BYTE_BY_BYTE_MAX = 64 * 1024;
+
   /** Input chunks for split feeding: not leak-tracked, so a million one-byte writes stay fast. */
   private static final ByteBufAllocator INPUT = new UnpooledByteBufAllocator(false, true);
 
@@ -107,11 +109,11 @@ class CorpusPipelineTest {
   /**
    * Feeds the capture in chunks of the given sizes; returns one JSON line per ROWS result.
    *
-   * @param tracked whether the channel allocates leak-tracked buffers; paranoid tracking records
-   *     a stack trace per buffer access, which makes tens of thousands of tiny writes take seconds
+   * @param tracked whether the channel allocates leak-tracked buffers; paranoid tracking records a
+   *     stack trace per buffer access, which makes tens of thousands of tiny writes take seconds
    */
-  private static List<String> replay(byte[] bytes, List<JsonNode> expected, int[] chunks,
-      boolean tracked) {
+  private static List<String> replay(
+      byte[] bytes, List<JsonNode> expected, int[] chunks, boolean tracked) {
     Collector collector = new Collector(expected);
     EmbeddedChannel channel = new EmbeddedChannel();
     if (!tracked) {

@@ -34,8 +34,8 @@ public final class CqlTestFrames {
   }
 
   /** The bytes of a frame built by {@link #frame}. */
-  public static byte[] frameBytes(int versionByte, int flags, int streamId, int opcode,
-      byte[] body) {
+  public static byte[] frameBytes(
+      int versionByte, int flags, int streamId, int opcode, byte[] body) {
     ByteBuf buf = frame(versionByte, flags, streamId, opcode, body);
     try {
       byte[] out = new byte[buf.readableBytes()];

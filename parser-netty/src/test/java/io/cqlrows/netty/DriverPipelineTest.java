@@ -14,9 +14,7 @@ import io.cqlrows.netty.compression.Compression;
 import io.cqlrows.netty.frame.Frame;
 import io.cqlrows.netty.frame.Opcode;
 import io.cqlrows.netty.internal.SegmentBuilder;
-import io.cqlrows.netty.internal.SegmentFormat;
 import io.cqlrows.netty.rows.RowsFailure;
-import io.cqlrows.netty.rows.RowsFrameHandler;
 import io.cqlrows.netty.rows.RowsResponse;
 import io.cqlrows.testing.CqlBytes;
 import io.cqlrows.testing.RecordingSink;
@@ -30,9 +28,9 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * A driver's view of the whole stack on a v5 connection with LZ4: bytes in, the switch to
- * segments on READY, two requests in flight, one response with a broken cell. That stream fails
- * with the typed error naming row and column; the other completes; the channel goes on.
+ * A driver's view of the whole stack on a v5 connection with LZ4: bytes in, the switch to segments
+ * on READY, two requests in flight, one response with a broken cell. That stream fails with the
+ * typed error naming row and column; the other completes; the channel goes on.
  */
 class DriverPipelineTest {
 
@@ -59,20 +57,34 @@ class DriverPipelineTest {
 
   /** A v5 RESULT envelope with one ROWS result of columns (id int, v int). */
   private static byte[] rowsEnvelope(int stream, CqlBytes cells) {
-    CqlBytes body = CqlBytes.create().int32(2).int32(0x0001).int32(2)
-        .string("ks").string("t").columnSpec("id", 0x0009).columnSpec("v", 0x0009)
-        .int32(1).hex(cells.toHex());
+    CqlBytes body =
+        CqlBytes.create()
+            .int32(2)
+            .int32(0x0001)
+            .int32(2)
+            .string("ks")
+            .string("t")
+            .columnSpec("id", 0x0009)
+            .columnSpec("v", 0x0009)
+            .int32(1)
+            .hex(cells.toHex());
     byte[] b = body.toArray();
-    return CqlBytes.create().int8(0x85).int8(0).int16(stream).int8(0x08).int32(b.length)
-        .hex(body.toHex()).toArray();
+    return CqlBytes.create()
+        .int8(0x85)
+        .int8(0)
+        .int16(stream)
+        .int8(0x08)
+        .int32(b.length)
+        .hex(body.toHex())
+        .toArray();
   }
 
   @ParameterizedTest
   @ValueSource(ints = {1 << 20, 1, 7})
   void aBrokenCellFailsOnlyItsStream(int chunk) {
     EmbeddedChannel channel = new EmbeddedChannel();
-    CqlPipeline rows = CqlPipeline.install(channel.pipeline(), 5, Compression.LZ4,
-        ParseLimits.defaults(), null);
+    CqlPipeline rows =
+        CqlPipeline.install(channel.pipeline(), 5, Compression.LZ4, ParseLimits.defaults(), null);
     Driver driver = new Driver();
     channel.pipeline().addLast("driver", driver);
     RecordingSink sink1 = new RecordingSink();
@@ -83,8 +95,8 @@ class DriverPipelineTest {
     byte[] ready = CqlBytes.create().hex("85 00 0000 02 00000000").toArray();
     byte[] broken = rowsEnvelope(1, CqlBytes.create().bytes("00000001").bytes("000002"));
     byte[] good = rowsEnvelope(2, CqlBytes.create().bytes("00000002").bytes("0000002a"));
-    byte[] wire = SegmentBuilder.concat(ready,
-        SegmentBuilder.lz4(SegmentBuilder.concat(broken, good), true));
+    byte[] wire =
+        SegmentBuilder.concat(ready, SegmentBuilder.lz4(SegmentBuilder.concat(broken, good), true));
     for (int at = 0; at < wire.length; at += chunk) {
       int n = Math.min(chunk, wire.length - at);
       channel.writeInbound(Unpooled.wrappedBuffer(wire, at, n));
@@ -106,8 +118,8 @@ class DriverPipelineTest {
     RowsResponse response = assertInstanceOf(RowsResponse.class, driver.received.get(2));
     assertEquals(2, response.streamId());
     assertEquals(1, assertInstanceOf(RowsResult.class, response.result()).rowCount());
-    assertEquals(List.of("start 1", "row 0", "0:int 2", "1:int 42", "/row 0", "end 1"),
-        sink2.events());
+    assertEquals(
+        List.of("start 1", "row 0", "0:int 2", "1:int 42", "/row 0", "end 1"), sink2.events());
     assertNotNull(channel.pipeline().get(CqlPipeline.SEGMENT_TO_FRAME_DECODER));
     assertFalse(channel.finishAndReleaseAll());
   }

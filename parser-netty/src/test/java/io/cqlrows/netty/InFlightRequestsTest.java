@@ -55,20 +55,26 @@ class InFlightRequestsTest {
 
   private void install(int maxOrphans) {
     channel.freezeTime();
-    cql = CqlPipeline.builder(4, Compression.NONE).requestTimeout(TIMEOUT)
-        .maxOrphans(maxOrphans).install(channel.pipeline());
-    channel.pipeline().addLast(new ChannelInboundHandlerAdapter() {
-      @Override
-      public void channelRead(ChannelHandlerContext ctx, Object msg) {
-        downstream.add(msg);
-        ReferenceCountUtil.release(msg);
-      }
+    cql =
+        CqlPipeline.builder(4, Compression.NONE)
+            .requestTimeout(TIMEOUT)
+            .maxOrphans(maxOrphans)
+            .install(channel.pipeline());
+    channel
+        .pipeline()
+        .addLast(
+            new ChannelInboundHandlerAdapter() {
+              @Override
+              public void channelRead(ChannelHandlerContext ctx, Object msg) {
+                downstream.add(msg);
+                ReferenceCountUtil.release(msg);
+              }
 
-      @Override
-      public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-        downstream.add(cause);
-      }
-    });
+              @Override
+              public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+                downstream.add(cause);
+              }
+            });
   }
 
   @AfterEach
@@ -78,8 +84,10 @@ class InFlightRequestsTest {
 
   /** Sends a QUERY and returns its future; the written request is read back by {@link #sent}. */
   private CompletableFuture<RowsResponse> query(RecordingSink sink) {
-    return cql.send(cql.requests().query(channel.alloc(), 0, "SELECT v FROM ks.t",
-        QueryParameters.of(Consistency.ONE)), sink);
+    return cql.send(
+        cql.requests()
+            .query(channel.alloc(), 0, "SELECT v FROM ks.t", QueryParameters.of(Consistency.ONE)),
+        sink);
   }
 
   /** The stream id of the next request written to the socket. */
@@ -97,8 +105,18 @@ class InFlightRequestsTest {
   }
 
   private void answerRows(int stream, int value) {
-    answer(stream, 0x08, CqlBytes.create().int32(2).int32(0x0001).int32(1).string("ks")
-        .string("t").columnSpec("v", INT).int32(1).bytes(String.format("%08x", value)));
+    answer(
+        stream,
+        0x08,
+        CqlBytes.create()
+            .int32(2)
+            .int32(0x0001)
+            .int32(1)
+            .string("ks")
+            .string("t")
+            .columnSpec("v", INT)
+            .int32(1)
+            .bytes(String.format("%08x", value)));
   }
 
   private void answerVoid(int stream) {
@@ -116,8 +134,8 @@ class InFlightRequestsTest {
     return e.getCause();
   }
 
-  private static CqlConnectionException connectionFailure(CompletableFuture<?> future,
-      Reason reason) {
+  private static CqlConnectionException connectionFailure(
+      CompletableFuture<?> future, Reason reason) {
     CqlConnectionException e = assertInstanceOf(CqlConnectionException.class, failure(future));
     assertEquals(reason, e.reason());
     return e;
@@ -206,8 +224,8 @@ class InFlightRequestsTest {
       assertNotEquals(lateId, sent());
     }
     CompletableFuture<RowsResponse> refused = query(new RecordingSink());
-    assertEquals(Reason.STREAMS_EXHAUSTED,
-        connectionFailure(refused, Reason.STREAMS_EXHAUSTED).reason());
+    assertEquals(
+        Reason.STREAMS_EXHAUSTED, connectionFailure(refused, Reason.STREAMS_EXHAUSTED).reason());
     assertNull(channel.readOutbound(), "nothing written for it");
 
     // the late answer frees the id, which the next request takes, and answers only its own
@@ -246,8 +264,11 @@ class InFlightRequestsTest {
     int id = sent();
     advance(TIMEOUT);
     connectionFailure(f, Reason.REQUEST_TIMEOUT);
-    channel.pipeline().fireExceptionCaught(CqlFrameException.frameError(
-        CqlFrameException.Reason.BAD_PRELUDE, id, 10, "late and broken", null));
+    channel
+        .pipeline()
+        .fireExceptionCaught(
+            CqlFrameException.frameError(
+                CqlFrameException.Reason.BAD_PRELUDE, id, 10, "late and broken", null));
     assertEquals(0, cql.rows().orphanedCount());
     assertEquals(List.of(), downstream, "nobody waits for it");
     assertTrue(channel.isOpen());
@@ -281,16 +302,24 @@ class InFlightRequestsTest {
   @Test
   void aRequestMayHaveItsOwnDeadline() {
     install(8);
-    CompletableFuture<RowsResponse> quick = cql.send(cql.requests().query(channel.alloc(), 0,
-        "SELECT 1", QueryParameters.of(Consistency.ONE)), new RecordingSink(),
-        Duration.ofMillis(100));
+    CompletableFuture<RowsResponse> quick =
+        cql.send(
+            cql.requests()
+                .query(channel.alloc(), 0, "SELECT 1", QueryParameters.of(Consistency.ONE)),
+            new RecordingSink(),
+            Duration.ofMillis(100));
     CompletableFuture<RowsResponse> normal = query(new RecordingSink());
     advance(Duration.ofMillis(100));
     connectionFailure(quick, Reason.REQUEST_TIMEOUT);
     assertFalse(normal.isDone());
-    assertThrows(IllegalArgumentException.class, () -> cql.send(cql.requests().query(
-        channel.alloc(), 0, "SELECT 1", QueryParameters.of(Consistency.ONE)),
-        new RecordingSink(), Duration.ZERO));
+    assertThrows(
+        IllegalArgumentException.class,
+        () ->
+            cql.send(
+                cql.requests()
+                    .query(channel.alloc(), 0, "SELECT 1", QueryParameters.of(Consistency.ONE)),
+                new RecordingSink(),
+                Duration.ZERO));
   }
 
   @Test
@@ -309,8 +338,8 @@ class InFlightRequestsTest {
     install(8);
     CompletableFuture<RowsResponse> a = query(new RecordingSink());
     int id = sent();
-    byte[] whole = CqlTestFrames.frameBytes(0x84, 0, id, 0x08, CqlBytes.create().int32(1)
-        .toArray());
+    byte[] whole =
+        CqlTestFrames.frameBytes(0x84, 0, id, 0x08, CqlBytes.create().int32(1).toArray());
     channel.writeInbound(channel.alloc().buffer().writeBytes(whole, 0, whole.length - 2));
     assertFalse(a.isDone());
     channel.unsafe().close(channel.voidPromise()); // the peer's FIN: no close() from a handler
@@ -331,21 +360,24 @@ class InFlightRequestsTest {
   }
 
   /**
-   * A write the socket refuses (the server is gone) ends the connection for every request, with
-   * the reason the socket gave, not only for the one written.
+   * A write the socket refuses (the server is gone) ends the connection for every request, with the
+   * reason the socket gave, not only for the one written.
    */
   @Test
   void aWriteTheSocketRefusesFailsEveryRequestWithTheSocketsReason() {
     install(8);
     CompletableFuture<RowsResponse> pending = query(new RecordingSink());
     sent();
-    channel.pipeline().addFirst(new ChannelOutboundHandlerAdapter() {
-      @Override
-      public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
-        ReferenceCountUtil.release(msg);
-        promise.setFailure(new IOException("Broken pipe"));
-      }
-    });
+    channel
+        .pipeline()
+        .addFirst(
+            new ChannelOutboundHandlerAdapter() {
+              @Override
+              public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
+                ReferenceCountUtil.release(msg);
+                promise.setFailure(new IOException("Broken pipe"));
+              }
+            });
     CompletableFuture<RowsResponse> written = query(new RecordingSink());
     connectionFailure(written, Reason.CLOSED_BY_SERVER);
     connectionFailure(pending, Reason.CLOSED_BY_SERVER);
@@ -358,8 +390,12 @@ class InFlightRequestsTest {
     install(8);
     CompletableFuture<RowsResponse> a = query(new RecordingSink());
     CompletableFuture<RowsResponse> b = query(new RecordingSink());
-    channel.writeInbound(channel.alloc().buffer().writeBytes(new byte[] {
-        0x47, 0x45, 0x54, 0x20, 0x2f, 0x20, 0x48, 0x54, 0x54})); // "GET / HTT"
+    channel.writeInbound(
+        channel
+            .alloc()
+            .buffer()
+            .writeBytes(
+                new byte[] {0x47, 0x45, 0x54, 0x20, 0x2f, 0x20, 0x48, 0x54, 0x54})); // "GET / HTT"
     for (CompletableFuture<RowsResponse> f : List.of(a, b)) {
       CqlFrameException e = assertInstanceOf(CqlFrameException.class, failure(f));
       assertEquals(CqlFrameException.Reason.BAD_VERSION, e.reason());
@@ -376,9 +412,24 @@ class InFlightRequestsTest {
     CompletableFuture<RowsResponse> f = query(sink);
     int id = sent();
     // three rows of one int column; the first row's bytes arrive before the deadline
-    byte[] frame = CqlTestFrames.frameBytes(0x84, 0, id, 0x08, CqlBytes.create().int32(2)
-        .int32(0x0001).int32(1).string("ks").string("t").columnSpec("v", INT).int32(3)
-        .bytes("00000001").bytes("00000002").bytes("00000003").toArray());
+    byte[] frame =
+        CqlTestFrames.frameBytes(
+            0x84,
+            0,
+            id,
+            0x08,
+            CqlBytes.create()
+                .int32(2)
+                .int32(0x0001)
+                .int32(1)
+                .string("ks")
+                .string("t")
+                .columnSpec("v", INT)
+                .int32(3)
+                .bytes("00000001")
+                .bytes("00000002")
+                .bytes("00000003")
+                .toArray());
     int cut = frame.length - 16;
     channel.writeInbound(channel.alloc().buffer().writeBytes(frame, 0, cut));
     assertTrue(sink.events().contains("0:int 1"));

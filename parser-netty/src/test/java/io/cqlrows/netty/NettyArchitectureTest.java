@@ -11,8 +11,8 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * parser-netty's shape: no package cycles, internals used only through what the supported
- * packages expose, a listed public API.
+ * parser-netty's shape: no package cycles, internals used only through what the supported packages
+ * expose, a listed public API.
  */
 class NettyArchitectureTest {
   private static JavaClasses netty;
@@ -36,17 +36,25 @@ class NettyArchitectureTest {
 
   @Test
   void noLibraryClassUsesTheCommandLine() {
-    noClasses().should().dependOnClassesThat().resideInAPackage("io.cqlrows.cli..")
-        .allowEmptyShould(true).check(netty);
+    noClasses()
+        .should()
+        .dependOnClassesThat()
+        .resideInAPackage("io.cqlrows.cli..")
+        .allowEmptyShould(true)
+        .check(netty);
   }
 
   @Test
   void internalsNeverTouchThePipelineOwner() {
     // CqlPipeline owns handler names and rewiring; a decoder that imported it would rewire the
     // pipeline itself again.
-    noClasses().that().resideInAPackage("io.cqlrows.netty.internal..")
-        .should().dependOnClassesThat().resideInAnyPackage("io.cqlrows.netty",
-            "io.cqlrows.netty.client..", "io.cqlrows.netty.replay..")
+    noClasses()
+        .that()
+        .resideInAPackage("io.cqlrows.netty.internal..")
+        .should()
+        .dependOnClassesThat()
+        .resideInAnyPackage(
+            "io.cqlrows.netty", "io.cqlrows.netty.client..", "io.cqlrows.netty.replay..")
         .check(netty);
   }
 
@@ -54,7 +62,9 @@ class NettyArchitectureTest {
   void everyPublicTypeIsListedInTheApiPage() {
     Set<String> listed = Architecture.listedTypes();
     assertEquals(Set.of(), Architecture.unlisted(netty, listed), "public, not in docs/api.md");
-    assertEquals(Set.of(), Architecture.staleListings(netty, listed, "io.cqlrows.netty"),
+    assertEquals(
+        Set.of(),
+        Architecture.staleListings(netty, listed, "io.cqlrows.netty"),
         "in docs/api.md, not a public top-level type");
   }
 }

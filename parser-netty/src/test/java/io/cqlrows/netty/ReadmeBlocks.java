@@ -54,17 +54,22 @@ public final class ReadmeBlocks {
 
   /** The types {@code source} imports from {@code prefix}, e.g. {@code "io.cqlrows."}. */
   public static List<String> imports(String source, String prefix) {
-    return IMPORT.matcher(source).results().map(m -> m.group(1))
-        .filter(i -> i.startsWith(prefix)).collect(Collectors.toList());
+    return IMPORT
+        .matcher(source)
+        .results()
+        .map(m -> m.group(1))
+        .filter(i -> i.startsWith(prefix))
+        .collect(Collectors.toList());
   }
 
   /**
-   * Compiles {@code source}, a public class in the default package, into {@code work} and loads
-   * it. The caller closes the returned class's loader.
+   * Compiles {@code source}, a public class in the default package, into {@code work} and loads it.
+   * The caller closes the returned class's loader.
    */
-  public static Class<?> compile(String source, Path work) throws IOException,
-      ClassNotFoundException {
-    assertFalse(source.startsWith("package ") || source.contains("\npackage "),
+  public static Class<?> compile(String source, Path work)
+      throws IOException, ClassNotFoundException {
+    assertFalse(
+        source.startsWith("package ") || source.contains("\npackage "),
         "the block has no package declaration");
     Matcher name = PUBLIC_CLASS.matcher(source);
     assertTrue(name.find(), "the block declares a public class");
@@ -77,28 +82,56 @@ public final class ReadmeBlocks {
     JavaCompiler javac = ToolProvider.getSystemJavaCompiler();
     assertNotNull(javac, "a JDK with javac runs the tests");
     DiagnosticCollector<JavaFileObject> diagnostics = new DiagnosticCollector<>();
-    try (StandardJavaFileManager files = javac.getStandardFileManager(diagnostics, Locale.ROOT,
-        UTF_8)) {
+    try (StandardJavaFileManager files =
+        javac.getStandardFileManager(diagnostics, Locale.ROOT, UTF_8)) {
       // -Xlint:-path: Maven's test classpath may name directories that do not exist
-      List<String> options = List.of("-classpath", System.getProperty("java.class.path"),
-          "-d", classes.toString(), "-encoding", "UTF-8", "-proc:none",
-          "-Xlint:all", "-Xlint:-path");
-      boolean compiled = javac.getTask(null, files, diagnostics, options, null,
-          files.getJavaFileObjects(sourceFile)).call();
-      String report = diagnostics.getDiagnostics().stream()
-          .map(d -> d.getKind() + " at line " + d.getLineNumber() + ": "
-              + d.getMessage(Locale.ROOT))
-          .collect(Collectors.joining("\n"));
-      assertTrue(compiled, () -> "the README's " + name.group(1) + " does not compile:\n"
-          + report + "\n--- source ---\n" + source);
-      assertTrue(diagnostics.getDiagnostics().stream()
-              .noneMatch(d -> d.getKind() == Diagnostic.Kind.WARNING
-                  || d.getKind() == Diagnostic.Kind.MANDATORY_WARNING),
+      List<String> options =
+          List.of(
+              "-classpath",
+              System.getProperty("java.class.path"),
+              "-d",
+              classes.toString(),
+              "-encoding",
+              "UTF-8",
+              "-proc:none",
+              "-Xlint:all",
+              "-Xlint:-path");
+      boolean compiled =
+          javac
+              .getTask(
+                  null, files, diagnostics, options, null, files.getJavaFileObjects(sourceFile))
+              .call();
+      String report =
+          diagnostics.getDiagnostics().stream()
+              .map(
+                  d ->
+                      d.getKind()
+                          + " at line "
+                          + d.getLineNumber()
+                          + ": "
+                          + d.getMessage(Locale.ROOT))
+              .collect(Collectors.joining("\n"));
+      assertTrue(
+          compiled,
+          () ->
+              "the README's "
+                  + name.group(1)
+                  + " does not compile:\n"
+                  + report
+                  + "\n--- source ---\n"
+                  + source);
+      assertTrue(
+          diagnostics.getDiagnostics().stream()
+              .noneMatch(
+                  d ->
+                      d.getKind() == Diagnostic.Kind.WARNING
+                          || d.getKind() == Diagnostic.Kind.MANDATORY_WARNING),
           () -> "the README's " + name.group(1) + " compiles with warnings:\n" + report);
     }
     @SuppressWarnings("resource") // closed by the caller, through the class
-    URLClassLoader loader = new URLClassLoader(new URL[] {classes.toUri().toURL()},
-        ReadmeBlocks.class.getClassLoader());
+    URLClassLoader loader =
+        new URLClassLoader(
+            new URL[] {classes.toUri().toURL()}, ReadmeBlocks.class.getClassLoader());
     return loader.loadClass(name.group(1));
   }
 

@@ -28,17 +28,18 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 /**
- * The README's quick start is real code: this test takes the {@code java} block between the
- * {@code quickstart:begin} and {@code quickstart:end} markers of {@code README.md}, compiles it
- * against the test classpath ({@link ReadmeBlocks}), and runs it on a RESULT body of the corpus
- * (protocol v4, with and without LZ4), taken from a {@link Frame} of {@link BytesToFrameDecoder}
- * as the quick start says. The rows it returns must be the ones the Java driver decoded from the same bytes ({@code
- * results.jsonl}), its matrix must hold the same floats, and the frame must be untouched
+ * The README's quick start is real code: this test takes the {@code java} block between the {@code
+ * quickstart:begin} and {@code quickstart:end} markers of {@code README.md}, compiles it against
+ * the test classpath ({@link ReadmeBlocks}), and runs it on a RESULT body of the corpus (protocol
+ * v4, with and without LZ4), taken from a {@link Frame} of {@link BytesToFrameDecoder} as the quick
+ * start says. The rows it returns must be the ones the Java driver decoded from the same bytes
+ * ({@code results.jsonl}), its matrix must hold the same floats, and the frame must be untouched
  * afterwards: the reader borrows the body.
  */
 class ReadmeQuickStartTest {
   /** A corpus result with the quick start's columns: {@code id int, v vector<float, 128>}. */
   private static final String QUERY = "SELECT id, v FROM corpus.vec128 WHERE id IN (0, 1, 2)";
+
   private static final int DIMENSION = 128;
 
   @TempDir static Path work;
@@ -57,9 +58,11 @@ class ReadmeQuickStartTest {
   @ParameterizedTest(name = "{0}")
   @CsvSource({"a-v4, NONE", "d-v4-lz4, LZ4"})
   void readsTheRowsTheDriverRead(String capture, Compression compression) throws Throwable {
-    JsonNode expected = CorpusAssertions.expectedResults(capture, "conn-01").stream()
-        .filter(r -> QUERY.equals(r.get("query").asText()))
-        .findFirst().orElseThrow();
+    JsonNode expected =
+        CorpusAssertions.expectedResults(capture, "conn-01").stream()
+            .filter(r -> QUERY.equals(r.get("query").asText()))
+            .findFirst()
+            .orElseThrow();
     Object app = quickStart.getConstructor().newInstance();
     Method embeddingsById = quickStart.getMethod("embeddingsById", ByteBuf.class);
     Method embeddingMatrix = quickStart.getMethod("embeddingMatrix", ByteBuf.class);
@@ -88,8 +91,10 @@ class ReadmeQuickStartTest {
         for (int j = 0; j < DIMENSION; j++) {
           String where = "id " + ids.get(r) + " v[" + j + "]";
           assertEquals(expectedV.get(j).asText(), Float.toString(v[j]), where);
-          assertEquals(Float.floatToRawIntBits(v[j]),
-              Float.floatToRawIntBits(matrix[r * DIMENSION + j]), where + " in the matrix");
+          assertEquals(
+              Float.floatToRawIntBits(v[j]),
+              Float.floatToRawIntBits(matrix[r * DIMENSION + j]),
+              where + " in the matrix");
         }
       }
     } finally {

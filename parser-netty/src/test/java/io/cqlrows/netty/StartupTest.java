@@ -42,8 +42,10 @@ class StartupTest {
     assertEquals(Opcode.STARTUP, startup.opcode());
     assertEquals(0, startup.streamId());
     assertEquals(version, startup.version());
-    Map<String, String> expected = compression == Compression.LZ4
-        ? Map.of("CQL_VERSION", "3.0.0", "COMPRESSION", "lz4") : Map.of("CQL_VERSION", "3.0.0");
+    Map<String, String> expected =
+        compression == Compression.LZ4
+            ? Map.of("CQL_VERSION", "3.0.0", "COMPRESSION", "lz4")
+            : Map.of("CQL_VERSION", "3.0.0");
     assertEquals(expected, startup.options());
     assertEquals(expected, cql.startupOptions());
     assertFalse(ready.isDone());
@@ -63,8 +65,10 @@ class StartupTest {
     assertTrue(ready.isDone() && !ready.isCompletedExceptionally());
     assertNull(channel.readInbound(), "READY is not handed on");
     assertFalse(channel.pipeline().names().contains(CqlPipeline.STARTUP_HANDLER));
-    assertEquals(version >= 5,
-        channel.pipeline().get(CqlPipeline.BYTES_TO_SEGMENT_DECODER) != null, "segments on v5");
+    assertEquals(
+        version >= 5,
+        channel.pipeline().get(CqlPipeline.BYTES_TO_SEGMENT_DECODER) != null,
+        "segments on v5");
     assertFalse(channel.finishAndReleaseAll());
   }
 
@@ -75,9 +79,14 @@ class StartupTest {
         CqlPipeline.install(channel.pipeline(), 4, Compression.NONE).startup();
     channel.runPendingTasks();
     written(channel);
-    channel.writeInbound(response(4, Opcode.ERROR,
-        CqlBytes.create().int32(0x000A).string("Invalid or unsupported protocol version")
-            .toArray()));
+    channel.writeInbound(
+        response(
+            4,
+            Opcode.ERROR,
+            CqlBytes.create()
+                .int32(0x000A)
+                .string("Invalid or unsupported protocol version")
+                .toArray()));
     CqlServerError e = assertInstanceOf(CqlServerError.class, cause(ready));
     assertEquals(0x000A, e.code());
     assertNull(channel.readInbound());
@@ -91,8 +100,11 @@ class StartupTest {
         CqlPipeline.install(channel.pipeline(), 4, Compression.NONE).startup();
     channel.runPendingTasks();
     written(channel);
-    channel.writeInbound(response(4, Opcode.AUTHENTICATE,
-        CqlBytes.create().string("org.apache.cassandra.auth.PasswordAuthenticator").toArray()));
+    channel.writeInbound(
+        response(
+            4,
+            Opcode.AUTHENTICATE,
+            CqlBytes.create().string("org.apache.cassandra.auth.PasswordAuthenticator").toArray()));
     assertInstanceOf(IllegalStateException.class, cause(ready));
     assertNull(channel.readInbound());
     assertFalse(channel.finishAndReleaseAll());
@@ -105,7 +117,8 @@ class StartupTest {
         CqlPipeline.install(channel.pipeline(), 4, Compression.NONE).startup();
     channel.runPendingTasks();
     written(channel);
-    channel.writeInbound(frame(0x84, -1, Opcode.EVENT, CqlBytes.create().string("TOPOLOGY_CHANGE").toArray()));
+    channel.writeInbound(
+        frame(0x84, -1, Opcode.EVENT, CqlBytes.create().string("TOPOLOGY_CHANGE").toArray()));
     Frame event = channel.readInbound();
     assertEquals(Opcode.EVENT, event.opcode());
     assertTrue(event.release());
@@ -154,8 +167,13 @@ class StartupTest {
   }
 
   private static ByteBuf frame(int versionByte, int stream, Opcode opcode, byte[] body) {
-    return Unpooled.buffer().writeByte(versionByte).writeByte(0).writeShort(stream)
-        .writeByte(opcode.code()).writeInt(body.length).writeBytes(body);
+    return Unpooled.buffer()
+        .writeByte(versionByte)
+        .writeByte(0)
+        .writeShort(stream)
+        .writeByte(opcode.code())
+        .writeInt(body.length)
+        .writeBytes(body);
   }
 
   private static Throwable cause(CompletableFuture<Void> future) {

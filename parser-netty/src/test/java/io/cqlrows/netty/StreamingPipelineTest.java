@@ -16,9 +16,7 @@ import io.cqlrows.core.sink.JsonLinesSink;
 import io.cqlrows.netty.compression.Compression;
 import io.cqlrows.netty.frame.CqlFrameException;
 import io.cqlrows.netty.frame.Frame;
-import io.cqlrows.netty.internal.BytesToFrameDecoder;
 import io.cqlrows.netty.internal.SegmentBuilder;
-import io.cqlrows.netty.internal.SegmentFormat;
 import io.cqlrows.netty.rows.RowsFailure;
 import io.cqlrows.netty.rows.RowsFrameHandler;
 import io.cqlrows.netty.rows.RowsResponse;
@@ -44,6 +42,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  */
 class StreamingPipelineTest {
   private static final int STREAM = 7;
+
   /** Stream results of at least this many bytes (small, so small bodies stream in tests). */
   private static final int THRESHOLD = 1024;
 
@@ -64,17 +63,24 @@ class StreamingPipelineTest {
       boolean selfContained = envelope.length <= max;
       for (int i = 0; i < envelope.length; i += max) {
         byte[] payload = Arrays.copyOfRange(envelope, i, Math.min(envelope.length, i + max));
-        out.writeBytes(this == V5 ? SegmentBuilder.uncompressed(payload, selfContained)
-            : SegmentBuilder.lz4(payload, selfContained));
+        out.writeBytes(
+            this == V5
+                ? SegmentBuilder.uncompressed(payload, selfContained)
+                : SegmentBuilder.lz4(payload, selfContained));
       }
       return out.toByteArray();
     }
 
     EmbeddedChannel channel(boolean stream) {
       EmbeddedChannel ch = new EmbeddedChannel();
-      CqlPipeline cql = CqlPipeline.install(ch.pipeline(), this == V4 ? 4 : 5,
-          this == V5_LZ4 ? Compression.LZ4 : Compression.NONE, ParseLimits.defaults(), null)
-          .streamResultsFrom(stream ? THRESHOLD : 0);
+      CqlPipeline cql =
+          CqlPipeline.install(
+                  ch.pipeline(),
+                  this == V4 ? 4 : 5,
+                  this == V5_LZ4 ? Compression.LZ4 : Compression.NONE,
+                  ParseLimits.defaults(),
+                  null)
+              .streamResultsFrom(stream ? THRESHOLD : 0);
       if (this != V4) {
         cql.switchToSegments();
       }
@@ -89,9 +95,11 @@ class StreamingPipelineTest {
   /** A page of id int, v vector<float, 96>, t vector<text, 2> with NULLs: about 420 B/row. */
   private static byte[] page(int rows, long seed) {
     Random random = new Random(seed);
-    RowsBodies.Builder b = RowsBodies.rows().column("id", 0x0009)
-        .column("v", RowsBodies.vector(RowsBodies.MARSHAL + "FloatType", 96))
-        .column("t", RowsBodies.vector(RowsBodies.MARSHAL + "UTF8Type", 2));
+    RowsBodies.Builder b =
+        RowsBodies.rows()
+            .column("id", 0x0009)
+            .column("v", RowsBodies.vector(RowsBodies.MARSHAL + "FloatType", 96))
+            .column("t", RowsBodies.vector(RowsBodies.MARSHAL + "UTF8Type", 2));
     for (int r = 0; r < rows; r++) {
       StringBuilder v = new StringBuilder();
       for (int i = 0; i < 96; i++) {
@@ -117,8 +125,12 @@ class StreamingPipelineTest {
   }
 
   /** Writes {@code wire} in reads of the sizes {@code cut} gives; returns the sink's JSON. */
-  private static String replay(Wire wire, byte[] wireBytes, boolean streamDecoder,
-      boolean streamRequest, java.util.function.IntSupplier cut) {
+  private static String replay(
+      Wire wire,
+      byte[] wireBytes,
+      boolean streamDecoder,
+      boolean streamRequest,
+      java.util.function.IntSupplier cut) {
     EmbeddedChannel ch = wire.channel(streamDecoder);
     StringBuilder json = new StringBuilder();
     JsonLinesSink sink = new JsonLinesSink(json);
@@ -140,8 +152,13 @@ class StreamingPipelineTest {
   }
 
   static Stream<Arguments> wires() {
-    return Stream.of(Wire.values()).flatMap(w -> Stream.of(
-        Arguments.of(w, true, true), Arguments.of(w, true, false), Arguments.of(w, false, true)));
+    return Stream.of(Wire.values())
+        .flatMap(
+            w ->
+                Stream.of(
+                    Arguments.of(w, true, true),
+                    Arguments.of(w, true, false),
+                    Arguments.of(w, false, true)));
   }
 
   @ParameterizedTest(name = "{0} streaming decoder {1}, streaming request {2}")
@@ -155,7 +172,8 @@ class StreamingPipelineTest {
     assertEquals(expected, replay(wire, wireBytes, decoder, request, () -> 65536));
     for (int i = 0; i < 4; i++) {
       int max = 1 + random.nextInt(i % 2 == 0 ? 300 : 20000);
-      assertEquals(expected,
+      assertEquals(
+          expected,
           replay(wire, wireBytes, decoder, request, () -> 1 + random.nextInt(max)),
           "random reads up to " + max);
     }
@@ -207,8 +225,12 @@ class StreamingPipelineTest {
     for (Object o; (o = ch.readInbound()) != null; ) {
       out.add(o);
     }
-    RowsFailure failure = (RowsFailure) out.stream().filter(RowsFailure.class::isInstance)
-        .findFirst().orElseThrow(() -> new AssertionError("no failure in " + out));
+    RowsFailure failure =
+        (RowsFailure)
+            out.stream()
+                .filter(RowsFailure.class::isInstance)
+                .findFirst()
+                .orElseThrow(() -> new AssertionError("no failure in " + out));
     assertEquals(STREAM, failure.streamId());
     assertTrue(failure.cause().connectionLevel());
     CqlParseException e = failure.parseError();

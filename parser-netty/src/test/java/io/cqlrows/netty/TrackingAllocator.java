@@ -11,8 +11,8 @@ import java.util.List;
  * An allocator that remembers every buffer it hands out, so a test can check each was released
  * ({@code refCnt() == 0}) right away rather than wait for the garbage collector and the leak
  * detector. Unpooled, without leak tracking (the check here replaces it). Slices and duplicates
- * share their parent's count, so checking the parents covers them. Not thread-safe: one per
- * {@code EmbeddedChannel}.
+ * share their parent's count, so checking the parents covers them. Not thread-safe: one per {@code
+ * EmbeddedChannel}.
  */
 public final class TrackingAllocator extends AbstractByteBufAllocator {
   private final UnpooledByteBufAllocator delegate = new UnpooledByteBufAllocator(false, true);
@@ -58,8 +58,8 @@ public final class TrackingAllocator extends AbstractByteBufAllocator {
   }
 
   /**
-   * The largest capacity of a non-composite buffer handed out so far (a composite's components
-   * are buffers handed out, or the inputs), or 0.
+   * The largest capacity of a non-composite buffer handed out so far (a composite's components are
+   * buffers handed out, or the inputs), or 0.
    */
   public int largestCapacity() {
     int largest = 0;
@@ -71,17 +71,21 @@ public final class TrackingAllocator extends AbstractByteBufAllocator {
     return largest;
   }
 
-  /**
-   * Describes the buffers still referenced, or returns null if all were released.
-   */
+  /** Describes the buffers still referenced, or returns null if all were released. */
   public String unreleased() {
     StringBuilder sb = null;
     for (int i = 0; i < allocated.size(); i++) {
       ByteBuf b = allocated.get(i);
       if (b.refCnt() != 0) {
         sb = sb == null ? new StringBuilder() : sb.append(", ");
-        sb.append("#").append(i).append(' ').append(b.getClass().getSimpleName())
-            .append(" refCnt ").append(b.refCnt()).append(" capacity ").append(b.capacity());
+        sb.append("#")
+            .append(i)
+            .append(' ')
+            .append(b.getClass().getSimpleName())
+            .append(" refCnt ")
+            .append(b.refCnt())
+            .append(" capacity ")
+            .append(b.capacity());
       }
     }
     return sb == null ? null : sb.toString();

@@ -35,30 +35,36 @@ import org.openjdk.jmh.infra.Blackhole;
  * and {@link #simdFloor}, the SIMD counterpart of {@link FloorBenchmark#byteSwap}: every vector
  * cell byte-swapped into the matrix as {@code SimdCopy} does it, knowing where each cell starts.
  * Run them in one JMH run with those, e.g. {@code
- * (RowsParserBenchmark.parseColumnarReused|FloorBenchmark|SimdBenchmark) -p shape=VECTOR_1536F
- * -p vectorShape=VECTOR_1536F}.
+ * (RowsParserBenchmark.parseColumnarReused|FloorBenchmark|SimdBenchmark) -p shape=VECTOR_1536F -p
+ * vectorShape=VECTOR_1536F}.
  *
  * <p>The forks add {@code --add-modules=jdk.incubator.vector} and the opt-in {@code
- * -Dio.cqlrows.simd=true} (they print JMH's and the JVM's incubator warnings on stderr); the
- * setup fails if the SIMD path is nevertheless not active, so the comparison cannot silently
- * measure scalar twice. A {@code -jvmArgsAppend} on the command line replaces the annotation's:
- * repeat both in it.
+ * -Dio.cqlrows.simd=true} (they print JMH's and the JVM's incubator warnings on stderr); the setup
+ * fails if the SIMD path is nevertheless not active, so the comparison cannot silently measure
+ * scalar twice. A {@code -jvmArgsAppend} on the command line replaces the annotation's: repeat both
+ * in it.
  */
 @BenchmarkMode(Mode.Throughput)
 @OutputTimeUnit(TimeUnit.SECONDS)
 @Warmup(iterations = 5, time = 1)
 @Measurement(iterations = 5, time = 1)
-@Fork(value = 2, jvmArgsAppend = {"--add-modules=jdk.incubator.vector", "-Dio.cqlrows.simd=true",
-    "-Dio.netty.leakDetection.level=disabled"})
+@Fork(
+    value = 2,
+    jvmArgsAppend = {
+      "--add-modules=jdk.incubator.vector",
+      "-Dio.cqlrows.simd=true",
+      "-Dio.netty.leakDetection.level=disabled"
+    })
 @State(Scope.Thread)
 public class SimdBenchmark {
   private static final ByteOrder BE = ByteOrder.BIG_ENDIAN;
-  private static final VarHandle FLOAT_BE =
-      MethodHandles.byteArrayViewVarHandle(float[].class, BE);
+  private static final VarHandle FLOAT_BE = MethodHandles.byteArrayViewVarHandle(float[].class, BE);
   private static final VarHandle DOUBLE_BE =
       MethodHandles.byteArrayViewVarHandle(double[].class, BE);
+
   /** As {@code SimdCopy} on a CPU with 256-bit byte vectors (AVX2). */
   private static final VectorSpecies<Byte> B = ByteVector.SPECIES_256;
+
   private static final VectorShuffle<Byte> SWAP4 = VectorShuffle.fromOp(B, i -> i ^ 3);
   private static final VectorShuffle<Byte> SWAP8 = VectorShuffle.fromOp(B, i -> i ^ 7);
 
@@ -136,7 +142,9 @@ public class SimdBenchmark {
         int p = offsets[row];
         int i = 0;
         for (int bound = n & ~7; i < bound; i += 8, p += 32) {
-          ByteVector.fromArray(B, a, p).rearrange(SWAP4).reinterpretAsFloats()
+          ByteVector.fromArray(B, a, p)
+              .rearrange(SWAP4)
+              .reinterpretAsFloats()
               .intoArray(dst, to + i);
         }
         for (; i < n; i++, p += 4) {
@@ -151,7 +159,9 @@ public class SimdBenchmark {
       int p = offsets[row];
       int i = 0;
       for (int bound = n & ~3; i < bound; i += 4, p += 32) {
-        ByteVector.fromArray(B, a, p).rearrange(SWAP8).reinterpretAsDoubles()
+        ByteVector.fromArray(B, a, p)
+            .rearrange(SWAP8)
+            .reinterpretAsDoubles()
             .intoArray(dst, to + i);
       }
       for (; i < n; i++, p += 8) {
@@ -166,16 +176,19 @@ public class SimdBenchmark {
   public void check() {
     try {
       if (parsed) {
-        RowsParserBenchmark.checkColumnar(page, "SimdBenchmark.parseColumnarReused",
-            columnarReused);
+        RowsParserBenchmark.checkColumnar(
+            page, "SimdBenchmark.parseColumnarReused", columnarReused);
       }
       if (blackholeSink.rows > 0) {
-        page.check("SimdBenchmark.parseToBlackhole", blackholeSink.rows, blackholeSink.intSum,
+        page.check(
+            "SimdBenchmark.parseToBlackhole",
+            blackholeSink.rows,
+            blackholeSink.intSum,
             blackholeSink.values);
       }
       if (counting.rows() > 0) {
-        page.check("SimdBenchmark.parseWithoutCopy", counting.rows(), page.intSum,
-            counting.values());
+        page.check(
+            "SimdBenchmark.parseWithoutCopy", counting.rows(), page.intSum, counting.values());
       }
       if (swapped) {
         page.checkVectors("SimdBenchmark.simdFloor", floats, doubles);

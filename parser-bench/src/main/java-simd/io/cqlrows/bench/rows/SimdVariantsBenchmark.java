@@ -32,12 +32,12 @@ import org.openjdk.jmh.annotations.Warmup;
  * How to byte-swap big-endian vector cells with the JDK 17 Vector API: the variants {@code
  * SimdCopy} was chosen from, each copying every vector cell of a page (as {@link
  * FloorBenchmark#byteSwap}, which is the scalar reference) into a preallocated matrix. Heap
- * variants read the page's {@code byte[]}; {@code direct*} read a direct {@link ByteBuffer} copy
- * of it (the NIO bulk {@code get} of {@code ScalarCopy} against {@code fromByteBuffer}).
+ * variants read the page's {@code byte[]}; {@code direct*} read a direct {@link ByteBuffer} copy of
+ * it (the NIO bulk {@code get} of {@code ScalarCopy} against {@code fromByteBuffer}).
  *
  * <ul>
- *   <li>{@code be256}, {@code be128}: {@code FloatVector.fromByteArray(species, a, p,
- *       BIG_ENDIAN)} (internally a byte rearrange), 256- and 128-bit species.
+ *   <li>{@code be256}, {@code be128}: {@code FloatVector.fromByteArray(species, a, p, BIG_ENDIAN)}
+ *       (internally a byte rearrange), 256- and 128-bit species.
  *   <li>{@code shuffle256}, {@code shuffle128}: {@code ByteVector.fromArray} + a constant
  *       byte-reversing {@code rearrange} + {@code reinterpretAsFloats()}.
  *   <li>{@code shift256}: native-order lanes, then the swap as lanewise shifts, ands and ors.
@@ -45,13 +45,13 @@ import org.openjdk.jmh.annotations.Warmup;
  *
  * <p>On the 2-core AVX2 machine of the first measurement (noisy, shared; best iteration of 1-2
  * forks, ops/s on VECTOR_1536F / VECTOR_128D): scalar 7.0k / 90k; be256 30k / 148k, be128 27k /
- * 151k, shuffle256 25k / 167k, shuffle128 28k / 138k, shift256 25k / 74k; direct buffers: NIO
- * 9.1k / 74k, directBe256 11k / 74k in one run and 5.7k / 50k in the other, directBe128 6.5k /
- * 35k. The heap variants are within the noise of each other (at cache bandwidth), so {@code
- * SimdCopy} uses the simplest, {@code be256}; direct buffers keep the NIO path.
+ * 151k, shuffle256 25k / 167k, shuffle128 28k / 138k, shift256 25k / 74k; direct buffers: NIO 9.1k
+ * / 74k, directBe256 11k / 74k in one run and 5.7k / 50k in the other, directBe128 6.5k / 35k. The
+ * heap variants are within the noise of each other (at cache bandwidth), so {@code SimdCopy} uses
+ * the simplest, {@code be256}; direct buffers keep the NIO path.
  *
- * <p>{@code call*}: the same copies as one non-inlined call per cell, as the parser makes them
- * (the per-call setup of a vector loop is not hoisted out of a row loop there). Best iterations:
+ * <p>{@code call*}: the same copies as one non-inlined call per cell, as the parser makes them (the
+ * per-call setup of a vector loop is not hoisted out of a row loop there). Best iterations:
  * callScalar 6.1k / 38k, callBe256 17k / 103k, callBe128 16k / 116k, callShuffle256 18k / 102k,
  * against be256 17k / 120k in the same (busier) run: a few ns per call, no variant clearly ahead.
  */
@@ -59,14 +59,18 @@ import org.openjdk.jmh.annotations.Warmup;
 @OutputTimeUnit(TimeUnit.SECONDS)
 @Warmup(iterations = 5, time = 1)
 @Measurement(iterations = 5, time = 1)
-@Fork(value = 1, jvmArgsAppend = {"--add-modules=jdk.incubator.vector", "-Dio.cqlrows.simd=true",
-    "-Dio.netty.leakDetection.level=disabled"})
+@Fork(
+    value = 1,
+    jvmArgsAppend = {
+      "--add-modules=jdk.incubator.vector",
+      "-Dio.cqlrows.simd=true",
+      "-Dio.netty.leakDetection.level=disabled"
+    })
 @State(Scope.Thread)
 public class SimdVariantsBenchmark {
   private static final ByteOrder BE = ByteOrder.BIG_ENDIAN;
   private static final ByteOrder LE = ByteOrder.LITTLE_ENDIAN;
-  private static final VarHandle FLOAT_BE =
-      MethodHandles.byteArrayViewVarHandle(float[].class, BE);
+  private static final VarHandle FLOAT_BE = MethodHandles.byteArrayViewVarHandle(float[].class, BE);
   private static final VarHandle DOUBLE_BE =
       MethodHandles.byteArrayViewVarHandle(double[].class, BE);
 
@@ -122,9 +126,10 @@ public class SimdVariantsBenchmark {
       for (int row = 0; row < page.rows; row++) {
         for (int i = 0; i < n; i++) {
           int at = offsets[row] + i * page.vectorElementBytes;
-          boolean same = floats != null
-              ? Float.floatToRawIntBits(floats[row * n + i]) == b.getInt(at)
-              : Double.doubleToRawLongBits(doubles[row * n + i]) == b.getLong(at);
+          boolean same =
+              floats != null
+                  ? Float.floatToRawIntBits(floats[row * n + i]) == b.getInt(at)
+                  : Double.doubleToRawLongBits(doubles[row * n + i]) == b.getLong(at);
           if (!same) {
             throw new IllegalStateException(vectorShape + ": row " + row + " element " + i);
           }
@@ -224,7 +229,9 @@ public class SimdVariantsBenchmark {
       for (int row = 0; row < c.offsets.length; row++) {
         int to = row * n;
         for (int i = 0, p = c.offsets[row]; i < n; i += 8, p += 32) {
-          ByteVector.fromArray(B256, a, p).rearrange(SWAP4_256).reinterpretAsFloats()
+          ByteVector.fromArray(B256, a, p)
+              .rearrange(SWAP4_256)
+              .reinterpretAsFloats()
               .intoArray(dst, to + i);
         }
       }
@@ -234,7 +241,9 @@ public class SimdVariantsBenchmark {
     for (int row = 0; row < c.offsets.length; row++) {
       int to = row * n;
       for (int i = 0, p = c.offsets[row]; i < n; i += 4, p += 32) {
-        ByteVector.fromArray(B256, a, p).rearrange(SWAP8_256).reinterpretAsDoubles()
+        ByteVector.fromArray(B256, a, p)
+            .rearrange(SWAP8_256)
+            .reinterpretAsDoubles()
             .intoArray(dst, to + i);
       }
     }
@@ -251,7 +260,9 @@ public class SimdVariantsBenchmark {
       for (int row = 0; row < c.offsets.length; row++) {
         int to = row * n;
         for (int i = 0, p = c.offsets[row]; i < n; i += 4, p += 16) {
-          ByteVector.fromArray(B128, a, p).rearrange(SWAP4_128).reinterpretAsFloats()
+          ByteVector.fromArray(B128, a, p)
+              .rearrange(SWAP4_128)
+              .reinterpretAsFloats()
               .intoArray(dst, to + i);
         }
       }
@@ -261,7 +272,9 @@ public class SimdVariantsBenchmark {
     for (int row = 0; row < c.offsets.length; row++) {
       int to = row * n;
       for (int i = 0, p = c.offsets[row]; i < n; i += 2, p += 16) {
-        ByteVector.fromArray(B128, a, p).rearrange(SWAP8_128).reinterpretAsDoubles()
+        ByteVector.fromArray(B128, a, p)
+            .rearrange(SWAP8_128)
+            .reinterpretAsDoubles()
             .intoArray(dst, to + i);
       }
     }
@@ -283,7 +296,8 @@ public class SimdVariantsBenchmark {
               .or(v.and(0xff00).lanewise(VectorOperators.LSHL, 8))
               .or(v.lanewise(VectorOperators.LSHR, 8).and(0xff00))
               .or(v.lanewise(VectorOperators.LSHR, 24))
-              .reinterpretAsFloats().intoArray(dst, to + i);
+              .reinterpretAsFloats()
+              .intoArray(dst, to + i);
         }
       }
       return dst;
@@ -294,10 +308,14 @@ public class SimdVariantsBenchmark {
       for (int i = 0, p = c.offsets[row]; i < n; i += 4, p += 32) {
         LongVector v = LongVector.fromByteArray(L256, a, p, LE);
         v = v.lanewise(VectorOperators.LSHL, 32).or(v.lanewise(VectorOperators.LSHR, 32));
-        v = v.and(0x0000ffff0000ffffL).lanewise(VectorOperators.LSHL, 16)
-            .or(v.lanewise(VectorOperators.LSHR, 16).and(0x0000ffff0000ffffL));
-        v = v.and(0x00ff00ff00ff00ffL).lanewise(VectorOperators.LSHL, 8)
-            .or(v.lanewise(VectorOperators.LSHR, 8).and(0x00ff00ff00ff00ffL));
+        v =
+            v.and(0x0000ffff0000ffffL)
+                .lanewise(VectorOperators.LSHL, 16)
+                .or(v.lanewise(VectorOperators.LSHR, 16).and(0x0000ffff0000ffffL));
+        v =
+            v.and(0x00ff00ff00ff00ffL)
+                .lanewise(VectorOperators.LSHL, 8)
+                .or(v.lanewise(VectorOperators.LSHR, 8).and(0x00ff00ff00ff00ffL));
         v.reinterpretAsDoubles().intoArray(dst, to + i);
       }
     }
@@ -490,7 +508,9 @@ public class SimdVariantsBenchmark {
   static void shuffle256Floats(byte[] a, int p, float[] dst, int off, int n) {
     int i = 0;
     for (int bound = F256.loopBound(n); i < bound; i += 8, p += 32) {
-      ByteVector.fromArray(B256, a, p).rearrange(SWAP4_256).reinterpretAsFloats()
+      ByteVector.fromArray(B256, a, p)
+          .rearrange(SWAP4_256)
+          .reinterpretAsFloats()
           .intoArray(dst, off + i);
     }
     for (; i < n; i++, p += 4) {
@@ -502,7 +522,9 @@ public class SimdVariantsBenchmark {
   static void shuffle256Doubles(byte[] a, int p, double[] dst, int off, int n) {
     int i = 0;
     for (int bound = D256.loopBound(n); i < bound; i += 4, p += 32) {
-      ByteVector.fromArray(B256, a, p).rearrange(SWAP8_256).reinterpretAsDoubles()
+      ByteVector.fromArray(B256, a, p)
+          .rearrange(SWAP8_256)
+          .reinterpretAsDoubles()
           .intoArray(dst, off + i);
     }
     for (; i < n; i++, p += 8) {

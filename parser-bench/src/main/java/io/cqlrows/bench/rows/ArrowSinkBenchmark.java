@@ -23,17 +23,22 @@ import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 
 /**
- * One ROWS page (protocol v4) into an {@link ArrowSink} with reused vectors, against the same
- * page into a {@link ColumnarSink} with reused arrays, in the same run: the Arrow output's cost
- * over the columnar fast path. One operation = one page. Run with {@code -prof gc} for the bytes
- * allocated on the Java heap per page (Arrow's buffers are off-heap and reused).
+ * One ROWS page (protocol v4) into an {@link ArrowSink} with reused vectors, against the same page
+ * into a {@link ColumnarSink} with reused arrays, in the same run: the Arrow output's cost over the
+ * columnar fast path. One operation = one page. Run with {@code -prof gc} for the bytes allocated
+ * on the Java heap per page (Arrow's buffers are off-heap and reused).
  */
 @BenchmarkMode(Mode.Throughput)
 @OutputTimeUnit(TimeUnit.SECONDS)
 @Warmup(iterations = 5, time = 1)
 @Measurement(iterations = 5, time = 1)
-@Fork(value = 2, jvmArgsAppend = {"-Dio.netty.leakDetection.level=disabled",
-    "--add-opens=java.base/java.nio=ALL-UNNAMED", "-Dslf4j.internal.verbosity=ERROR"})
+@Fork(
+    value = 2,
+    jvmArgsAppend = {
+      "-Dio.netty.leakDetection.level=disabled",
+      "--add-opens=java.base/java.nio=ALL-UNNAMED",
+      "-Dslf4j.internal.verbosity=ERROR"
+    })
 @State(Scope.Thread)
 public class ArrowSinkBenchmark {
 

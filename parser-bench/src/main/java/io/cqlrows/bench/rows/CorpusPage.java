@@ -38,16 +38,24 @@ final class CorpusPage {
     int opcode = b.get(offset + 4) & 0xFF;
     int length = b.getInt(offset + 5);
     if (version != 0x84 || opcode != RESULT || offset + HEADER + length > stream.length) {
-      throw new IllegalStateException(resource + " at " + offset + ": not a v4 RESULT frame"
-          + " (version 0x" + Integer.toHexString(version) + ", opcode " + opcode + ")");
+      throw new IllegalStateException(
+          resource
+              + " at "
+              + offset
+              + ": not a v4 RESULT frame"
+              + " (version 0x"
+              + Integer.toHexString(version)
+              + ", opcode "
+              + opcode
+              + ")");
     }
     return Arrays.copyOfRange(stream, offset + HEADER, offset + HEADER + length);
   }
 
   /**
    * Sets the page's checks from its bytes: the rows, the non-NULL values (a cell of length 0 is a
-   * value only for ascii, blob and text, whose empty value is one) and the sum of column 0's
-   * ints. Only ROWS bodies with full metadata and native or custom column types.
+   * value only for ascii, blob and text, whose empty value is one) and the sum of column 0's ints.
+   * Only ROWS bodies with full metadata and native or custom column types.
    */
   static void count(RowsShape.Page p) {
     ByteBuffer b = ByteBuffer.wrap(p.bytes);

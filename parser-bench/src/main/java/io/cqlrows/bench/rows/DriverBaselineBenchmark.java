@@ -56,9 +56,9 @@ import org.openjdk.jmh.infra.Blackhole;
  * DefaultRows.SubCodec} with the driver's own {@code ByteBufPrimitiveCodec} over its shaded Netty
  * (metadata, then every cell copied into a {@code ByteBuffer}), then every cell of every row
  * through the {@link CodecRegistry#DEFAULT} codec of its column's type ({@code
- * DataTypeHelper.fromProtocolSpec}), as {@code row.getObject(i)} does. Codecs are resolved once
- * per page (the driver builds column definitions per page of a simple statement and looks the
- * codec up on every {@code get}; resolving once per page slightly favours it).
+ * DataTypeHelper.fromProtocolSpec}), as {@code row.getObject(i)} does. Codecs are resolved once per
+ * page (the driver builds column definitions per page of a simple statement and looks the codec up
+ * on every {@code get}; resolving once per page slightly favours it).
  *
  * <p>The class itself holds no parameter: {@code shape} lives in {@link Page} and {@code
  * vectorShape} in {@link FloatVectorPage}, so each benchmark runs only over its own shapes.
@@ -74,8 +74,7 @@ public class DriverBaselineBenchmark {
   /** A page of any shape (the vector-only benchmarks use {@link FloatVectorPage}). */
   @State(Scope.Thread)
   public static class Page {
-    @Param
-    public RowsShape shape;
+    @Param public RowsShape shape;
 
     Input input;
 
@@ -105,9 +104,9 @@ public class DriverBaselineBenchmark {
   }
 
   /**
-   * As {@link #decodeAll}, reading each cell as a user's typed getter does: {@code getInt},
-   * {@code getLong}, {@code getDouble}, ... go through the primitive codec's {@code
-   * decodePrimitive} (no boxing), the other types through {@code decode} as before.
+   * As {@link #decodeAll}, reading each cell as a user's typed getter does: {@code getInt}, {@code
+   * getLong}, {@code getDouble}, ... go through the primitive codec's {@code decodePrimitive} (no
+   * boxing), the other types through {@code decode} as before.
    */
   @Benchmark
   public void decodeAllTyped(Page page, Blackhole bh) {
@@ -255,17 +254,18 @@ public class DriverBaselineBenchmark {
     private static final int BYTE = 7;
 
     /** What the driver's rows are attached to: protocol v4 and the default codec registry. */
-    static final AttachmentPoint ATTACHMENT = new AttachmentPoint() {
-      @Override
-      public ProtocolVersion getProtocolVersion() {
-        return ProtocolVersion.V4;
-      }
+    static final AttachmentPoint ATTACHMENT =
+        new AttachmentPoint() {
+          @Override
+          public ProtocolVersion getProtocolVersion() {
+            return ProtocolVersion.V4;
+          }
 
-      @Override
-      public CodecRegistry getCodecRegistry() {
-        return CodecRegistry.DEFAULT;
-      }
-    };
+          @Override
+          public CodecRegistry getCodecRegistry() {
+            return CodecRegistry.DEFAULT;
+          }
+        };
 
     final RowsShape.Page page;
     final ByteBuf body;
@@ -273,8 +273,10 @@ public class DriverBaselineBenchmark {
     long rows;
     long values;
     long intSum;
+
     /** The id sum of the last {@link #decodeAllMixedGetters}, or -1. */
     long mixedIntSum = -1;
+
     boolean decoded;
     boolean countsValues;
 
@@ -311,7 +313,8 @@ public class DriverBaselineBenchmark {
       int[] kinds = new int[columns];
       for (int c = 0; c < columns; c++) {
         DataType type = DataTypeHelper.fromProtocolSpec(specs.get(c).type, AttachmentPoint.NONE);
-        if (floatArrays && type instanceof VectorType
+        if (floatArrays
+            && type instanceof VectorType
             && ((VectorType) type).getElementType().equals(DataTypes.FLOAT)) {
           codecs[c] = ExtraTypeCodecs.floatVectorToArray(((VectorType) type).getDimensions());
         } else {
@@ -379,8 +382,8 @@ public class DriverBaselineBenchmark {
     }
 
     /** Consumes a cell of a column of a primitive kind through {@code decodePrimitive}. */
-    private static void decodePrimitive(int kind, TypeCodec<?> codec, ByteBuffer cell,
-        Blackhole bh) {
+    private static void decodePrimitive(
+        int kind, TypeCodec<?> codec, ByteBuffer cell, Blackhole bh) {
       ProtocolVersion v4 = ProtocolVersion.V4;
       switch (kind) {
         case INT -> bh.consume(((PrimitiveIntCodec) codec).decodePrimitive(cell, v4));
@@ -400,14 +403,21 @@ public class DriverBaselineBenchmark {
           return;
         }
         if (mixedIntSum >= 0 && (rows != page.rows || mixedIntSum != page.intSum)) {
-          throw new IllegalStateException("driver decodeAllMixedGetters: rows/intSum " + rows
-              + "/" + mixedIntSum + ", expected " + page.rows + "/" + page.intSum);
+          throw new IllegalStateException(
+              "driver decodeAllMixedGetters: rows/intSum "
+                  + rows
+                  + "/"
+                  + mixedIntSum
+                  + ", expected "
+                  + page.rows
+                  + "/"
+                  + page.intSum);
         }
         if (countsValues) {
           page.check("driver", rows, intSum, values);
         } else if (rows != page.rows) {
-          throw new IllegalStateException("driver decodeFrame on " + page.shape + ": " + rows
-              + " rows, expected " + page.rows);
+          throw new IllegalStateException(
+              "driver decodeFrame on " + page.shape + ": " + rows + " rows, expected " + page.rows);
         }
       } finally {
         body.release();

@@ -24,12 +24,12 @@ import org.openjdk.jmh.annotations.Warmup;
 
 /**
  * The floors no parser of these pages can beat: {@link #copyBytes} copies the whole body into a
- * {@code byte[]} in one bulk copy (memory bandwidth); {@link #byteSwap} copies every vector cell
- * of a fixed-width vector page into a preallocated {@code float[]}/{@code double[]} through a
+ * {@code byte[]} in one bulk copy (memory bandwidth); {@link #byteSwap} copies every vector cell of
+ * a fixed-width vector page into a preallocated {@code float[]}/{@code double[]} through a
  * big-endian {@link VarHandle} loop, knowing where each cell starts (the scalar byte-swap floor:
  * what {@code ColumnarSink} has to do for the vectors, with no parsing at all); {@link
- * #nioByteSwap} does the same through the JDK's swapping bulk copy of a big-endian NIO view
- * (native code, the copy {@code BulkCopy} uses for buffers without an array), for comparison.
+ * #nioByteSwap} does the same through the JDK's swapping bulk copy of a big-endian NIO view (native
+ * code, the copy {@code BulkCopy} uses for buffers without an array), for comparison.
  *
  * <p>The class itself holds no parameter: {@code shape} lives in {@link Page} and {@code
  * vectorShape} in {@link VectorPage}, so each benchmark runs only over its own shapes.
@@ -49,8 +49,7 @@ public class FloorBenchmark {
   /** A page of any shape and a {@code byte[]} of its size. */
   @State(Scope.Thread)
   public static class Page {
-    @Param
-    public RowsShape shape;
+    @Param public RowsShape shape;
 
     ByteBuf body;
     byte[] copy;
@@ -66,8 +65,14 @@ public class FloorBenchmark {
     @TearDown(Level.Trial)
     public void check() {
       try {
-        if (copied && !Arrays.equals(copy, 0, copy.length, body.array(), body.arrayOffset(),
-            body.arrayOffset() + copy.length)) {
+        if (copied
+            && !Arrays.equals(
+                copy,
+                0,
+                copy.length,
+                body.array(),
+                body.arrayOffset(),
+                body.arrayOffset() + copy.length)) {
           throw new IllegalStateException("copyBytes on " + shape + ": the copy differs");
         }
       } finally {

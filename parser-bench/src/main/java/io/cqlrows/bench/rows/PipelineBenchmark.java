@@ -36,11 +36,11 @@ import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 
 /**
- * The whole client pipeline on one page: the wire bytes of a ROWS response (a v4 frame, a v4
- * frame with an LZ4 body, v5 segments, v5 LZ4 segments; see {@link ServerWire}) arrive in 64 KiB
- * reads on an {@link EmbeddedChannel} with {@link CqlPipeline} installed, and the {@link
- * RowsFrameHandler} parses the page into a {@link ColumnarSink} with {@code reuseArrays(true)}.
- * One operation = one page, from the first read to the {@link RowsResponse}.
+ * The whole client pipeline on one page: the wire bytes of a ROWS response (a v4 frame, a v4 frame
+ * with an LZ4 body, v5 segments, v5 LZ4 segments; see {@link ServerWire}) arrive in 64 KiB reads on
+ * an {@link EmbeddedChannel} with {@link CqlPipeline} installed, and the {@link RowsFrameHandler}
+ * parses the page into a {@link ColumnarSink} with {@code reuseArrays(true)}. One operation = one
+ * page, from the first read to the {@link RowsResponse}.
  *
  * <ul>
  *   <li><b>Reads.</b> The wire bytes are cut once per trial into 64 KiB chunks, each its own
@@ -49,25 +49,25 @@ import org.openjdk.jmh.annotations.Warmup;
  *       reads into by default).
  *   <li><b>No copy of the reads.</b> Each operation writes a {@code retainedDuplicate()} of every
  *       chunk: the decoders own (and release) a reference and their own indices, the bytes are
- *       shared, so the chunks serve every operation. A real socket read also has the kernel's
- *       copy into the read buffer; that copy is <em>not</em> measured here (it is not ours, and
- *       {@code FloorBenchmark.copyBytes} gives its order: one bulk copy of the page). Every copy
- *       the decoders make (cumulation, decompression) is measured.
- *   <li><b>One connection per trial.</b> The channel, its handlers and the sink live for the
- *       trial, as on a connection paging through a table: each operation registers the sink for
- *       the stream ({@link RowsFrameHandler#expect}), writes the reads (one {@code channelRead}
- *       and {@code channelReadComplete} each) and takes the {@link RowsResponse}. v5 channels are
- *       switched to segments once, at setup ({@link CqlPipeline#switchToSegments}).
+ *       shared, so the chunks serve every operation. A real socket read also has the kernel's copy
+ *       into the read buffer; that copy is <em>not</em> measured here (it is not ours, and {@code
+ *       FloorBenchmark.copyBytes} gives its order: one bulk copy of the page). Every copy the
+ *       decoders make (cumulation, decompression) is measured.
+ *   <li><b>One connection per trial.</b> The channel, its handlers and the sink live for the trial,
+ *       as on a connection paging through a table: each operation registers the sink for the stream
+ *       ({@link RowsFrameHandler#expect}), writes the reads (one {@code channelRead} and {@code
+ *       channelReadComplete} each) and takes the {@link RowsResponse}. v5 channels are switched to
+ *       segments once, at setup ({@link CqlPipeline#switchToSegments}).
  * </ul>
  *
  * <p>{@link #lz4DecompressOnly} decompresses the same LZ4 blocks with the same decompressor and
  * allocator as the pipeline, nothing else: the part of the LZ4 figures that is LZ4. {@link
- * #v5Crc32Only} computes the CRC32 that v5 segments carry over every payload of the page: the
- * part of the v5 figures that the checksum costs.
+ * #v5Crc32Only} computes the CRC32 that v5 segments carry over every payload of the page: the part
+ * of the v5 figures that the checksum costs.
  *
  * <p>Each trial checks in {@code @TearDown} that the sink holds the page (rows, {@code int}
- * checksum, value count, every vector element), that the decoders hold no bytes and the channel
- * no message, and that every chunk is back to the one reference the trial holds.
+ * checksum, value count, every vector element), that the decoders hold no bytes and the channel no
+ * message, and that every chunk is back to the one reference the trial holds.
  */
 @BenchmarkMode(Mode.Throughput)
 @OutputTimeUnit(TimeUnit.SECONDS)
@@ -85,8 +85,7 @@ public class PipelineBenchmark {
     @Param({"VECTOR_1536F", "VECTOR_768F"})
     public RowsShape shape;
 
-    @Param
-    public Encoding encoding;
+    @Param public Encoding encoding;
 
     /** Reads in direct (pooled) buffers instead of heap buffers. */
     @Param({"false", "true"})
@@ -104,8 +103,13 @@ public class PipelineBenchmark {
       page = shape.page();
       reads = reads(ServerWire.encode(page, encoding), direct);
       channel = new EmbeddedChannel();
-      CqlPipeline cql = CqlPipeline.install(channel.pipeline(), encoding.version,
-          encoding.lz4 ? Compression.LZ4 : Compression.NONE, ParseLimits.defaults(), null);
+      CqlPipeline cql =
+          CqlPipeline.install(
+              channel.pipeline(),
+              encoding.version,
+              encoding.lz4 ? Compression.LZ4 : Compression.NONE,
+              ParseLimits.defaults(),
+              null);
       if (encoding.version >= 5) {
         cql.switchToSegments();
       }
@@ -144,11 +148,18 @@ public class PipelineBenchmark {
       ChannelPipeline p = channel.pipeline();
       BytesToFrameDecoder frames = p.get(BytesToFrameDecoder.class);
       SegmentToFrameDecoder envelopes = p.get(SegmentToFrameDecoder.class);
-      int held = (frames == null ? 0 : frames.bufferedBytes())
-          + (envelopes == null ? 0 : envelopes.bufferedBytes());
+      int held =
+          (frames == null ? 0 : frames.bufferedBytes())
+              + (envelopes == null ? 0 : envelopes.bufferedBytes());
       if (held != 0 || rows.pendingCount() != 0) {
-        throw new IllegalStateException("pipeline " + encoding + ": " + held
-            + " bytes held by the decoders, " + rows.pendingCount() + " registrations left");
+        throw new IllegalStateException(
+            "pipeline "
+                + encoding
+                + ": "
+                + held
+                + " bytes held by the decoders, "
+                + rows.pendingCount()
+                + " registrations left");
       }
       // a decoder still holding part of a frame or segment throws here, when the channel closes
       if (channel.finishAndReleaseAll()) {
@@ -211,16 +222,29 @@ public class PipelineBenchmark {
             byte[] bytes = ByteBufUtil.getBytes(out);
             total += bytes.length;
             if (!Arrays.equals(bytes, 0, bytes.length, envelope, from, from + bytes.length)) {
-              throw new IllegalStateException("lz4DecompressOnly " + lz4Encoding + " on " + shape
-                  + ": block " + i + " differs from the envelope");
+              throw new IllegalStateException(
+                  "lz4DecompressOnly "
+                      + lz4Encoding
+                      + " on "
+                      + shape
+                      + ": block "
+                      + i
+                      + " differs from the envelope");
             }
           } finally {
             out.release();
           }
         }
         if (total == 0 ? decompressed != 0 : decompressed % total != 0) {
-          throw new IllegalStateException("lz4DecompressOnly " + lz4Encoding + " on " + shape
-              + ": " + decompressed + " bytes decompressed, not whole pages of " + total);
+          throw new IllegalStateException(
+              "lz4DecompressOnly "
+                  + lz4Encoding
+                  + " on "
+                  + shape
+                  + ": "
+                  + decompressed
+                  + " bytes decompressed, not whole pages of "
+                  + total);
         }
       } finally {
         release(blocks);
@@ -229,8 +253,8 @@ public class PipelineBenchmark {
   }
 
   /**
-   * The LZ4 decompression of one page's blocks alone ({@link Decompressors}, into buffers of
-   * {@link ByteBufAllocator#DEFAULT}, released at once as the pipeline does after parsing).
+   * The LZ4 decompression of one page's blocks alone ({@link Decompressors}, into buffers of {@link
+   * ByteBufAllocator#DEFAULT}, released at once as the pipeline does after parsing).
    */
   @Benchmark
   public long lz4DecompressOnly(Lz4Blocks b) {
@@ -253,8 +277,10 @@ public class PipelineBenchmark {
     public RowsShape shape;
 
     ByteBuf[] payloads;
+
     /** The same payloads as heap arrays, for {@link #v5Crc32HeapArrays}. */
     byte[][] arrays;
+
     int[] crcs;
     long checked;
 
@@ -266,8 +292,8 @@ public class PipelineBenchmark {
       ByteBuf in = Unpooled.wrappedBuffer(wire);
       for (int at = 0; at < wire.length; ) {
         int length = in.getUnsignedMediumLE(at) & 0x1FFFF;
-        list.add(ByteBufAllocator.DEFAULT.directBuffer(length, length)
-            .writeBytes(wire, at + 6, length));
+        list.add(
+            ByteBufAllocator.DEFAULT.directBuffer(length, length).writeBytes(wire, at + 6, length));
         crcList.add(in.getIntLE(at + 6 + length));
         at += 6 + length + 4;
       }
@@ -288,8 +314,8 @@ public class PipelineBenchmark {
             if (segmentCrc32(payloads[i]) != crcs[i]
                 || segmentCrc32(arrays[i], CRC32_CHUNK) != crcs[i]
                 || segmentCrc32(arrays[i], arrays[i].length) != crcs[i]) {
-              throw new IllegalStateException("v5Crc32Only on " + shape + ": segment " + i
-                  + " CRC32 differs from its trailer");
+              throw new IllegalStateException(
+                  "v5Crc32Only on " + shape + ": segment " + i + " CRC32 differs from its trailer");
             }
           }
         }
@@ -329,8 +355,8 @@ public class PipelineBenchmark {
   }
 
   /**
-   * The same over the heap copies in {@link #CRC32_CHUNK}-byte updates, as a checksum fed per
-   * read would be: what the chunk size costs.
+   * The same over the heap copies in {@link #CRC32_CHUNK}-byte updates, as a checksum fed per read
+   * would be: what the chunk size costs.
    */
   @Benchmark
   public long v5Crc32HeapChunks(SegmentPayloads s) {
@@ -368,9 +394,10 @@ public class PipelineBenchmark {
     for (int i = 0; i < n; i++) {
       int from = i * READ_BYTES;
       int length = Math.min(READ_BYTES, wire.length - from);
-      reads[i] = direct
-          ? ByteBufAllocator.DEFAULT.directBuffer(length, length).writeBytes(wire, from, length)
-          : Unpooled.wrappedBuffer(Arrays.copyOfRange(wire, from, from + length));
+      reads[i] =
+          direct
+              ? ByteBufAllocator.DEFAULT.directBuffer(length, length).writeBytes(wire, from, length)
+              : Unpooled.wrappedBuffer(Arrays.copyOfRange(wire, from, from + length));
     }
     return reads;
   }

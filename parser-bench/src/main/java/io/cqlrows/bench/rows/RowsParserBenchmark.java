@@ -31,9 +31,9 @@ import org.openjdk.jmh.infra.Blackhole;
 
 /**
  * Our parser ({@link ResultReader}, protocol v4) reading one ROWS page into each of its sinks:
- * {@link ColumnarSink} (primitive arrays, bulk vector copies), {@link RowsCollector} (boxed
- * {@link Row} objects) and a {@link BlackholeRowSink} (every typed event, nothing kept). One
- * operation = one page; divide by {@link RowsShape#rows()} for per-row figures.
+ * {@link ColumnarSink} (primitive arrays, bulk vector copies), {@link RowsCollector} (boxed {@link
+ * Row} objects) and a {@link BlackholeRowSink} (every typed event, nothing kept). One operation =
+ * one page; divide by {@link RowsShape#rows()} for per-row figures.
  *
  * <p>Compared in the same run with {@link DriverBaselineBenchmark} and {@link FloorBenchmark},
  * which read the same bytes.
@@ -46,8 +46,7 @@ import org.openjdk.jmh.infra.Blackhole;
 @State(Scope.Thread)
 public class RowsParserBenchmark {
 
-  @Param
-  public RowsShape shape;
+  @Param public RowsShape shape;
 
   private RowsShape.Page page;
   private ByteBuf body;
@@ -55,11 +54,15 @@ public class RowsParserBenchmark {
   private ColumnarSink columnar;
   private ColumnarSink columnarReused;
   private ColumnarSink columnarPrimitives;
+
   /** Non-NULL cells of the columns {@link #columnarPrimitives} selects. */
   private long primitiveValues;
+
   private RowsCollector collector;
+
   /** Per column, the getter a user reads it with. */
   private Getter[] getters;
+
   private BlackholeRowSink blackholeSink;
   private long invocations;
 
@@ -104,12 +107,19 @@ public class RowsParserBenchmark {
   private static boolean isPrimitive(CqlType t) {
     if (t instanceof VectorType v) {
       CqlType e = v.element();
-      return e == NativeType.FLOAT || e == NativeType.DOUBLE || e == NativeType.INT
+      return e == NativeType.FLOAT
+          || e == NativeType.DOUBLE
+          || e == NativeType.INT
           || e == NativeType.BIGINT;
     }
-    return t instanceof NativeType n && n != NativeType.TEXT && n != NativeType.ASCII
-        && n != NativeType.BLOB && n != NativeType.VARINT && n != NativeType.DECIMAL
-        && n != NativeType.INET && n != NativeType.DURATION;
+    return t instanceof NativeType n
+        && n != NativeType.TEXT
+        && n != NativeType.ASCII
+        && n != NativeType.BLOB
+        && n != NativeType.VARINT
+        && n != NativeType.DECIMAL
+        && n != NativeType.INET
+        && n != NativeType.DURATION;
   }
 
   /**
@@ -386,8 +396,17 @@ public class RowsParserBenchmark {
       intSum += sink.column(0).ints()[r];
     }
     if (sink.rowCount() != page.rows || values != primitiveValues) {
-      throw new IllegalStateException("parseColumnarPrimitives on " + shape + ": rows/values "
-          + sink.rowCount() + "/" + values + ", expected " + page.rows + "/" + primitiveValues);
+      throw new IllegalStateException(
+          "parseColumnarPrimitives on "
+              + shape
+              + ": rows/values "
+              + sink.rowCount()
+              + "/"
+              + values
+              + ", expected "
+              + page.rows
+              + "/"
+              + primitiveValues);
     }
     page.check("parseColumnarPrimitives", sink.rowCount(), intSum, page.values);
   }
@@ -418,8 +437,8 @@ public class RowsParserBenchmark {
         page.check("parseRows", collector.rows().size(), intSum, values);
       }
       if (blackholeSink.rows > 0) {
-        page.check("parseToBlackhole", blackholeSink.rows, blackholeSink.intSum,
-            blackholeSink.values);
+        page.check(
+            "parseToBlackhole", blackholeSink.rows, blackholeSink.intSum, blackholeSink.values);
       }
     } finally {
       body.release();

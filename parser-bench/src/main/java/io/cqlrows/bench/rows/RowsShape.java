@@ -85,9 +85,17 @@ public enum RowsShape {
   MIXED_SCALARS(5_000) {
     @Override
     void build(Page p, Random r) {
-      p.body.column("id", INT).column("big", BIGINT).column("txt", VARCHAR).column("u", UUID)
-          .column("ts", TIMESTAMP).column("d", DOUBLE).column("b", BOOLEAN).column("bl", BLOB)
-          .column("f", FLOAT).column("dt", DATE);
+      p.body
+          .column("id", INT)
+          .column("big", BIGINT)
+          .column("txt", VARCHAR)
+          .column("u", UUID)
+          .column("ts", TIMESTAMP)
+          .column("d", DOUBLE)
+          .column("b", BOOLEAN)
+          .column("bl", BLOB)
+          .column("f", FLOAT)
+          .column("dt", DATE);
       p.body.int32(p.rows);
       for (int row = 0; row < p.rows; row++) {
         p.idCell(row);
@@ -127,8 +135,16 @@ public enum RowsShape {
       p.body.column("id", INT);
       p.body.string("l").int16(LIST).int16(INT);
       p.body.string("m").int16(MAP).int16(VARCHAR).int16(INT);
-      p.body.string("p").int16(UDT).string("bench").string("point").int16(2)
-          .string("x").int16(INT).string("label").int16(VARCHAR);
+      p.body
+          .string("p")
+          .int16(UDT)
+          .string("bench")
+          .string("point")
+          .int16(2)
+          .string("x")
+          .int16(INT)
+          .string("label")
+          .int16(VARCHAR);
       p.body.int32(p.rows);
       for (int row = 0; row < p.rows; row++) {
         p.idCell(row);
@@ -149,17 +165,22 @@ public enum RowsShape {
         }
         p.body.cell(map.toByteArray());
         byte[] label = ascii(r, 4 + r.nextInt(12));
-        p.body.cell(new RowsBody().int32(4).int32(r.nextInt()).int32(label.length).raw(label)
-            .toByteArray());
+        p.body.cell(
+            new RowsBody()
+                .int32(4)
+                .int32(r.nextInt())
+                .int32(label.length)
+                .raw(label)
+                .toByteArray());
         p.values += 3;
       }
     }
   },
   /**
    * 5,000 rows of {@code id int}, {@code a ascii} (12 to 20 characters), {@code t text} (32 to 48
-   * ASCII characters), {@code u text} (about 60 characters of words mixing ASCII, Latin-1
-   * accents, CJK and one emoji or more, so never a Latin-1 string) and {@code l list<text>} (0 to
-   * 4 ASCII strings of 3 to 10 characters); no NULLs.
+   * ASCII characters), {@code u text} (about 60 characters of words mixing ASCII, Latin-1 accents,
+   * CJK and one emoji or more, so never a Latin-1 string) and {@code l list<text>} (0 to 4 ASCII
+   * strings of 3 to 10 characters); no NULLs.
    */
   TEXT_HEAVY(5_000) {
     @Override
@@ -200,15 +221,29 @@ public enum RowsShape {
 
   /** The corpus stream {@link #CORPUS_SCALARS} is read from, a class-path resource here. */
   static final String CORPUS_STREAM = "/io/cqlrows/bench/corpus/a-v4/conn-01.s2c.bin";
+
   /** Where the frame of {@link #CORPUS_SCALARS} starts in {@link #CORPUS_STREAM}. */
   static final int CORPUS_SCALARS_FRAME = 76;
 
   /** Words {@link #unicode} draws from: ASCII, Latin-1 accents, CJK. */
   private static final String[] WORDS = {
-    "caf\u00e9", "na\u00efve", "\u00fcber", "se\u00f1or", "stra\u00dfe", "gar\u00e7on",
-    "\u00e0 la", "\u6771\u4eac", "\u65e5\u672c\u8a9e", "\u4e2d\u6587",
-    "\ud55c\uad6d\uc5b4", "data", "row", "vector", "page"
+    "caf\u00e9",
+    "na\u00efve",
+    "\u00fcber",
+    "se\u00f1or",
+    "stra\u00dfe",
+    "gar\u00e7on",
+    "\u00e0 la",
+    "\u6771\u4eac",
+    "\u65e5\u672c\u8a9e",
+    "\u4e2d\u6587",
+    "\ud55c\uad6d\uc5b4",
+    "data",
+    "row",
+    "vector",
+    "page"
   };
+
   /** Emoji outside the BMP (surrogate pairs in UTF-16, four bytes in UTF-8). */
   private static final String[] EMOJI = {"\ud83d\ude00", "\ud83d\ude80", "\ud83c\udf89"};
 
@@ -294,16 +329,22 @@ public enum RowsShape {
   public static final class Page {
     final RowsShape shape;
     final RowsBody body;
+
     /** The RESULT body. */
     byte[] bytes;
+
     /** rows_count. */
     final int rows;
+
     /** Sum of the top-level {@code int} cells (the {@code id} column): a checksum. */
     long intSum;
+
     /** Non-NULL cells. */
     long values;
+
     /** Fixed-width vector shapes: where each row's vector value starts in {@link #bytes}. */
     final int[] vectorOffsets;
+
     int vectorDimension;
     int vectorElementBytes;
 
@@ -332,12 +373,13 @@ public enum RowsShape {
       for (int row = 0; row < rows; row++) {
         for (int i = 0; i < n; i++) {
           int at = vectorOffsets[row] + i * vectorElementBytes;
-          boolean same = vectorElementBytes == 4
-              ? Float.floatToRawIntBits(floats[row * n + i]) == b.getInt(at)
-              : Double.doubleToRawLongBits(doubles[row * n + i]) == b.getLong(at);
+          boolean same =
+              vectorElementBytes == 4
+                  ? Float.floatToRawIntBits(floats[row * n + i]) == b.getInt(at)
+                  : Double.doubleToRawLongBits(doubles[row * n + i]) == b.getLong(at);
           if (!same) {
-            throw new IllegalStateException(what + " on " + shape + ": row " + row
-                + " element " + i + " differs");
+            throw new IllegalStateException(
+                what + " on " + shape + ": row " + row + " element " + i + " differs");
           }
         }
       }
@@ -345,8 +387,8 @@ public enum RowsShape {
 
     /**
      * Throws unless {@code sink} holds this page: its rows, the sum of the {@code int} cells of
-     * column 0, the non-NULL value count and, for fixed-width float and double vector shapes,
-     * every element of the matrix (compared bit for bit with the cells of {@link #bytes}).
+     * column 0, the non-NULL value count and, for fixed-width float and double vector shapes, every
+     * element of the matrix (compared bit for bit with the cells of {@link #bytes}).
      */
     public void checkColumnar(String what, ColumnarSink sink) {
       long intSum = 0;
@@ -369,9 +411,22 @@ public enum RowsShape {
     /** Throws unless a decoding reported this page's rows, int checksum and value count. */
     public void check(String what, long rows, long intSum, long values) {
       if (rows != this.rows || intSum != this.intSum || values != this.values) {
-        throw new IllegalStateException(what + " on " + shape + ": rows/intSum/values "
-            + rows + "/" + intSum + "/" + values + ", expected " + this.rows + "/" + this.intSum
-            + "/" + this.values);
+        throw new IllegalStateException(
+            what
+                + " on "
+                + shape
+                + ": rows/intSum/values "
+                + rows
+                + "/"
+                + intSum
+                + "/"
+                + values
+                + ", expected "
+                + this.rows
+                + "/"
+                + this.intSum
+                + "/"
+                + this.values);
       }
     }
   }

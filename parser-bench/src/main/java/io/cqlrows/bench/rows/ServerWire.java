@@ -18,13 +18,15 @@ import java.util.List;
  * A ROWS page as a server sends it: the RESULT envelope (response bit set, stream {@link
  * #STREAM_ID}) as a v4 frame, uncompressed or with an LZ4 body ({@link Compressors#lz4Body}, as
  * Cassandra compresses every v4 body once LZ4 is negotiated), or as v5 segments written by the
- * project's {@link SegmentEncoder} (an envelope longer than {@code SegmentWriter.MAX_PAYLOAD_LENGTH}
- * is cut into non-self-contained segments; an LZ4 segment payload that does not shrink is stored
- * with uncompressed length 0, as Cassandra's {@code FrameEncoderLZ4} does).
+ * project's {@link SegmentEncoder} (an envelope longer than {@code
+ * SegmentWriter.MAX_PAYLOAD_LENGTH} is cut into non-self-contained segments; an LZ4 segment payload
+ * that does not shrink is stored with uncompressed length 0, as Cassandra's {@code FrameEncoderLZ4}
+ * does).
  */
 public final class ServerWire {
   /** The stream id of every response written here. */
   static final int STREAM_ID = 1;
+
   private static final int HEADER_LENGTH = 9;
 
   private ServerWire() {}
@@ -93,8 +95,11 @@ public final class ServerWire {
   private static byte[] envelope(int version, int flags, ByteBuf body) {
     ByteBuf out = Unpooled.buffer(HEADER_LENGTH + body.readableBytes());
     try {
-      out.writeByte(0x80 | version).writeByte(flags).writeShort(STREAM_ID)
-          .writeByte(Opcode.RESULT.code()).writeInt(body.readableBytes())
+      out.writeByte(0x80 | version)
+          .writeByte(flags)
+          .writeShort(STREAM_ID)
+          .writeByte(Opcode.RESULT.code())
+          .writeInt(body.readableBytes())
           .writeBytes(body, body.readerIndex(), body.readableBytes());
       return ByteBufUtil.getBytes(out);
     } finally {
@@ -113,8 +118,11 @@ public final class ServerWire {
     ByteBuf in = Unpooled.wrappedBuffer(wire);
     if (encoding == Encoding.V4_LZ4) {
       int bodyLength = in.getInt(5);
-      blocks.add(new Block(ByteBufUtil.getBytes(in, HEADER_LENGTH, bodyLength),
-          in.getInt(HEADER_LENGTH), HEADER_LENGTH));
+      blocks.add(
+          new Block(
+              ByteBufUtil.getBytes(in, HEADER_LENGTH, bodyLength),
+              in.getInt(HEADER_LENGTH),
+              HEADER_LENGTH));
       return blocks;
     }
     if (encoding != Encoding.V5_LZ4) {
@@ -127,8 +135,9 @@ public final class ServerWire {
       int onWire = (int) (word & 0x1FFFF);
       int uncompressed = (int) ((word >>> 17) & 0x1FFFF);
       if (uncompressed != 0) {
-        blocks.add(new Block(ByteBufUtil.getBytes(in, at + headerLength, onWire), uncompressed,
-            envelopeOffset));
+        blocks.add(
+            new Block(
+                ByteBufUtil.getBytes(in, at + headerLength, onWire), uncompressed, envelopeOffset));
       }
       envelopeOffset += uncompressed != 0 ? uncompressed : onWire;
       at += headerLength + onWire + 4;
@@ -143,8 +152,10 @@ public final class ServerWire {
     int segments = 0;
     int compressed = 0;
     for (int at = 0; at < wire.length; segments++) {
-      long word = headerLength == 6 ? in.getUnsignedMediumLE(at)
-          : in.getUnsignedIntLE(at) | ((long) in.getUnsignedByte(at + 4) << 32);
+      long word =
+          headerLength == 6
+              ? in.getUnsignedMediumLE(at)
+              : in.getUnsignedIntLE(at) | ((long) in.getUnsignedByte(at + 4) << 32);
       if (headerLength == 8 && ((word >>> 17) & 0x1FFFF) != 0) {
         compressed++;
       }
@@ -154,8 +165,8 @@ public final class ServerWire {
   }
 
   /**
-   * One LZ4 block, the length it decompresses to, and where its bytes start in the envelope
-   * (header included: v4's body starts at 9).
+   * One LZ4 block, the length it decompresses to, and where its bytes start in the envelope (header
+   * included: v4's body starts at 9).
    */
   record Block(byte[] bytes, int uncompressedLength, int envelopeOffset) {}
 }

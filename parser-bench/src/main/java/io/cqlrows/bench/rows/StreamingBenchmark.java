@@ -38,12 +38,12 @@ import org.openjdk.jmh.annotations.Warmup;
  * as the reads arrive).
  *
  * <ul>
- *   <li>{@link #page}: the whole page into a {@link ColumnarSink} reusing its matrix: total
- *       time per page (throughput).
- *   <li>{@link #timeToFirstRow}: from the first read until the read that completed the first
- *       row has returned; the rest of the page is fed outside the measurement. In whole mode that
- *       read also parses every other row, so the trial also prints the delay to the first row
- *       itself (measured with {@code System.nanoTime} around the reads).
+ *   <li>{@link #page}: the whole page into a {@link ColumnarSink} reusing its matrix: total time
+ *       per page (throughput).
+ *   <li>{@link #timeToFirstRow}: from the first read until the read that completed the first row
+ *       has returned; the rest of the page is fed outside the measurement. In whole mode that read
+ *       also parses every other row, so the trial also prints the delay to the first row itself
+ *       (measured with {@code System.nanoTime} around the reads).
  * </ul>
  *
  * <p>Memory: after every read the trial records the bytes the decoder and the rows handler hold
@@ -54,7 +54,9 @@ import org.openjdk.jmh.annotations.Warmup;
 @OutputTimeUnit(TimeUnit.MILLISECONDS)
 @Warmup(iterations = 5, time = 2)
 @Measurement(iterations = 5, time = 2)
-@Fork(value = 2, jvmArgsAppend = {"-Dio.netty.leakDetection.level=disabled", "-Xmx4g"})
+@Fork(
+    value = 2,
+    jvmArgsAppend = {"-Dio.netty.leakDetection.level=disabled", "-Xmx4g"})
 @State(Scope.Thread)
 public class StreamingBenchmark {
   static final int ROWS = 10_900;
@@ -67,8 +69,10 @@ public class StreamingBenchmark {
 
   private byte[] wire;
   private ByteBuf wireBuf;
+
   /** The checksum of the page's vectors: the sum of every row's first and last element. */
   private double expectedChecksum;
+
   private EmbeddedChannel channel;
   private BytesToFrameDecoder decoder;
   private RowsFrameHandler rows;
@@ -76,11 +80,15 @@ public class StreamingBenchmark {
   private final FirstRow firstRow = new FirstRow();
   private long maxHeld;
   private long pages;
+
   /** Sum and count of first-row delays measured inside {@link #timeToFirstRow}. */
   private long firstRowDelays;
+
   private long firstRowSamples;
+
   /** Where {@link #timeToFirstRow} stopped writing, or -1. */
   private int restFrom = -1;
+
   private int lastRows;
 
   /** Counts rows and notes the first one; nothing kept. */
@@ -150,8 +158,9 @@ public class StreamingBenchmark {
     wireBuf = Unpooled.wrappedBuffer(wire);
     channel = new EmbeddedChannel();
     ParseLimits limits = ParseLimits.defaults();
-    CqlPipeline cql = CqlPipeline.install(channel.pipeline(), 4, Compression.NONE, limits, null)
-        .streamResultsFrom(mode.equals("streaming") ? 1 << 20 : 0);
+    CqlPipeline cql =
+        CqlPipeline.install(channel.pipeline(), 4, Compression.NONE, limits, null)
+            .streamResultsFrom(mode.equals("streaming") ? 1 << 20 : 0);
     rows = cql.rows();
     decoder = (BytesToFrameDecoder) channel.pipeline().get(CqlPipeline.BYTES_TO_FRAME_DECODER);
   }
@@ -164,7 +173,9 @@ public class StreamingBenchmark {
     }
   }
 
-  /** Writes the reads from {@code from}; stops after the read that completes a first row if asked. */
+  /**
+   * Writes the reads from {@code from}; stops after the read that completes a first row if asked.
+   */
   private int write(int from, boolean untilFirstRow) {
     int at = from;
     while (at < wire.length) {
@@ -186,9 +197,17 @@ public class StreamingBenchmark {
   private void finish() {
     Object out = channel.readInbound();
     if (!(out instanceof RowsResponse response)) {
-      throw new IllegalStateException(mode + ": expected a RowsResponse, got " + out
-          + " (decoder holds " + decoder.bufferedBytes() + " bytes, rows handler "
-          + rows.bufferedBytes() + ", first-row sink saw " + firstRow.rows + " rows)");
+      throw new IllegalStateException(
+          mode
+              + ": expected a RowsResponse, got "
+              + out
+              + " (decoder holds "
+              + decoder.bufferedBytes()
+              + " bytes, rows handler "
+              + rows.bufferedBytes()
+              + ", first-row sink saw "
+              + firstRow.rows
+              + " rows)");
     }
     lastRows = ((RowsResult) response.result()).rowCount();
     pages++;
@@ -216,8 +235,8 @@ public class StreamingBenchmark {
   }
 
   /**
-   * Feeds the rest of the page after {@link #timeToFirstRow}, outside the measurement (a
-   * fixture of this state: JMH hands a fixture of another state a different instance).
+   * Feeds the rest of the page after {@link #timeToFirstRow}, outside the measurement (a fixture of
+   * this state: JMH hands a fixture of another state a different instance).
    */
   @TearDown(Level.Invocation)
   public void feedRest() {
@@ -247,13 +266,14 @@ public class StreamingBenchmark {
       } else if (firstRow.rows == ROWS) {
         checkSum(firstRow.sum);
       }
-      System.out.printf("%n%s: %d pages, max held by decoder + rows handler: %,d bytes%n",
-          mode, pages, maxHeld);
+      System.out.printf(
+          "%n%s: %d pages, max held by decoder + rows handler: %,d bytes%n", mode, pages, maxHeld);
       if (firstRowSamples > 0) {
         // the op time of timeToFirstRow also holds, in whole mode, the parse of the other rows
         // (they are parsed in the same call); this is the delay to the first row alone
-        System.out.printf("%s: first row after %.3f ms on average (%d samples)%n", mode,
-            firstRowDelays / 1e6 / firstRowSamples, firstRowSamples);
+        System.out.printf(
+            "%s: first row after %.3f ms on average (%d samples)%n",
+            mode, firstRowDelays / 1e6 / firstRowSamples, firstRowSamples);
       }
       if (mode.equals("streaming") && maxHeld >= 1 << 20) {
         throw new IllegalStateException("streaming held " + maxHeld + " bytes (limit 1 MiB)");
@@ -266,8 +286,8 @@ public class StreamingBenchmark {
 
   private void checkSum(double sum) {
     if (Math.abs(sum - expectedChecksum) > 1e-3 * Math.max(1, Math.abs(expectedChecksum))) {
-      throw new IllegalStateException(mode + ": checksum " + sum + ", expected "
-          + expectedChecksum);
+      throw new IllegalStateException(
+          mode + ": checksum " + sum + ", expected " + expectedChecksum);
     }
   }
 }

@@ -43,8 +43,8 @@ import java.util.UUID;
  *       Double.toString} ({@code "NaN"}, {@code "-Infinity"} and {@code "-0.0"} included). The
  *       corpus was rendered on Java 17; from JDK 19 on these methods print some values differently.
  *   <li>{@code BigDecimal}: a JSON string of {@code toString()} ({@code "1E+10"}).
- *   <li>{@code UUID}, {@code LocalDate}, {@code LocalTime}, {@code Instant}, {@link CqlDuration}:
- *       a JSON string of {@code toString()}.
+ *   <li>{@code UUID}, {@code LocalDate}, {@code LocalTime}, {@code Instant}, {@link CqlDuration}: a
+ *       JSON string of {@code toString()}.
  *   <li>{@code InetAddress}: a JSON string of {@code getHostAddress()}.
  *   <li>{@code ByteBuffer} (its remaining bytes; the position is not moved) and {@code byte[]}: a
  *       JSON string {@code "0x"} followed by lowercase hex.
@@ -95,8 +95,8 @@ public final class CanonicalJson {
    * Appends {@code s} as a JSON string. {@code "} and {@code \} are escaped with a backslash;
    * control characters below U+0020 as {@code \n}, {@code \t}, {@code \r}, {@code \b}, {@code \f}
    * or {@code \}{@code u00xx} (lowercase hex); U+007F (DEL) as {@code \}{@code u007f}, as the
-   * corpus writes it. Every other character, non-ASCII and surrogate pairs included, is written
-   * as is.
+   * corpus writes it. Every other character, non-ASCII and surrogate pairs included, is written as
+   * is.
    *
    * @param out the builder to append to
    * @param s the characters; not {@code null}

@@ -10,19 +10,22 @@ import java.util.BitSet;
 /**
  * The storage of one column that {@link ColumnarSink} collects: one array, of the primitive type
  * that holds the column's values (or of objects, see {@link ColumnarSink}), {@link #width} slots
- * per row, and the rows without a value. The sink writes the arrays directly;
- * {@link ColumnarSink.Column} is their public, read-only view.
+ * per row, and the rows without a value. The sink writes the arrays directly; {@link
+ * ColumnarSink.Column} is their public, read-only view.
  *
  * <p>The arrays start empty and grow as values arrive, at most to the result's row count, so they
- * never hold more than about twice what the frame carried; {@link #presize} sizes them at once
- * for the rows the frame's bytes can hold, and {@link #trim} to the row count at the end.
+ * never hold more than about twice what the frame carried; {@link #presize} sizes them at once for
+ * the rows the frame's bytes can hold, and {@link #trim} to the row count at the end.
  */
 final class ColumnArrays {
   /** The column's spec in the current result. */
   ColumnSpec spec;
+
   private final Kind kind;
+
   /** Slots per row: N for vectors, 2 for uuids, else 1. */
   final int width;
+
   private int maxRows;
   private int capacity;
   final BitSet nulls = new BitSet();
@@ -32,10 +35,18 @@ final class ColumnArrays {
   double[] doubles;
   boolean[] booleans;
   Object[] objects;
+
   /** The public view of this column, the same for as long as the arrays serve. */
   final ColumnarSink.Column view = new ColumnarSink.Column(this);
 
-  private enum Kind { INT, LONG, FLOAT, DOUBLE, BOOLEAN, OBJECT }
+  private enum Kind {
+    INT,
+    LONG,
+    FLOAT,
+    DOUBLE,
+    BOOLEAN,
+    OBJECT
+  }
 
   /** Padding for trailing rows without values that is always allowed: 2^20 slots. */
   static final long MAX_PADDING_SLOTS = 1L << 20;
@@ -45,8 +56,11 @@ final class ColumnArrays {
     CqlType t = spec.type();
     if (t instanceof VectorType v) {
       CqlType e = v.element();
-      boolean fast = e == NativeType.FLOAT || e == NativeType.DOUBLE || e == NativeType.INT
-          || e == NativeType.BIGINT;
+      boolean fast =
+          e == NativeType.FLOAT
+              || e == NativeType.DOUBLE
+              || e == NativeType.INT
+              || e == NativeType.BIGINT;
       this.kind = fast ? kindOf(e) : Kind.OBJECT;
       this.width = fast ? v.dimension() : 1;
     } else {
@@ -62,13 +76,26 @@ final class ColumnArrays {
       return Kind.OBJECT;
     }
     switch (n) {
-      case INT: case SMALLINT: case TINYINT: case DATE: return Kind.INT;
-      case BIGINT: case COUNTER: case TIMESTAMP: case TIME: case UUID: case TIMEUUID:
+      case INT:
+      case SMALLINT:
+      case TINYINT:
+      case DATE:
+        return Kind.INT;
+      case BIGINT:
+      case COUNTER:
+      case TIMESTAMP:
+      case TIME:
+      case UUID:
+      case TIMEUUID:
         return Kind.LONG;
-      case FLOAT: return Kind.FLOAT;
-      case DOUBLE: return Kind.DOUBLE;
-      case BOOLEAN: return Kind.BOOLEAN;
-      default: return Kind.OBJECT;
+      case FLOAT:
+        return Kind.FLOAT;
+      case DOUBLE:
+        return Kind.DOUBLE;
+      case BOOLEAN:
+        return Kind.BOOLEAN;
+      default:
+        return Kind.OBJECT;
     }
   }
 
@@ -76,16 +103,23 @@ final class ColumnArrays {
     capacity = rows;
     int slots = Math.multiplyExact(rows, width);
     switch (kind) {
-      case INT: ints = ints == null ? new int[slots] : Arrays.copyOf(ints, slots); break;
-      case LONG: longs = longs == null ? new long[slots] : Arrays.copyOf(longs, slots); break;
-      case FLOAT: floats = floats == null ? new float[slots] : Arrays.copyOf(floats, slots); break;
+      case INT:
+        ints = ints == null ? new int[slots] : Arrays.copyOf(ints, slots);
+        break;
+      case LONG:
+        longs = longs == null ? new long[slots] : Arrays.copyOf(longs, slots);
+        break;
+      case FLOAT:
+        floats = floats == null ? new float[slots] : Arrays.copyOf(floats, slots);
+        break;
       case DOUBLE:
         doubles = doubles == null ? new double[slots] : Arrays.copyOf(doubles, slots);
         break;
       case BOOLEAN:
         booleans = booleans == null ? new boolean[slots] : Arrays.copyOf(booleans, slots);
         break;
-      default: objects = objects == null ? new Object[rows] : Arrays.copyOf(objects, rows);
+      default:
+        objects = objects == null ? new Object[rows] : Arrays.copyOf(objects, rows);
     }
   }
 
@@ -105,12 +139,23 @@ final class ColumnArrays {
     }
     int from = r * width;
     switch (kind) {
-      case INT: Arrays.fill(ints, from, from + width, 0); break;
-      case LONG: Arrays.fill(longs, from, from + width, 0L); break;
-      case FLOAT: Arrays.fill(floats, from, from + width, 0f); break;
-      case DOUBLE: Arrays.fill(doubles, from, from + width, 0d); break;
-      case BOOLEAN: booleans[r] = false; break;
-      default: objects[r] = null;
+      case INT:
+        Arrays.fill(ints, from, from + width, 0);
+        break;
+      case LONG:
+        Arrays.fill(longs, from, from + width, 0L);
+        break;
+      case FLOAT:
+        Arrays.fill(floats, from, from + width, 0f);
+        break;
+      case DOUBLE:
+        Arrays.fill(doubles, from, from + width, 0d);
+        break;
+      case BOOLEAN:
+        booleans[r] = false;
+        break;
+      default:
+        objects[r] = null;
     }
   }
 
@@ -125,9 +170,14 @@ final class ColumnArrays {
 
   private int elementBytes() {
     switch (kind) {
-      case LONG: case DOUBLE: return 8;
-      case INT: case FLOAT: return 4;
-      default: return 1; // booleans; object slots are references, sized by row count
+      case LONG:
+      case DOUBLE:
+        return 8;
+      case INT:
+      case FLOAT:
+        return 4;
+      default:
+        return 1; // booleans; object slots are references, sized by row count
     }
   }
 
@@ -141,8 +191,8 @@ final class ColumnArrays {
   /**
    * Sizes the arrays to exactly {@code rows}, unless padding trailing rows without values would
    * take more than {@link #MAX_PADDING_SLOTS} slots beyond twice what was filled: then the arrays
-   * stop at the capacity they grew to, so NULL cells can never make the sink allocate more
-   * than the frame carried.
+   * stop at the capacity they grew to, so NULL cells can never make the sink allocate more than the
+   * frame carried.
    */
   void trim(int rows) {
     if (rows == capacity) {

@@ -12,10 +12,10 @@ import java.util.BitSet;
 import java.util.List;
 
 /**
- * Collects one ROWS result column by column into primitive arrays: the fast path for analytics
- * and embeddings. Each {@code vector<float, N>} column becomes one row-major {@code float[rows *
- * N]} matrix filled by a bulk big-endian copy straight from the frame (an embedding matrix
- * straight from the wire); likewise {@code vector<double|int|bigint, N>}.
+ * Collects one ROWS result column by column into primitive arrays: the fast path for analytics and
+ * embeddings. Each {@code vector<float, N>} column becomes one row-major {@code float[rows * N]}
+ * matrix filled by a bulk big-endian copy straight from the frame (an embedding matrix straight
+ * from the wire); likewise {@code vector<double|int|bigint, N>}.
  *
  * <table>
  *   <caption>Column storage by CQL type</caption>
@@ -26,24 +26,29 @@ import java.util.List;
  *   <tr><td>float / double / boolean</td><td>{@link Column#floats()} / {@link Column#doubles()}
  *       / {@link Column#booleans()}</td></tr>
  *   <tr><td>vector&lt;float|double|int|bigint, N&gt;</td><td>the same arrays, N per row</td></tr>
- *   <tr><td>everything else</td><td>{@link Column#objects()} (as {@link RowSink#onObject})</td></tr>
+ *   <tr><td>everything else</td>
+ *       <td>{@link Column#objects()} (as {@link RowSink#onObject})</td></tr>
  * </table>
  *
  * <p>A row without a value (NULL, not set, empty) has its bit set in {@link Column#nulls()} and
  * zeros in the primitive slots. Arrays grow as values arrive, so they never hold more than about
- * twice what the frame carried, and are trimmed to {@code rowCount * width} slots at the end;
- * only when a result ends with so many rows without values that padding them would exceed 2^20
- * slots beyond that do the arrays stay shorter (index them only for rows that are not null).
- * Each result replaces the previous one. Not thread-safe.
+ * twice what the frame carried, and are trimmed to {@code rowCount * width} slots at the end; only
+ * when a result ends with so many rows without values that padding them would exceed 2^20 slots
+ * beyond that do the arrays stay shorter (index them only for rows that are not null). Each result
+ * replaces the previous one. Not thread-safe.
  */
 public final class ColumnarSink implements RowSink {
   /** One entry per column of the last result; null for a column that was not selected. */
   private final List<ColumnArrays> columns = new ArrayList<>();
+
   /** Whether a result reuses the arrays of the previous one (see {@link #reuseArrays}). */
   private boolean reuse;
+
   private ColumnSelection selection = ColumnSelection.ALL;
+
   /** The selection in force for the current result; null for all. */
   private BitSet resultSelection;
+
   private int rowCount;
   private int row;
 
@@ -75,10 +80,10 @@ public final class ColumnarSink implements RowSink {
   }
 
   /**
-   * Opt in to reusing arrays across results: a column of the same type keeps its arrays when
-   * they are large enough, so paging through a table copies every vector straight into the same
-   * matrix with no allocation. The arrays may then be longer than {@code rowCount() * width}
-   * (index them up to that), and they are overwritten by the next result: copy what you keep.
+   * Opt in to reusing arrays across results: a column of the same type keeps its arrays when they
+   * are large enough, so paging through a table copies every vector straight into the same matrix
+   * with no allocation. The arrays may then be longer than {@code rowCount() * width} (index them
+   * up to that), and they are overwritten by the next result: copy what you keep.
    *
    * @return this sink
    */
@@ -88,10 +93,10 @@ public final class ColumnarSink implements RowSink {
   }
 
   /**
-   * Collects only these columns, by zero-based index, from the next result on; the parser skips
-   * the others undecoded (see {@link #wantsColumn}), and {@link #column} rejects them. Indexes
-   * past a result's last column are ignored. Selecting only primitive columns (and primitive
-   * vectors) with {@link #reuseArrays} makes paging allocate nothing per row.
+   * Collects only these columns, by zero-based index, from the next result on; the parser skips the
+   * others undecoded (see {@link #wantsColumn}), and {@link #column} rejects them. Indexes past a
+   * result's last column are ignored. Selecting only primitive columns (and primitive vectors) with
+   * {@link #reuseArrays} makes paging allocate nothing per row.
    *
    * @return this sink
    * @throws IllegalArgumentException if an index is negative
@@ -102,8 +107,8 @@ public final class ColumnarSink implements RowSink {
   }
 
   /**
-   * Collects only the columns with these exact names (internal form) from the next result on;
-   * names a result does not have are ignored. Replaces any selection by index.
+   * Collects only the columns with these exact names (internal form) from the next result on; names
+   * a result does not have are ignored. Replaces any selection by index.
    *
    * @return this sink
    */
@@ -129,9 +134,9 @@ public final class ColumnarSink implements RowSink {
   }
 
   /**
-   * Pre-sizes every column for the rows that can have a value: all of them for scalars, and for
-   * a vector column as many as the remaining bytes could hold ({@code 4 + N x width} each), so a
-   * page of vectors is copied straight into its final matrix.
+   * Pre-sizes every column for the rows that can have a value: all of them for scalars, and for a
+   * vector column as many as the remaining bytes could hold ({@code 4 + N x width} each), so a page
+   * of vectors is copied straight into its final matrix.
    */
   @Override
   public void onRowsContentLength(int bytes) {

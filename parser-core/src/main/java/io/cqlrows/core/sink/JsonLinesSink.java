@@ -36,8 +36,8 @@ import java.util.UUID;
  *       {@link ColumnSpec#type()}.
  *   <li>{@code row_count} is the {@code rows_count} announced by {@link #onResultStart}.
  *   <li>Each row is an array aligned with {@code columns}. A NULL cell is {@code null}, a not-set
- *       cell {@code {"not_set":true}}, an empty (zero-length) cell {@link
- *       CanonicalJson#appendEmpty its type's empty rendering}.
+ *       cell {@code {"not_set":true}}, an empty (zero-length) cell {@link CanonicalJson#appendEmpty
+ *       its type's empty rendering}.
  * </ul>
  *
  * <p>A result is buffered in a reused {@code StringBuilder} and written with one {@link
@@ -55,18 +55,25 @@ public final class JsonLinesSink implements RowSink {
 
   /** Where lines go. */
   private final Appendable out;
+
   /** The current result's line, reused between results. */
   private final StringBuilder line = new StringBuilder(256);
+
   /** Raw members for the next result, or null. */
   private String leadingMembers;
+
   /** Columns to write from the next result on. */
   private ColumnSelection selection = ColumnSelection.ALL;
+
   /** The selection in force for the current result; null for all. */
   private BitSet resultSelection;
+
   /** The current result's columns, for the types of empty cells. */
   private ResultColumns columns;
+
   /** Rows begun in the current result. */
   private int rowsStarted;
+
   /** Whether the next cell is the first of its row. */
   private boolean firstCell;
 
@@ -114,8 +121,8 @@ public final class JsonLinesSink implements RowSink {
 
   /**
    * Writes only the columns with these exact names (internal form), in result order, from the next
-   * result on; names a result does not have are ignored, so a result with none of them has an
-   * empty {@code columns} list. Replaces any selection by index.
+   * result on; names a result does not have are ignored, so a result with none of them has an empty
+   * {@code columns} list. Replaces any selection by index.
    */
   public void selectColumnsByName(String... names) {
     this.selection = ColumnSelection.ofNames(names);

@@ -26,17 +26,18 @@ import java.util.UUID;
  *
  * <p>Like the Java driver, primitive getters return {@code 0} / {@code false} for a NULL, not-set
  * or empty cell; check {@link #isNull}, {@link #isNotSet} or {@link #isEmpty} to tell them apart.
- * Object getters return {@code null} for those cells. A getter that does not fit the column's
- * type throws {@link IllegalArgumentException} naming the column and type.
+ * Object getters return {@code null} for those cells. A getter that does not fit the column's type
+ * throws {@link IllegalArgumentException} naming the column and type.
  *
  * <p>Immutable: {@link #getBytes} returns a read-only view, {@link #getObject} a buffer over a
  * copy, vector getters copies. Values of the fixed-width types are stored unboxed; their objects
- * ({@code Integer}, {@code Instant}, {@code UUID}, ...) are made on each call. Two {@code Row}s
- * are equal when they view the same collected row.
+ * ({@code Integer}, {@code Instant}, {@code UUID}, ...) are made on each call. Two {@code Row}s are
+ * equal when they view the same collected row.
  */
 public final class Row {
   /** {@link #wordAt}: the cell has no value (NULL, not set, empty). */
   private static final int NO_VALUE = -1;
+
   /** {@link #wordAt}: the column is of another type, or its value is stored as an object. */
   private static final int OTHER = -2;
 
@@ -74,8 +75,8 @@ public final class Row {
   }
 
   /**
-   * Where the value of column {@code i} is in the page's words if the column is of {@code kind}
-   * and its value is there; else {@link #NO_VALUE} or {@link #OTHER}.
+   * Where the value of column {@code i} is in the page's words if the column is of {@code kind} and
+   * its value is there; else {@link #NO_VALUE} or {@link #OTHER}.
    */
   private int wordAt(int i, byte kind) {
     RowsPage p = page;
@@ -95,8 +96,8 @@ public final class Row {
   }
 
   /**
-   * The stored object of column {@code i} if the column keeps references and the cell is in
-   * {@code state}; else null.
+   * The stored object of column {@code i} if the column keeps references and the cell is in {@code
+   * state}; else null.
    */
   private Object ref(int i, byte state) {
     RowsPage p = page;
@@ -128,8 +129,8 @@ public final class Row {
 
   /**
    * The decoded value, boxed as {@link RowSink}'s default events box it for {@link
-   * RowSink#onObject} (a blob as a {@code ByteBuffer} over a copy of its bytes, made on each
-   * call), or {@code null}.
+   * RowSink#onObject} (a blob as a {@code ByteBuffer} over a copy of its bytes, made on each call),
+   * or {@code null}.
    */
   public Object getObject(int i) {
     return page.object(row, i);
@@ -147,8 +148,17 @@ public final class Row {
     }
     if (!type.isInstance(v)) {
       CqlType t = page.columns.get(i).type();
-      throw new IllegalArgumentException("column " + i + " '" + page.columns.get(i).name()
-          + "' is " + t + " (" + v.getClass().getSimpleName() + "), not " + type.getSimpleName());
+      throw new IllegalArgumentException(
+          "column "
+              + i
+              + " '"
+              + page.columns.get(i).name()
+              + "' is "
+              + t
+              + " ("
+              + v.getClass().getSimpleName()
+              + "), not "
+              + type.getSimpleName());
     }
     return type.cast(v);
   }

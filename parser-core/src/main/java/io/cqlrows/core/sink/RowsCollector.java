@@ -13,43 +13,51 @@ import java.util.Objects;
 import java.util.RandomAccess;
 
 /**
- * Materialises rows, read back as {@link Row}s with typed getters: the convenient sink, when a
- * page fits comfortably in memory. Values are copied (blobs and vectors included), so rows stay
- * valid after the frame is released. Rows accumulate across results (pages) until {@link
- * #clear()}. Not thread-safe.
+ * Materialises rows, read back as {@link Row}s with typed getters: the convenient sink, when a page
+ * fits comfortably in memory. Values are copied (blobs and vectors included), so rows stay valid
+ * after the frame is released. Rows accumulate across results (pages) until {@link #clear()}. Not
+ * thread-safe.
  *
  * <p>Each result's rows are stored together, in a few arrays for the whole page: the fixed-width
  * native types (boolean, tinyint, smallint, int, bigint, counter, float, double, timestamp, date,
- * time, uuid, timeuuid) unboxed, one reference for every other cell. Nothing is allocated per
- * cell for those types while reading, and their value objects ({@code Instant}, {@code UUID},
- * boxes) are made only when a getter asks for one. A {@link Row} is a view of one stored row:
- * keeping one keeps its page's arrays reachable.
+ * time, uuid, timeuuid) unboxed, one reference for every other cell. Nothing is allocated per cell
+ * for those types while reading, and their value objects ({@code Instant}, {@code UUID}, boxes) are
+ * made only when a getter asks for one. A {@link Row} is a view of one stored row: keeping one
+ * keeps its page's arrays reachable.
  */
 public final class RowsCollector implements RowSink {
   /** Most rows the arrays are sized for ahead of their arrival. */
   private static final int PRESIZE_LIMIT = 1 << 16;
+
   /** The row bases outside a row: any cell index from them is negative. */
   private static final int CLOSED = Integer.MIN_VALUE / 2;
 
   private final ArrayList<RowsPage> pages = new ArrayList<>();
   private final List<Row> view = new RowList();
+
   /** Complete rows in all pages. */
   private int size;
+
   private RowsMetadata metadata;
 
   /** The page of the current result, and its layout and arrays, loaded here for the events. */
   private RowsPage page;
+
   private byte[] kinds;
   private int[] slots;
   private byte[] states;
   private long[] words;
   private Object[] objects;
+
   /** Rows the current result may still bring: its rows_count, bounded by its bytes. */
   private int expectedRows;
+
   /** The page row being written, or -1. */
   private int openRow = -1;
+
   /** Where the open row's cells, words and references start; {@link #CLOSED} outside a row. */
   private int cells = CLOSED;
+
   private int wordsAt = CLOSED;
   private int refsAt = CLOSED;
 

@@ -16,10 +16,10 @@ import java.util.UUID;
  *
  * <p>Per cell a state byte ({@link #states}, row-major). Columns of the fixed-width native types
  * keep their values as {@code long} words ({@link #words}: one per column, two for a uuid), every
- * other column one reference ({@link #objects}); {@link #slots} gives a column's place in its
- * row's words or references. A value that does not fit its column's storage (a sink event of
- * another type than the column's, which the parser never sends) is kept boxed in {@link #boxed},
- * one reference per cell, made when first needed.
+ * other column one reference ({@link #objects}); {@link #slots} gives a column's place in its row's
+ * words or references. A value that does not fit its column's storage (a sink event of another type
+ * than the column's, which the parser never sends) is kept boxed in {@link #boxed}, one reference
+ * per cell, made when first needed.
  *
  * <p>Rows below {@link #rows} are complete and never change again; the arrays may be replaced by
  * larger copies while rows are added, so readers load them from here on every access. Not
@@ -30,16 +30,20 @@ final class RowsPage {
   static final byte NULL = 0;
   static final byte NOT_SET = 1;
   static final byte EMPTY = 2;
+
   /** The value is in the row's words. */
   static final byte WORDS = 3;
+
   /** The value is the stored object (the column's reference, or its {@link #boxed} cell). */
   static final byte OBJECT = 4;
+
   /** The stored object is a {@code byte[]}, handed out in a {@code ByteBuffer}. */
   static final byte BLOB = 5;
 
   // Column kinds: how a column's values are stored.
   /** Stored as a reference. */
   static final byte REF = 0;
+
   static final byte BOOLEAN = 1;
   static final byte TINYINT = 2;
   static final byte SMALLINT = 3;
@@ -50,28 +54,37 @@ final class RowsPage {
   static final byte TIMESTAMP = 8;
   static final byte DATE = 9;
   static final byte TIME = 10;
+
   /** Two words: the most, then the least significant bits. */
   static final byte UUID = 11;
 
   final ResultColumns columns;
+
   /** Number of columns. */
   final int width;
+
   /** Per column, its kind. */
   final byte[] kinds;
+
   /** Per column, its first word in a row's words, or its reference in a row's references. */
   final int[] slots;
+
   final int wordsPerRow;
   final int refsPerRow;
+
   /** Index of this page's first row among all rows of its collector. */
   final int first;
 
   byte[] states;
   long[] words;
   Object[] objects;
+
   /** Per cell, a value kept boxed; null until one is. */
   Object[] boxed;
+
   /** Rows the arrays have room for. */
   int capacity;
+
   /** Complete rows. */
   int rows;
 
@@ -105,20 +118,32 @@ final class RowsPage {
       return REF;
     }
     switch (n) {
-      case BOOLEAN: return BOOLEAN;
-      case TINYINT: return TINYINT;
-      case SMALLINT: return SMALLINT;
-      case INT: return INT;
+      case BOOLEAN:
+        return BOOLEAN;
+      case TINYINT:
+        return TINYINT;
+      case SMALLINT:
+        return SMALLINT;
+      case INT:
+        return INT;
       case BIGINT:
-      case COUNTER: return BIGINT;
-      case FLOAT: return FLOAT;
-      case DOUBLE: return DOUBLE;
-      case TIMESTAMP: return TIMESTAMP;
-      case DATE: return DATE;
-      case TIME: return TIME;
+      case COUNTER:
+        return BIGINT;
+      case FLOAT:
+        return FLOAT;
+      case DOUBLE:
+        return DOUBLE;
+      case TIMESTAMP:
+        return TIMESTAMP;
+      case DATE:
+        return DATE;
+      case TIME:
+        return TIME;
       case UUID:
-      case TIMEUUID: return UUID;
-      default: return REF;
+      case TIMEUUID:
+        return UUID;
+      default:
+        return REF;
     }
   }
 
@@ -184,18 +209,30 @@ final class RowsPage {
   private Object boxWords(byte kind, int at) {
     long w = words[at];
     switch (kind) {
-      case BOOLEAN: return w != 0;
-      case TINYINT: return (byte) w;
-      case SMALLINT: return (short) w;
-      case INT: return (int) w;
-      case BIGINT: return w;
-      case FLOAT: return Float.intBitsToFloat((int) w);
-      case DOUBLE: return Double.longBitsToDouble(w);
-      case TIMESTAMP: return Instant.ofEpochMilli(w);
-      case DATE: return LocalDate.ofEpochDay(w);
-      case TIME: return LocalTime.ofNanoOfDay(w);
-      case UUID: return new UUID(w, words[at + 1]);
-      default: throw new AssertionError(kind);
+      case BOOLEAN:
+        return w != 0;
+      case TINYINT:
+        return (byte) w;
+      case SMALLINT:
+        return (short) w;
+      case INT:
+        return (int) w;
+      case BIGINT:
+        return w;
+      case FLOAT:
+        return Float.intBitsToFloat((int) w);
+      case DOUBLE:
+        return Double.longBitsToDouble(w);
+      case TIMESTAMP:
+        return Instant.ofEpochMilli(w);
+      case DATE:
+        return LocalDate.ofEpochDay(w);
+      case TIME:
+        return LocalTime.ofNanoOfDay(w);
+      case UUID:
+        return new UUID(w, words[at + 1]);
+      default:
+        throw new AssertionError(kind);
     }
   }
 }

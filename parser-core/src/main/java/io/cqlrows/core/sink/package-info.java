@@ -1,6 +1,6 @@
 /**
- * The sinks cqlrows ships, implementations of {@link io.cqlrows.core.RowSink}:
- * {@link io.cqlrows.core.sink.RowsCollector} (materialised rows with typed getters), {@link
+ * The sinks cqlrows ships, implementations of {@link io.cqlrows.core.RowSink}: {@link
+ * io.cqlrows.core.sink.RowsCollector} (materialised rows with typed getters), {@link
  * io.cqlrows.core.sink.ColumnarSink} (primitive arrays, vector columns as one matrix), {@link
  * io.cqlrows.core.sink.JsonLinesSink} (the corpus's canonical JSON) and {@link
  * io.cqlrows.core.sink.CountingSink}.

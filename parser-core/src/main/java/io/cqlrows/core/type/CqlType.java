@@ -2,8 +2,8 @@ package io.cqlrows.core.type;
 
 /**
  * An immutable CQL type tree, as read from result metadata ({@code [option]},
- * native_protocol_v5.spec section 4.2.5.2) or
- * from a custom type class name (vectors always arrive that way).
+ * native_protocol_v5.spec section 4.2.5.2) or from a custom type class name (vectors always arrive
+ * that way).
  *
  * <p>Every implementation prints as CQL in {@link Object#toString()}: {@code vector<float, 3>},
  * {@code map<text, frozen<list<int>>>}, {@code corpus.address}. The spelling is the one the Apache
@@ -13,14 +13,7 @@ package io.cqlrows.core.type;
  * never per value.
  */
 public sealed interface CqlType
-    permits NativeType,
-        ListType,
-        SetType,
-        MapType,
-        TupleType,
-        UdtType,
-        VectorType,
-        CustomType {
+    permits NativeType, ListType, SetType, MapType, TupleType, UdtType, VectorType, CustomType {
 
   /**
    * The encoded width of a value of this type when it is a <em>vector element</em>, or {@code -1}

@@ -6,9 +6,9 @@ package io.cqlrows.core.type;
  *
  * <p>{@link #fixedLengthInVector()} follows Cassandra's marshal types (docs/protocol.md,
  * "Vectors"): only boolean (1), int and float (4), bigint, double and timestamp (8), uuid and
- * timeuuid (16) are fixed-width inside a vector. In
- * Cassandra smallint, tinyint, date, time and counter are variable-width (length-prefixed) even
- * though their CQL values have a fixed size; a parser that guesses otherwise misreads real data.
+ * timeuuid (16) are fixed-width inside a vector. In Cassandra smallint, tinyint, date, time and
+ * counter are variable-width (length-prefixed) even though their CQL values have a fixed size; a
+ * parser that guesses otherwise misreads real data.
  */
 public enum NativeType implements CqlType {
   ASCII(0x0001, "ascii", -1),
@@ -60,28 +60,50 @@ public enum NativeType implements CqlType {
    */
   public static NativeType fromOptionId(int id) {
     switch (id) {
-      case 0x0001: return ASCII;
-      case 0x0002: return BIGINT;
-      case 0x0003: return BLOB;
-      case 0x0004: return BOOLEAN;
-      case 0x0005: return COUNTER;
-      case 0x0006: return DECIMAL;
-      case 0x0007: return DOUBLE;
-      case 0x0008: return FLOAT;
-      case 0x0009: return INT;
-      case 0x000A: return TEXT; // legacy "text" id: never sent by Cassandra, accepted by all
-      case 0x000B: return TIMESTAMP;
-      case 0x000C: return UUID;
-      case 0x000D: return TEXT;
-      case 0x000E: return VARINT;
-      case 0x000F: return TIMEUUID;
-      case 0x0010: return INET;
-      case 0x0011: return DATE;
-      case 0x0012: return TIME;
-      case 0x0013: return SMALLINT;
-      case 0x0014: return TINYINT;
-      case 0x0015: return DURATION;
-      default: return null;
+      case 0x0001:
+        return ASCII;
+      case 0x0002:
+        return BIGINT;
+      case 0x0003:
+        return BLOB;
+      case 0x0004:
+        return BOOLEAN;
+      case 0x0005:
+        return COUNTER;
+      case 0x0006:
+        return DECIMAL;
+      case 0x0007:
+        return DOUBLE;
+      case 0x0008:
+        return FLOAT;
+      case 0x0009:
+        return INT;
+      case 0x000A:
+        return TEXT; // legacy "text" id: never sent by Cassandra, accepted by all
+      case 0x000B:
+        return TIMESTAMP;
+      case 0x000C:
+        return UUID;
+      case 0x000D:
+        return TEXT;
+      case 0x000E:
+        return VARINT;
+      case 0x000F:
+        return TIMEUUID;
+      case 0x0010:
+        return INET;
+      case 0x0011:
+        return DATE;
+      case 0x0012:
+        return TIME;
+      case 0x0013:
+        return SMALLINT;
+      case 0x0014:
+        return TINYINT;
+      case 0x0015:
+        return DURATION;
+      default:
+        return null;
     }
   }
 

@@ -5,8 +5,8 @@ import java.util.Objects;
 /**
  * {@code vector<element, dimension>} (Cassandra 5.0, sent as custom {@code VectorType(...)}).
  *
- * <p>If the element type is fixed-width in vectors (see {@link CqlType#fixedLengthInVector()}),
- * a value is exactly {@code dimension * width} bytes, packed; otherwise every element carries an
+ * <p>If the element type is fixed-width in vectors (see {@link CqlType#fixedLengthInVector()}), a
+ * value is exactly {@code dimension * width} bytes, packed; otherwise every element carries an
  * unsigned vint length prefix (native_protocol_v5.spec section 5.25; docs/protocol.md, "Vectors").
  *
  * @param element the element type
@@ -22,9 +22,9 @@ public record VectorType(CqlType element, int dimension) implements CqlType {
   }
 
   /**
-   * Packed width of one vector value, or -1 if the vector is variable-width. When the product
-   * does not fit an int the vector is still fixed-width, and {@code Integer.MAX_VALUE} is returned:
-   * no value of that size fits a frame, so every value is a length mismatch.
+   * Packed width of one vector value, or -1 if the vector is variable-width. When the product does
+   * not fit an int the vector is still fixed-width, and {@code Integer.MAX_VALUE} is returned: no
+   * value of that size fits a frame, so every value is a length mismatch.
    */
   @Override
   public int fixedLengthInVector() {

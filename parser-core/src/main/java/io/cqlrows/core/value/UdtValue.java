@@ -8,8 +8,8 @@ import java.util.Objects;
 
 /**
  * A decoded user-defined type value: one Java value per declared field (see {@link
- * io.cqlrows.core.RowSink} for the Java type of each CQL type). Fields missing from a short
- * value, and NULL fields, are {@code null}. Immutable.
+ * io.cqlrows.core.RowSink} for the Java type of each CQL type). Fields missing from a short value,
+ * and NULL fields, are {@code null}. Immutable.
  */
 public final class UdtValue {
   private final UdtType type;

@@ -134,8 +134,7 @@ class CanonicalJsonTest {
     assertEquals("\"3.14159265358979323846\"", json(new BigDecimal("3.14159265358979323846")));
     assertEquals("\"1E+10\"", json(new BigDecimal("1E+10")));
     assertEquals("\"0.00\"", json(new BigDecimal("0.00")));
-    assertEquals(
-        "\"-1E+2147483647\"", json(new BigDecimal(BigInteger.ONE.negate(), -2147483647)));
+    assertEquals("\"-1E+2147483647\"", json(new BigDecimal(BigInteger.ONE.negate(), -2147483647)));
   }
 
   @Test
@@ -148,8 +147,7 @@ class CanonicalJsonTest {
   @Test
   void rendersInetWithGetHostAddress() throws UnknownHostException {
     assertEquals("\"192.0.2.10\"", json(inet(192, 0, 2, 10)));
-    assertEquals(
-        "\"0:0:0:0:0:0:0:1\"", json(inet(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1)));
+    assertEquals("\"0:0:0:0:0:0:0:1\"", json(inet(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1)));
     assertEquals(
         "\"2001:db8:85a3:0:0:8a2e:370:7334\"",
         json(InetAddress.getByName("2001:db8:85a3::8a2e:370:7334")));
@@ -177,10 +175,8 @@ class CanonicalJsonTest {
 
   @Test
   void rendersTimestampsWithInstantToString() {
-    assertEquals(
-        "\"2024-02-29T12:34:56.789Z\"", json(Instant.parse("2024-02-29T12:34:56.789Z")));
-    assertEquals(
-        "\"+292278994-08-17T07:12:55.807Z\"", json(Instant.ofEpochMilli(Long.MAX_VALUE)));
+    assertEquals("\"2024-02-29T12:34:56.789Z\"", json(Instant.parse("2024-02-29T12:34:56.789Z")));
+    assertEquals("\"+292278994-08-17T07:12:55.807Z\"", json(Instant.ofEpochMilli(Long.MAX_VALUE)));
     assertEquals("\"1970-01-01T00:00:00Z\"", json(Instant.EPOCH));
   }
 
@@ -267,8 +263,7 @@ class CanonicalJsonTest {
     Map<Object, Object> nested = new LinkedHashMap<>();
     nested.put(List.of(1, 2), null);
     nested.put(UUID.fromString("00000000-0000-0000-0000-000000000001"), Map.of());
-    assertEquals(
-        "[[[1,2],null],[\"00000000-0000-0000-0000-000000000001\",[]]]", json(nested));
+    assertEquals("[[[1,2],null],[\"00000000-0000-0000-0000-000000000001\",[]]]", json(nested));
     assertEquals("[]", json(Map.of()));
   }
 
@@ -290,8 +285,7 @@ class CanonicalJsonTest {
     assertEquals(
         "[1,\"a\",\"1.5\"]", json(new TupleValue(INT_TEXT_FLOAT, new Object[] {1, "a", 1.5f})));
     assertEquals(
-        "[null,\"a\",null]",
-        json(new TupleValue(INT_TEXT_FLOAT, new Object[] {null, "a", null})));
+        "[null,\"a\",null]", json(new TupleValue(INT_TEXT_FLOAT, new Object[] {null, "a", null})));
   }
 
   @Test

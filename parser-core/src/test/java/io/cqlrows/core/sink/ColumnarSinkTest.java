@@ -40,15 +40,31 @@ class ColumnarSinkTest {
 
   @Test
   void storesScalarColumnsInPrimitiveArraysWithNullBitmap() {
-    ColumnarSink sink = read(RowsBodies.rows()
-        .column("i", 0x0009).column("l", 0x0002).column("f", 0x0008).column("d", 0x0007)
-        .column("b", 0x0004).column("u", 0x000C)
-        .row("00000001", "0000000000000002", "3f800000", "4000000000000000", "01",
-            "00112233445566778899aabbccddeeff")
-        .row(null, null, null, null, null, null)
-        .row("ffffffff", "fffffffffffffffe", "", "c000000000000000", "00",
-            "ffeeddccbbaa99887766554433221100")
-        .build());
+    ColumnarSink sink =
+        read(
+            RowsBodies.rows()
+                .column("i", 0x0009)
+                .column("l", 0x0002)
+                .column("f", 0x0008)
+                .column("d", 0x0007)
+                .column("b", 0x0004)
+                .column("u", 0x000C)
+                .row(
+                    "00000001",
+                    "0000000000000002",
+                    "3f800000",
+                    "4000000000000000",
+                    "01",
+                    "00112233445566778899aabbccddeeff")
+                .row(null, null, null, null, null, null)
+                .row(
+                    "ffffffff",
+                    "fffffffffffffffe",
+                    "",
+                    "c000000000000000",
+                    "00",
+                    "ffeeddccbbaa99887766554433221100")
+                .build());
     assertEquals(3, sink.rowCount());
     assertEquals(6, sink.columnCount());
     assertArrayEquals(new int[] {1, 0, -1}, sink.column(0).ints());
@@ -56,8 +72,11 @@ class ColumnarSinkTest {
     assertArrayEquals(new float[] {1f, 0f, 0f}, sink.column(2).floats());
     assertArrayEquals(new double[] {2d, 0d, -2d}, sink.column(3).doubles());
     assertArrayEquals(new boolean[] {true, false, false}, sink.column(4).booleans());
-    assertArrayEquals(new long[] {0x0011223344556677L, 0x8899aabbccddeeffL, 0, 0,
-        0xffeeddccbbaa9988L, 0x7766554433221100L}, sink.column(5).longs());
+    assertArrayEquals(
+        new long[] {
+          0x0011223344556677L, 0x8899aabbccddeeffL, 0, 0, 0xffeeddccbbaa9988L, 0x7766554433221100L
+        },
+        sink.column(5).longs());
     assertEquals(2, sink.column(5).width());
     BitSet row1 = new BitSet();
     row1.set(1);
@@ -77,11 +96,23 @@ class ColumnarSinkTest {
 
   @Test
   void storesIntLikeAndLongLikeTypesInTheirArrays() {
-    ColumnarSink sink = read(RowsBodies.rows()
-        .column("ti", 0x0014).column("si", 0x0013).column("dt", 0x0011)
-        .column("ts", 0x000B).column("tm", 0x0012).column("c", 0x0005)
-        .row("ff", "8000", "80000001", "000001337f62ee79", "0000000000000001", "0000000000000009")
-        .build());
+    ColumnarSink sink =
+        read(
+            RowsBodies.rows()
+                .column("ti", 0x0014)
+                .column("si", 0x0013)
+                .column("dt", 0x0011)
+                .column("ts", 0x000B)
+                .column("tm", 0x0012)
+                .column("c", 0x0005)
+                .row(
+                    "ff",
+                    "8000",
+                    "80000001",
+                    "000001337f62ee79",
+                    "0000000000000001",
+                    "0000000000000009")
+                .build());
     assertArrayEquals(new int[] {-1}, sink.column(0).ints());
     assertArrayEquals(new int[] {-32768}, sink.column(1).ints());
     assertArrayEquals(new int[] {1}, sink.column(2).ints());
@@ -92,12 +123,16 @@ class ColumnarSinkTest {
 
   @Test
   void storesOtherTypesAsObjects() {
-    ColumnarSink sink = read(RowsBodies.rows()
-        .column("s", 0x000D).column("bl", 0x0003).column("l", list(opt(0x0009)))
-        .column("vs", custom(vectorClass("ShortType", 2)))
-        .row("6869", "cafe", "00000001 00000004 00000007", "02 0001 02 0002")
-        .row(null, "", "", null)
-        .build());
+    ColumnarSink sink =
+        read(
+            RowsBodies.rows()
+                .column("s", 0x000D)
+                .column("bl", 0x0003)
+                .column("l", list(opt(0x0009)))
+                .column("vs", custom(vectorClass("ShortType", 2)))
+                .row("6869", "cafe", "00000001 00000004 00000007", "02 0001 02 0002")
+                .row(null, "", "", null)
+                .build());
     assertArrayEquals(new Object[] {"hi", null}, sink.column(0).objects());
     assertEquals("cafe", hex((ByteBuffer) sink.column(1).objects()[0]));
     assertEquals("", hex((ByteBuffer) sink.column(1).objects()[1]));
@@ -114,8 +149,8 @@ class ColumnarSinkTest {
     int rows = 100;
     int dim = 4;
     float[] expected = new float[rows * dim];
-    RowsBodies.Builder b = RowsBodies.rows().column("id", 0x0009)
-        .column("v", custom(vectorClass("FloatType", dim)));
+    RowsBodies.Builder b =
+        RowsBodies.rows().column("id", 0x0009).column("v", custom(vectorClass("FloatType", dim)));
     BitSet nullRows = new BitSet();
     for (int r = 0; r < rows; r++) {
       if (r % 9 == 4 || r == rows - 1) {
@@ -144,14 +179,18 @@ class ColumnarSinkTest {
 
   @Test
   void storesDoubleIntAndBigintVectorColumns() {
-    ColumnarSink sink = read(RowsBodies.rows()
-        .column("d", custom(vectorClass("DoubleType", 2)))
-        .column("i", custom(vectorClass("Int32Type", 3)))
-        .column("l", custom(vectorClass("LongType", 1)))
-        .row("3ff8000000000000 c000000000000000", "00000001 00000002 00000003",
-            "0000000000000007")
-        .row(null, "00000004 00000005 00000006", null)
-        .build());
+    ColumnarSink sink =
+        read(
+            RowsBodies.rows()
+                .column("d", custom(vectorClass("DoubleType", 2)))
+                .column("i", custom(vectorClass("Int32Type", 3)))
+                .column("l", custom(vectorClass("LongType", 1)))
+                .row(
+                    "3ff8000000000000 c000000000000000",
+                    "00000001 00000002 00000003",
+                    "0000000000000007")
+                .row(null, "00000004 00000005 00000006", null)
+                .build());
     assertArrayEquals(new double[] {1.5, -2, 0, 0}, sink.column(0).doubles());
     assertArrayEquals(new int[] {1, 2, 3, 4, 5, 6}, sink.column(1).ints());
     assertArrayEquals(new long[] {7, 0}, sink.column(2).longs());
@@ -177,10 +216,18 @@ class ColumnarSinkTest {
   void replacesPreviousResult() {
     ColumnarSink sink = new ColumnarSink();
     ResultReader reader = new ResultReader(4);
-    Decoding.read(reader, RowsBodies.rows().column("a", 0x0009).column("b", 0x0009)
-        .row("00000001", "00000002").row(null, null).build(), sink, null);
-    Decoding.read(reader, RowsBodies.rows().column("c", 0x0007)
-        .row("3ff0000000000000").build(), sink, null);
+    Decoding.read(
+        reader,
+        RowsBodies.rows()
+            .column("a", 0x0009)
+            .column("b", 0x0009)
+            .row("00000001", "00000002")
+            .row(null, null)
+            .build(),
+        sink,
+        null);
+    Decoding.read(
+        reader, RowsBodies.rows().column("c", 0x0007).row("3ff0000000000000").build(), sink, null);
     assertEquals(1, sink.columnCount());
     assertEquals(1, sink.rowCount());
     assertEquals("c", sink.column(0).spec().name());
@@ -190,8 +237,9 @@ class ColumnarSinkTest {
 
   @Test
   void nullCellsOfAHugeVectorColumnAllocateNothingBeyondTheFrame() throws Exception {
-    RowsBodies.Builder b = RowsBodies.rows()
-        .column("v", RowsBodies.vector("org.apache.cassandra.db.marshal.FloatType", 1 << 20));
+    RowsBodies.Builder b =
+        RowsBodies.rows()
+            .column("v", RowsBodies.vector("org.apache.cassandra.db.marshal.FloatType", 1 << 20));
     for (int r = 0; r < 4000; r++) {
       b.row((String) null);
     }
@@ -208,8 +256,9 @@ class ColumnarSinkTest {
 
   @Test
   void padsTrailingNullRowsOfAnOrdinaryMatrixToTheFullRowCount() {
-    RowsBodies.Builder b = RowsBodies.rows()
-        .column("v", RowsBodies.vector("org.apache.cassandra.db.marshal.FloatType", 4));
+    RowsBodies.Builder b =
+        RowsBodies.rows()
+            .column("v", RowsBodies.vector("org.apache.cassandra.db.marshal.FloatType", 4));
     b.row("3f800000400000004040000040800000");
     for (int r = 0; r < 9; r++) {
       b.row((String) null);
@@ -222,8 +271,9 @@ class ColumnarSinkTest {
 
   @Test
   void copiesAVectorPageStraightIntoAMatrixSizedFromTheFrame() throws Exception {
-    RowsBodies.Builder b = RowsBodies.rows()
-        .column("v", RowsBodies.vector("org.apache.cassandra.db.marshal.FloatType", 1536));
+    RowsBodies.Builder b =
+        RowsBodies.rows()
+            .column("v", RowsBodies.vector("org.apache.cassandra.db.marshal.FloatType", 1536));
     StringBuilder cell = new StringBuilder();
     for (int i = 0; i < 1536; i++) {
       cell.append(String.format("%08x", Float.floatToIntBits(i)));
@@ -253,7 +303,8 @@ class ColumnarSinkTest {
     // (seen in this JVM: 6 MB a page still after 60 s of reads), one reason it is opt-in (see
     // VectorCopy).
     if (!VectorCopy.simd()) {
-      assertTrue(allocated < bound,
+      assertTrue(
+          allocated < bound,
           "allocated " + allocated + " bytes for a " + matrixBytes + "-byte matrix: one copy");
     }
   }
@@ -263,13 +314,23 @@ class ColumnarSinkTest {
     String vector = RowsBodies.vector("org.apache.cassandra.db.marshal.FloatType", 2);
     ColumnarSink sink = new ColumnarSink().reuseArrays(true);
     ResultReader reader = new ResultReader(4);
-    Decoding.read(reader, RowsBodies.rows().column("id", 0x0009).column("v", vector)
-        .row("00000001", "3f80000040000000").row("00000002", "4040000040800000").build(),
-        sink, null);
+    Decoding.read(
+        reader,
+        RowsBodies.rows()
+            .column("id", 0x0009)
+            .column("v", vector)
+            .row("00000001", "3f80000040000000")
+            .row("00000002", "4040000040800000")
+            .build(),
+        sink,
+        null);
     float[] matrix = sink.column(1).floats();
     int[] ids = sink.column(0).ints();
-    Decoding.read(reader, RowsBodies.rows().column("id", 0x0009).column("v", vector)
-        .row("00000003", null).build(), sink, null);
+    Decoding.read(
+        reader,
+        RowsBodies.rows().column("id", 0x0009).column("v", vector).row("00000003", null).build(),
+        sink,
+        null);
     assertEquals(1, sink.rowCount());
     assertSame(matrix, sink.column(1).floats(), "the same matrix, no allocation");
     assertSame(ids, sink.column(0).ints());
@@ -284,11 +345,18 @@ class ColumnarSinkTest {
   void collectsOnlySelectedColumnsAndSkipsTheOthersUndecoded() {
     ColumnarSink sink = new ColumnarSink().selectColumnsByName("id", "d", "absent");
     // column t is text; column bad is an int whose cells have 3 bytes: never decoded, no error
-    Decoding.read(new ResultReader(4), RowsBodies.rows()
-        .column("id", 0x0009).column("t", 0x000D).column("bad", 0x0009).column("d", 0x0007)
-        .row("00000001", "6869", "000000", "3ff0000000000000")
-        .row("00000002", null, "000000", null)
-        .build(), sink, null);
+    Decoding.read(
+        new ResultReader(4),
+        RowsBodies.rows()
+            .column("id", 0x0009)
+            .column("t", 0x000D)
+            .column("bad", 0x0009)
+            .column("d", 0x0007)
+            .row("00000001", "6869", "000000", "3ff0000000000000")
+            .row("00000002", null, "000000", null)
+            .build(),
+        sink,
+        null);
     assertEquals(2, sink.rowCount());
     assertEquals(4, sink.columnCount());
     assertTrue(sink.isSelected(0));
@@ -298,38 +366,53 @@ class ColumnarSinkTest {
     assertArrayEquals(new int[] {1, 2}, sink.column(0).ints());
     assertArrayEquals(new double[] {1d, 0d}, sink.column(3).doubles());
     assertTrue(sink.column(3).isNull(1));
-    org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
-        () -> sink.column(1), "column 1 was not selected");
+    org.junit.jupiter.api.Assertions.assertThrows(
+        IllegalArgumentException.class, () -> sink.column(1), "column 1 was not selected");
 
     sink.selectColumns(1);
-    Decoding.read(new ResultReader(4), RowsBodies.rows()
-        .column("id", 0x0009).column("t", 0x000D).row("00000003", "6869").build(), sink, null);
+    Decoding.read(
+        new ResultReader(4),
+        RowsBodies.rows().column("id", 0x0009).column("t", 0x000D).row("00000003", "6869").build(),
+        sink,
+        null);
     assertFalse(sink.isSelected(0));
     assertEquals(List.of("hi"), List.of(sink.column(1).objects()));
     org.junit.jupiter.api.Assertions.assertThrows(
         IllegalArgumentException.class, () -> sink.selectColumns(-1));
 
     sink.selectAllColumns();
-    Decoding.read(new ResultReader(4), RowsBodies.rows()
-        .column("id", 0x0009).column("t", 0x000D).row("00000004", "6869").build(), sink, null);
+    Decoding.read(
+        new ResultReader(4),
+        RowsBodies.rows().column("id", 0x0009).column("t", 0x000D).row("00000004", "6869").build(),
+        sink,
+        null);
     assertTrue(sink.isSelected(0) && sink.isSelected(1));
   }
 
   /** Paging into reused arrays with only primitive columns selected allocates ~nothing. */
   @Test
   void pagingPrimitiveColumnsIntoReusedArraysAllocatesNothingPerRow() {
-    RowsBodies.Builder b = RowsBodies.rows()
-        .column("id", 0x0009).column("t", 0x000D).column("ts", 0x000B).column("u", 0x000C)
-        .column("f", 0x0008).column("v", RowsBodies.vector(RowsBodies.MARSHAL + "FloatType", 2));
+    RowsBodies.Builder b =
+        RowsBodies.rows()
+            .column("id", 0x0009)
+            .column("t", 0x000D)
+            .column("ts", 0x000B)
+            .column("u", 0x000C)
+            .column("f", 0x0008)
+            .column("v", RowsBodies.vector(RowsBodies.MARSHAL + "FloatType", 2));
     int rows = 5000;
     for (int r = 0; r < rows; r++) {
-      b.row(String.format("%08x", r), "74657874", "0000000000000001",
-          "00112233445566778899aabbccddeeff", r % 10 == 0 ? null : "3f800000",
+      b.row(
+          String.format("%08x", r),
+          "74657874",
+          "0000000000000001",
+          "00112233445566778899aabbccddeeff",
+          r % 10 == 0 ? null : "3f800000",
           "3f80000040000000");
     }
     ByteBuf body = b.build();
-    ColumnarSink sink = new ColumnarSink().reuseArrays(true)
-        .selectColumnsByName("id", "ts", "u", "f", "v");
+    ColumnarSink sink =
+        new ColumnarSink().reuseArrays(true).selectColumnsByName("id", "ts", "u", "f", "v");
     ResultReader reader = new ResultReader(4);
     for (int i = 0; i < 3; i++) { // first page allocates the arrays; warm the code
       Decoding.read(reader, body.copy(), sink, null);

@@ -57,8 +57,7 @@ class JsonLinesSinkTest {
               new UdtType.Field("with space", NativeType.TEXT)),
           false);
 
-  private static final TupleType INT_TEXT =
-      new TupleType(List.of(NativeType.INT, NativeType.TEXT));
+  private static final TupleType INT_TEXT = new TupleType(List.of(NativeType.INT, NativeType.TEXT));
 
   private final StringBuilder out = new StringBuilder();
   private final JsonLinesSink sink = new JsonLinesSink(out);
@@ -197,9 +196,30 @@ class JsonLinesSinkTest {
     assertLine(
         "{"
             + columns(
-                "c0", "boolean", "c1", "tinyint", "c2", "smallint", "c3", "int", "c4", "bigint",
-                "c5", "float", "c6", "double", "c7", "timestamp", "c8", "date", "c9", "time",
-                "c10", "uuid", "c11", "text")
+                "c0",
+                "boolean",
+                "c1",
+                "tinyint",
+                "c2",
+                "smallint",
+                "c3",
+                "int",
+                "c4",
+                "bigint",
+                "c5",
+                "float",
+                "c6",
+                "double",
+                "c7",
+                "timestamp",
+                "c8",
+                "date",
+                "c9",
+                "time",
+                "c10",
+                "uuid",
+                "c11",
+                "text")
             + ",\"row_count\":1,\"rows\":"
             + "[[true,-128,32767,-2147483648,\"9223372036854775807\",\"1.4E-45\",\"-Infinity\","
             + "\"+292278994-08-17T07:12:55.807Z\",\"-5877641-06-23\",\"00:00:00.000000001\","
@@ -272,8 +292,14 @@ class JsonLinesSinkTest {
     assertLine(
         "{"
             + columns(
-                "f", "vector<float, 3>", "d", "vector<double, 2>", "i", "vector<int, 2>",
-                "l", "vector<bigint, 2>")
+                "f",
+                "vector<float, 3>",
+                "d",
+                "vector<double, 2>",
+                "i",
+                "vector<int, 2>",
+                "l",
+                "vector<bigint, 2>")
             + ",\"row_count\":1,\"rows\":[[[\"1.5\",\"-2.25\",\"3.0\"],[\"4.9E-324\",\"NaN\"],"
             + "[-1,2147483647],[\"-9223372036854775808\",\"0\"]]]}",
         out.toString());
@@ -308,9 +334,20 @@ class JsonLinesSinkTest {
     assertLine(
         "{"
             + columns(
-                "dec", "decimal", "vi", "varint", "ip", "inet", "dur", "duration",
-                "m", "map<text, int>", "u", "corpus.\\\"Address\\\"",
-                "tu", "frozen<tuple<int, text>>")
+                "dec",
+                "decimal",
+                "vi",
+                "varint",
+                "ip",
+                "inet",
+                "dur",
+                "duration",
+                "m",
+                "map<text, int>",
+                "u",
+                "corpus.\\\"Address\\\"",
+                "tu",
+                "frozen<tuple<int, text>>")
             + ",\"row_count\":1,\"rows\":[[\"1E+10\",\"-123456789012345678901234567890\","
             + "\"0:0:0:0:0:0:0:0\",\"-1d1s\",[[\"x\",1],[\"y\",-1]],"
             + "{\"Mixed Case\":42,\"with space\":\"spaced\"},[null,\"a\"]]]}",
@@ -344,10 +381,20 @@ class JsonLinesSinkTest {
     assertLine(
         "{"
             + columns(
-                "i", "int", "l", "list<int>", "u", "corpus.\\\"Address\\\"",
-                "tu", "frozen<tuple<int, text>>", "v", "vector<float, 2>")
+                "i",
+                "int",
+                "l",
+                "list<int>",
+                "u",
+                "corpus.\\\"Address\\\"",
+                "tu",
+                "frozen<tuple<int, text>>",
+                "v",
+                "vector<float, 2>")
             + ",\"row_count\":3,\"rows\":[[null,null,null,null,null],"
-            + "[" + String.join(",", notSet, notSet, notSet, notSet, notSet) + "],"
+            + "["
+            + String.join(",", notSet, notSet, notSet, notSet, notSet)
+            + "],"
             + "[null,[],{\"Mixed Case\":null,\"with space\":null},[null,null],null]]}",
         out.toString());
   }
@@ -379,8 +426,7 @@ class JsonLinesSinkTest {
     assertLine(
         "{\"frame\":3,\"stream\":5," + ID_NAME_COLUMNS + ",\"row_count\":0,\"rows\":[]}",
         out.substring(0, firstLength));
-    assertLine(
-        "{" + ID_NAME_COLUMNS + ",\"row_count\":0,\"rows\":[]}", out.substring(firstLength));
+    assertLine("{" + ID_NAME_COLUMNS + ",\"row_count\":0,\"rows\":[]}", out.substring(firstLength));
   }
 
   @Test
@@ -576,13 +622,17 @@ class JsonLinesSinkTest {
 
   /**
    * Found by the ResultReader fuzz campaign: rendering a vector<float, 1536> cell allocated a
-   * String per element, 76 bytes per body byte (crash-487d67fa... in the fuzz inputs). Floats
-   * and doubles are now written into the builder in place.
+   * String per element, 76 bytes per body byte (crash-487d67fa... in the fuzz inputs). Floats and
+   * doubles are now written into the builder in place.
    */
   @Test
   void rendersAFloatVectorWithoutAStringPerElement() {
-    io.cqlrows.core.RowsBodies.Builder b = io.cqlrows.core.RowsBodies.rows().column("v",
-        io.cqlrows.core.RowsBodies.vector(io.cqlrows.core.RowsBodies.MARSHAL + "FloatType", 1536));
+    io.cqlrows.core.RowsBodies.Builder b =
+        io.cqlrows.core.RowsBodies.rows()
+            .column(
+                "v",
+                io.cqlrows.core.RowsBodies.vector(
+                    io.cqlrows.core.RowsBodies.MARSHAL + "FloatType", 1536));
     StringBuilder cell = new StringBuilder();
     for (int i = 0; i < 1536; i++) {
       cell.append(String.format("%08x", Float.floatToIntBits(i * 0.37f - 101.5f)));
@@ -601,7 +651,8 @@ class JsonLinesSinkTest {
       reader.read(body.duplicate(), new JsonLinesSink(out));
       long allocated = io.cqlrows.testing.Allocations.current() - before;
       assertTrue(out.toString().contains("\"-101.5\",\"-101.13\""), out.substring(0, 200));
-      assertTrue(allocated < 16L * body.readableBytes(),
+      assertTrue(
+          allocated < 16L * body.readableBytes(),
           "allocated " + allocated + " bytes for a " + body.readableBytes() + "-byte body");
     } finally {
       body.release();

@@ -18,8 +18,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.cqlrows.core.Decoding;
 import io.cqlrows.core.ResultReader;
-import io.cqlrows.core.RowsBodies;
 import io.cqlrows.core.RowSink;
+import io.cqlrows.core.RowsBodies;
 import io.cqlrows.core.RowsResult;
 import io.cqlrows.core.value.CqlDuration;
 import io.netty.buffer.ByteBuf;
@@ -45,20 +45,60 @@ class RowsCollectorTest {
     "bl", "fv", "dv", "iv", "lv", "l", "st", "m", "ud", "tp",
   };
   private static final String[] TYPES = {
-    opt(0x04), opt(0x14), opt(0x13), opt(0x09), opt(0x02), opt(0x08), opt(0x07), opt(0x0D),
-    opt(0x0C), opt(0x0B), opt(0x11), opt(0x12), opt(0x06), opt(0x0E), opt(0x10), opt(0x15),
-    opt(0x03), custom(vectorClass("FloatType", 2)), custom(vectorClass("DoubleType", 2)),
-    custom(vectorClass("Int32Type", 2)), custom(vectorClass("LongType", 2)), list(opt(0x09)),
-    set(opt(0x09)), map(opt(0x0D), opt(0x09)), udt("ks", "u", "a", opt(0x09)),
+    opt(0x04),
+    opt(0x14),
+    opt(0x13),
+    opt(0x09),
+    opt(0x02),
+    opt(0x08),
+    opt(0x07),
+    opt(0x0D),
+    opt(0x0C),
+    opt(0x0B),
+    opt(0x11),
+    opt(0x12),
+    opt(0x06),
+    opt(0x0E),
+    opt(0x10),
+    opt(0x15),
+    opt(0x03),
+    custom(vectorClass("FloatType", 2)),
+    custom(vectorClass("DoubleType", 2)),
+    custom(vectorClass("Int32Type", 2)),
+    custom(vectorClass("LongType", 2)),
+    list(opt(0x09)),
+    set(opt(0x09)),
+    map(opt(0x0D), opt(0x09)),
+    udt("ks", "u", "a", opt(0x09)),
     tuple(opt(0x09), opt(0x0D)),
   };
   private static final String[] VALUES = {
-    "01", "7f", "8000", "0000002a", "7fffffffffffffff", "4697d040", "40d2fa0800000000", "6869",
-    "49157efcef3c9de31698af801fb40b2a", "000001337f62ee79", "80000001", "0000000000000001",
-    "0000000001", "0080", "7f000001", "020406", "cafe", "3f800000 40200000",
-    "3ff8000000000000 c000000000000000", "00000001 ffffffff", "0000000000000001 fffffffffffffffe",
-    "00000001 00000004 00000007", "00000002 00000004 00000001 00000004 00000002",
-    "00000001 00000001 6b 00000004 00000001", "00000004 00000005", "00000004 00000001 ffffffff",
+    "01",
+    "7f",
+    "8000",
+    "0000002a",
+    "7fffffffffffffff",
+    "4697d040",
+    "40d2fa0800000000",
+    "6869",
+    "49157efcef3c9de31698af801fb40b2a",
+    "000001337f62ee79",
+    "80000001",
+    "0000000000000001",
+    "0000000001",
+    "0080",
+    "7f000001",
+    "020406",
+    "cafe",
+    "3f800000 40200000",
+    "3ff8000000000000 c000000000000000",
+    "00000001 ffffffff",
+    "0000000000000001 fffffffffffffffe",
+    "00000001 00000004 00000007",
+    "00000002 00000004 00000001 00000004 00000002",
+    "00000001 00000001 6b 00000004 00000001",
+    "00000004 00000005",
+    "00000004 00000001 ffffffff",
   };
 
   /** Rows: 0 values, 1 NULLs, 2 not-sets, 3 empties. */
@@ -188,40 +228,42 @@ class RowsCollectorTest {
     }
     ByteBuf body = b.row(VALUES).row(new String[NAMES.length]).rowCount(2).build();
     List<Object> boxed = new ArrayList<>();
-    RowSink objectsOnly = new RowSink() {
-      @Override
-      public void onRowStart(int row) {}
+    RowSink objectsOnly =
+        new RowSink() {
+          @Override
+          public void onRowStart(int row) {}
 
-      @Override
-      public void onRowEnd(int row) {}
+          @Override
+          public void onRowEnd(int row) {}
 
-      @Override
-      public void onNull(int column) {
-        boxed.add(null);
-      }
+          @Override
+          public void onNull(int column) {
+            boxed.add(null);
+          }
 
-      @Override
-      public void onNotSet(int column) {
-        boxed.add(null);
-      }
+          @Override
+          public void onNotSet(int column) {
+            boxed.add(null);
+          }
 
-      @Override
-      public void onEmpty(int column) {
-        boxed.add(null);
-      }
+          @Override
+          public void onEmpty(int column) {
+            boxed.add(null);
+          }
 
-      @Override
-      public void onObject(int column, Object value) {
-        boxed.add(value);
-      }
-    };
+          @Override
+          public void onObject(int column, Object value) {
+            boxed.add(value);
+          }
+        };
     Decoding.read(new ResultReader(4), body.copy(), objectsOnly, null);
     List<Row> rows = Decoding.rows(body);
     for (int r = 0; r < 2; r++) {
       for (int c = 0; c < NAMES.length; c++) {
         Object expected = boxed.get(r * NAMES.length + c);
         Object actual = rows.get(r).getObject(c);
-        assertTrue(Objects.deepEquals(expected, actual),
+        assertTrue(
+            Objects.deepEquals(expected, actual),
             "row " + r + " " + NAMES[c] + ": " + actual + ", expected " + expected);
       }
     }
@@ -230,11 +272,19 @@ class RowsCollectorTest {
 
   @Test
   void readsUuidsBesideOtherColumns() {
-    Row r = Decoding.row(RowsBodies.rows().column("a", opt(0x0C)).column("n", opt(0x02))
-        .column("b", opt(0x0F)).column("s", opt(0x0D))
-        .row("00112233445566778899aabbccddeeff", "ffffffffffffffff",
-            "0123456789abcdef0123456789abcdef", "6869")
-        .build());
+    Row r =
+        Decoding.row(
+            RowsBodies.rows()
+                .column("a", opt(0x0C))
+                .column("n", opt(0x02))
+                .column("b", opt(0x0F))
+                .column("s", opt(0x0D))
+                .row(
+                    "00112233445566778899aabbccddeeff",
+                    "ffffffffffffffff",
+                    "0123456789abcdef0123456789abcdef",
+                    "6869")
+                .build());
     assertEquals(UUID.fromString("00112233-4455-6677-8899-aabbccddeeff"), r.getUuid(0));
     assertEquals(-1L, r.getLong(1));
     assertEquals(UUID.fromString("01234567-89ab-cdef-0123-456789abcdef"), r.getUuid("b"));
@@ -245,10 +295,13 @@ class RowsCollectorTest {
   /** A custom type the parser decodes to a number reads back through the same getters. */
   @Test
   void readsNumbersOfCustomTypeColumns() {
-    Row r = Decoding.row(RowsBodies.rows()
-        .column("i", custom("org.apache.cassandra.db.marshal.Int32Type"))
-        .column("l", custom("org.apache.cassandra.db.marshal.LongType"))
-        .row("0000002a", "0000000000000007").build());
+    Row r =
+        Decoding.row(
+            RowsBodies.rows()
+                .column("i", custom("org.apache.cassandra.db.marshal.Int32Type"))
+                .column("l", custom("org.apache.cassandra.db.marshal.LongType"))
+                .row("0000002a", "0000000000000007")
+                .build());
     assertEquals(42, r.getInt(0));
     assertEquals(42, r.getObject(0));
     assertEquals(7L, r.getLong("l"));
@@ -275,8 +328,14 @@ class RowsCollectorTest {
   private static long sumPrimitives(Row r, int times) {
     long sum = 0;
     for (int i = 0; i < times; i++) {
-      sum += (r.getBoolean(0) ? 1 : 0) + r.getByte(1) + r.getShort(2) + r.getInt(3) + r.getLong(4)
-          + (long) r.getFloat(5) + (long) r.getDouble(6);
+      sum +=
+          (r.getBoolean(0) ? 1 : 0)
+              + r.getByte(1)
+              + r.getShort(2)
+              + r.getInt(3)
+              + r.getLong(4)
+              + (long) r.getFloat(5)
+              + (long) r.getDouble(6);
     }
     return sum;
   }
@@ -305,10 +364,15 @@ class RowsCollectorTest {
   void accumulatesRowsAcrossResultsUntilClear() {
     RowsCollector collector = new RowsCollector();
     ResultReader reader = new ResultReader(4);
-    Decoding.read(reader, RowsBodies.rows().column("a", 0x0009).row("00000001").build(),
-        collector, null);
-    RowsResult second = (RowsResult) Decoding.read(reader, RowsBodies.rows()
-        .column("b", 0x000D).row("6869").row((String) null).build(), collector, null);
+    Decoding.read(
+        reader, RowsBodies.rows().column("a", 0x0009).row("00000001").build(), collector, null);
+    RowsResult second =
+        (RowsResult)
+            Decoding.read(
+                reader,
+                RowsBodies.rows().column("b", 0x000D).row("6869").row((String) null).build(),
+                collector,
+                null);
     assertEquals(3, collector.rows().size());
     assertEquals(1, collector.rows().get(0).getInt("a"));
     assertEquals("hi", collector.rows().get(1).getString("b"));
@@ -349,12 +413,14 @@ class RowsCollectorTest {
     assertEquals(total, i);
     assertFalse(rows.get(0).equals(rows.get(1)));
     assertThrows(IndexOutOfBoundsException.class, () -> rows.get(total));
-    assertThrows(java.util.NoSuchElementException.class, () -> {
-      java.util.Iterator<Row> it = rows.iterator();
-      for (int k = 0; k <= total; k++) {
-        it.next();
-      }
-    });
+    assertThrows(
+        java.util.NoSuchElementException.class,
+        () -> {
+          java.util.Iterator<Row> it = rows.iterator();
+          for (int k = 0; k <= total; k++) {
+            it.next();
+          }
+        });
   }
 
   /** Rows handed out before {@link RowsCollector#clear()} keep their values after it. */
@@ -362,12 +428,26 @@ class RowsCollectorTest {
   void rowsHandedOutSurviveClearAndLaterResults() {
     RowsCollector collector = new RowsCollector();
     ResultReader reader = new ResultReader(4);
-    Decoding.read(reader, RowsBodies.rows().column("a", opt(0x09)).column("u", opt(0x0C))
-        .row("00000007", "00112233445566778899aabbccddeeff").build(), collector, null);
+    Decoding.read(
+        reader,
+        RowsBodies.rows()
+            .column("a", opt(0x09))
+            .column("u", opt(0x0C))
+            .row("00000007", "00112233445566778899aabbccddeeff")
+            .build(),
+        collector,
+        null);
     Row kept = collector.rows().get(0);
     collector.clear();
-    Decoding.read(reader, RowsBodies.rows().column("a", opt(0x09)).column("u", opt(0x0C))
-        .row("00000008", "ffeeddccbbaa99887766554433221100").build(), collector, null);
+    Decoding.read(
+        reader,
+        RowsBodies.rows()
+            .column("a", opt(0x09))
+            .column("u", opt(0x0C))
+            .row("00000008", "ffeeddccbbaa99887766554433221100")
+            .build(),
+        collector,
+        null);
     assertEquals(7, kept.getInt(0));
     assertEquals(UUID.fromString("00112233-4455-6677-8899-aabbccddeeff"), kept.getUuid(1));
     assertEquals(8, collector.rows().get(0).getInt(0));
@@ -377,8 +457,13 @@ class RowsCollectorTest {
   /** A float and a double NaN keep their payload bits through storage and both getters. */
   @Test
   void keepsTheBitsOfNanPayloads() {
-    Row r = Decoding.row(RowsBodies.rows().column("f", opt(0x08)).column("d", opt(0x07))
-        .row("7fc00001", "7ff8000000000003").build());
+    Row r =
+        Decoding.row(
+            RowsBodies.rows()
+                .column("f", opt(0x08))
+                .column("d", opt(0x07))
+                .row("7fc00001", "7ff8000000000003")
+                .build());
     assertEquals(0x7fc00001, Float.floatToRawIntBits(r.getFloat(0)));
     assertEquals(0x7fc00001, Float.floatToRawIntBits((Float) r.getObject(0)));
     assertEquals(0x7ff8000000000003L, Double.doubleToRawLongBits(r.getDouble(1)));
@@ -392,27 +477,34 @@ class RowsCollectorTest {
   @Test
   void collectsFixedWidthCellsWithoutAnObjectPerCell() {
     int rowCount = 2_000;
-    RowsBodies.Builder b = RowsBodies.rows().column("i", opt(0x09)).column("l", opt(0x02))
-        .column("u", opt(0x0C)).column("ts", opt(0x0B)).column("dt", opt(0x11))
-        .column("d", opt(0x07));
+    RowsBodies.Builder b =
+        RowsBodies.rows()
+            .column("i", opt(0x09))
+            .column("l", opt(0x02))
+            .column("u", opt(0x0C))
+            .column("ts", opt(0x0B))
+            .column("dt", opt(0x11))
+            .column("d", opt(0x07));
     for (int r = 0; r < rowCount; r++) {
       String i = String.format("%08x", r + 1_000);
-      b.row(i, "0000000a" + i, i.repeat(4), "00000100" + i, "8000" + i.substring(4),
-          "40000000" + i);
+      b.row(
+          i, "0000000a" + i, i.repeat(4), "00000100" + i, "8000" + i.substring(4), "40000000" + i);
     }
     ByteBuf body = b.rowCount(rowCount).build();
     ResultReader reader = new ResultReader(4);
     try {
       collect(reader, body); // loads and links everything the read calls
-      com.sun.management.ThreadMXBean mx = (com.sun.management.ThreadMXBean)
-          java.lang.management.ManagementFactory.getThreadMXBean();
+      com.sun.management.ThreadMXBean mx =
+          (com.sun.management.ThreadMXBean)
+              java.lang.management.ManagementFactory.getThreadMXBean();
       long thread = Thread.currentThread().getId();
       long before = mx.getThreadAllocatedBytes(thread);
       RowsCollector collector = collect(reader, body);
       long allocated = mx.getThreadAllocatedBytes(thread) - before;
       int cells = rowCount * 6;
       // per row: 6 state bytes and 7 words (the uuid takes two); boxes would add 16+ per cell
-      assertTrue(allocated < rowCount * (6 + 7 * 8) + 16_384,
+      assertTrue(
+          allocated < rowCount * (6 + 7 * 8) + 16_384,
           allocated + " bytes allocated collecting " + cells + " cells");
       Row last = collector.rows().get(rowCount - 1);
       assertEquals(rowCount - 1 + 1_000, last.getInt(0));
@@ -429,15 +521,22 @@ class RowsCollectorTest {
   }
 
   /**
-   * Events a sink driven by hand may send that the parser never does, for the column's type:
-   * each value reads back as what was sent; a row started and not ended leaves nothing behind.
+   * Events a sink driven by hand may send that the parser never does, for the column's type: each
+   * value reads back as what was sent; a row started and not ended leaves nothing behind.
    */
   @Test
   void keepsEventsOfAnotherTypeThanTheColumnAsSent() {
     RowsCollector c = new RowsCollector();
     RowsCollector empty = new RowsCollector();
-    Decoding.read(new ResultReader(4), RowsBodies.rows().column("i", opt(0x09))
-        .column("s", opt(0x0D)).column("t", opt(0x0B)).build(), empty, null);
+    Decoding.read(
+        new ResultReader(4),
+        RowsBodies.rows()
+            .column("i", opt(0x09))
+            .column("s", opt(0x0D))
+            .column("t", opt(0x0B))
+            .build(),
+        empty,
+        null);
     c.onResultStart(empty.metadata(), 0);
     c.onRowStart(0);
     c.onObject(0, "not an int");

@@ -43,8 +43,8 @@ import java.util.function.Function;
  * A <b>small example client</b>: one connection, showing how a driver puts cqlrows to work. It is
  * not a driver: no pool, no retries, no re-preparing on {@code Unprepared}, no events, no load
  * balancing. It speaks TLS when given {@link TlsOptions}, authenticates with {@code
- * PasswordAuthenticator} (SASL PLAIN) when given {@link Credentials}, and gives the connection
- * and every request a deadline.
+ * PasswordAuthenticator} (SASL PLAIN) when given {@link Credentials}, and gives the connection and
+ * every request a deadline.
  *
  * <pre>{@code
  * EventLoopGroup group = new NioEventLoopGroup(); // Netty 4.1 and 4.2 (see Builder#connect)
@@ -63,21 +63,19 @@ import java.util.function.Function;
  *
  * <p><b>Pipeline.</b> {@link CqlPipeline#builder} (TLS first, frames in, RESULTs parsed and
  * requests kept in flight by {@link io.cqlrows.netty.rows.RowsFrameHandler}), then this client's
- * handler, which once the connection (and its TLS handshake) is up sends OPTIONS and, on
- * SUPPORTED, STARTUP ({@code CQL_VERSION}, {@code COMPRESSION}, and the protocol extensions the
- * server offers that cqlrows supports: ScyllaDB's, see {@link ProtocolFeatures}; none for
- * Cassandra); on a v5 READY both directions switch to segments. Each request goes through {@link
- * CqlPipeline#send}: it takes a free stream id (0-32767), registers its sink, and completes when
- * its response is parsed.
+ * handler, which once the connection (and its TLS handshake) is up sends OPTIONS and, on SUPPORTED,
+ * STARTUP ({@code CQL_VERSION}, {@code COMPRESSION}, and the protocol extensions the server offers
+ * that cqlrows supports: ScyllaDB's, see {@link ProtocolFeatures}; none for Cassandra); on a v5
+ * READY both directions switch to segments. Each request goes through {@link CqlPipeline#send}: it
+ * takes a free stream id (0-32767), registers its sink, and completes when its response is parsed.
  *
- * <p><b>Deadlines.</b> {@link Builder#connectTimeout} bounds the whole connection: TCP, TLS and
- * the CQL handshake; {@link Builder#requestTimeout} bounds each request. A request past its
- * deadline fails with a {@link CqlConnectionException} ({@code REQUEST_TIMEOUT}) and its stream id
- * is not reused until its late answer arrives; cancelling a future does the same. When the
- * connection ends, every request in flight fails at once with the reason: {@code
- * CLOSED_BY_CLIENT} ({@link #close()}), {@code CLOSED_BY_SERVER}, {@code RESET}, a failed TLS
- * session, or the connection-level {@link io.cqlrows.netty.frame.CqlFrameException} that broke
- * it.
+ * <p><b>Deadlines.</b> {@link Builder#connectTimeout} bounds the whole connection: TCP, TLS and the
+ * CQL handshake; {@link Builder#requestTimeout} bounds each request. A request past its deadline
+ * fails with a {@link CqlConnectionException} ({@code REQUEST_TIMEOUT}) and its stream id is not
+ * reused until its late answer arrives; cancelling a future does the same. When the connection
+ * ends, every request in flight fails at once with the reason: {@code CLOSED_BY_CLIENT} ({@link
+ * #close()}), {@code CLOSED_BY_SERVER}, {@code RESET}, a failed TLS session, or the
+ * connection-level {@link io.cqlrows.netty.frame.CqlFrameException} that broke it.
  *
  * <p><b>Protocol version.</b> Asked for v5, a server that answers the handshake with "unsupported
  * protocol version" (ScyllaDB, which speaks v4 at most: a protocol error in a v4 header) gets a
@@ -85,13 +83,13 @@ import java.util.function.Function;
  * {@link #features()} tell what the connection uses.
  *
  * <p><b>Prepared statements.</b> {@link #prepare} keeps the statement's {@link PreparedStatement}
- * handle; {@link #execute} sends {@code Skip_metadata} (when the statement has result columns)
- * and, on v5 or with {@link ProtocolFeatures#SCYLLA_USE_METADATA_ID}, the current {@code
+ * handle; {@link #execute} sends {@code Skip_metadata} (when the statement has result columns) and,
+ * on v5 or with {@link ProtocolFeatures#SCYLLA_USE_METADATA_ID}, the current {@code
  * result_metadata_id}, and decodes {@code No_metadata} rows with the handle's columns. A ROWS
  * result with {@code Metadata_changed} replaces both.
  *
- * <p><b>Ownership.</b> Values (and paging states) are borrowed: they are encoded before each
- * method returns, so the caller may release or reuse them afterwards.
+ * <p><b>Ownership.</b> Values (and paging states) are borrowed: they are encoded before each method
+ * returns, so the caller may release or reuse them afterwards.
  *
  * <p><b>Threading.</b> Methods may be called from any thread. Requests are encoded on the calling
  * thread and sent from the channel's event loop; <em>sinks are called, and futures completed, on
@@ -100,8 +98,10 @@ import java.util.function.Function;
 public final class CqlClient {
   /** The name of the client's handler in the pipeline, after {@link CqlPipeline}'s handlers. */
   public static final String HANDLER_NAME = "cqlrows.client";
+
   /** The consistency of the convenience methods: {@link Consistency#LOCAL_ONE}. */
   public static final Consistency DEFAULT_CONSISTENCY = Consistency.LOCAL_ONE;
+
   /** The connection's deadline when none is given: 10 seconds for TCP, TLS and the handshake. */
   public static final Duration DEFAULT_CONNECT_TIMEOUT = Duration.ofSeconds(10);
 
@@ -109,11 +109,12 @@ public final class CqlClient {
   private final CqlClientHandler handler;
   private final CqlPipeline cql;
   private final Duration requestTimeout;
+
   /** Statements prepared through this client, by id. */
   private final Map<ByteBuffer, PreparedStatement> statements = new ConcurrentHashMap<>();
 
-  private CqlClient(Channel channel, CqlClientHandler handler, CqlPipeline cql,
-      Duration requestTimeout) {
+  private CqlClient(
+      Channel channel, CqlClientHandler handler, CqlPipeline cql, Duration requestTimeout) {
     this.channel = channel;
     this.handler = handler;
     this.cql = cql;
@@ -137,9 +138,11 @@ public final class CqlClient {
    * @param compression {@link Compression#NONE} or {@link Compression#LZ4}
    * @param group an NIO event loop group; the caller shuts it down
    */
-  public static CompletableFuture<CqlClient> connect(String host, int port, int protocolVersion,
-      Compression compression, EventLoopGroup group) {
-    return builder(host, port).protocolVersion(protocolVersion).compression(compression)
+  public static CompletableFuture<CqlClient> connect(
+      String host, int port, int protocolVersion, Compression compression, EventLoopGroup group) {
+    return builder(host, port)
+        .protocolVersion(protocolVersion)
+        .compression(compression)
         .connect(group);
   }
 
@@ -147,26 +150,43 @@ public final class CqlClient {
    * Connects as {@link #connect(String, int, int, Compression, EventLoopGroup)} does, letting the
    * caller add handlers first ({@link Builder#customizer}).
    */
-  public static CompletableFuture<CqlClient> connect(String host, int port, int protocolVersion,
-      Compression compression, EventLoopGroup group, Consumer<ChannelPipeline> customizer) {
-    return builder(host, port).protocolVersion(protocolVersion).compression(compression)
-        .customizer(customizer).connect(group);
+  public static CompletableFuture<CqlClient> connect(
+      String host,
+      int port,
+      int protocolVersion,
+      Compression compression,
+      EventLoopGroup group,
+      Consumer<ChannelPipeline> customizer) {
+    return builder(host, port)
+        .protocolVersion(protocolVersion)
+        .compression(compression)
+        .customizer(customizer)
+        .connect(group);
   }
 
   /**
    * Connects as {@link #connect(String, int, int, Compression, EventLoopGroup, Consumer)} does,
    * authenticating with {@code credentials} (null for none) when the server asks.
    */
-  public static CompletableFuture<CqlClient> connect(String host, int port, int protocolVersion,
-      Compression compression, Credentials credentials, EventLoopGroup group,
+  public static CompletableFuture<CqlClient> connect(
+      String host,
+      int port,
+      int protocolVersion,
+      Compression compression,
+      Credentials credentials,
+      EventLoopGroup group,
       Consumer<ChannelPipeline> customizer) {
-    return builder(host, port).protocolVersion(protocolVersion).compression(compression)
-        .credentials(credentials).customizer(customizer).connect(group);
+    return builder(host, port)
+        .protocolVersion(protocolVersion)
+        .compression(compression)
+        .credentials(credentials)
+        .customizer(customizer)
+        .connect(group);
   }
 
   /**
-   * What {@link #builder} connects with. Not thread-safe; {@link #connect} may be called more
-   * than once, for one client each time.
+   * What {@link #builder} connects with. Not thread-safe; {@link #connect} may be called more than
+   * once, for one client each time.
    */
   public static final class Builder {
     private final String host;
@@ -178,7 +198,7 @@ public final class CqlClient {
     private Duration connectTimeout = DEFAULT_CONNECT_TIMEOUT;
     private Duration requestTimeout = RowsFrameHandler.DEFAULT_REQUEST_TIMEOUT;
     private int maxOrphans = RowsFrameHandler.DEFAULT_MAX_ORPHANS;
-    private Consumer<ChannelPipeline> customizer = pipeline -> { };
+    private Consumer<ChannelPipeline> customizer = pipeline -> {};
 
     private Builder(String host, int port) {
       this.host = Objects.requireNonNull(host, "host");
@@ -189,8 +209,8 @@ public final class CqlClient {
     }
 
     /**
-     * The protocol version to ask for: 5 (the default; a server that refuses it is asked for 4
-     * on a new connection) or 4.
+     * The protocol version to ask for: 5 (the default; a server that refuses it is asked for 4 on a
+     * new connection) or 4.
      */
     public Builder protocolVersion(int protocolVersion) {
       if (protocolVersion != 4 && protocolVersion != 5) {
@@ -213,8 +233,8 @@ public final class CqlClient {
 
     /**
      * Credentials for a server that answers STARTUP with AUTHENTICATE ({@code
-     * PasswordAuthenticator}), sent only after the TLS handshake, on a TLS connection; {@code
-     * null} (the default) for none, and such a server then fails the connection with an {@link
+     * PasswordAuthenticator}), sent only after the TLS handshake, on a TLS connection; {@code null}
+     * (the default) for none, and such a server then fails the connection with an {@link
      * IllegalStateException}. Wrong credentials fail it with the server's {@link CqlServerError}
      * (bad credentials, code 0x0100).
      */
@@ -233,9 +253,9 @@ public final class CqlClient {
     }
 
     /**
-     * The deadline of the whole connection, TCP, TLS and the CQL handshake (the fallback from
-     * v5 to v4 included): past it, {@link #connect} fails with a {@link CqlConnectionException}
-     * ({@code CONNECT_TIMEOUT}). {@link #DEFAULT_CONNECT_TIMEOUT} if unset.
+     * The deadline of the whole connection, TCP, TLS and the CQL handshake (the fallback from v5 to
+     * v4 included): past it, {@link #connect} fails with a {@link CqlConnectionException} ({@code
+     * CONNECT_TIMEOUT}). {@link #DEFAULT_CONNECT_TIMEOUT} if unset.
      */
     public Builder connectTimeout(Duration timeout) {
       this.connectTimeout = positive(timeout);
@@ -262,11 +282,11 @@ public final class CqlClient {
 
     /**
      * Adds handlers to each new channel's pipeline: runs in the channel initializer, before the
-     * client adds its own handlers and before the channel is active, so a handler it adds sees
-     * the connection from its first byte. The handlers it adds stay before the client's, and
-     * after the TLS handler, which the client puts at the head: they see the bytes as they go to
-     * and come from the socket, in plaintext, v5 segments included (the client keeps the segment
-     * encoder it adds on a v5 READY after them). To record a connection, STARTUP included:
+     * client adds its own handlers and before the channel is active, so a handler it adds sees the
+     * connection from its first byte. The handlers it adds stay before the client's, and after the
+     * TLS handler, which the client puts at the head: they see the bytes as they go to and come
+     * from the socket, in plaintext, v5 segments included (the client keeps the segment encoder it
+     * adds on a v5 READY after them). To record a connection, STARTUP included:
      *
      * <pre>{@code
      * CqlClient.builder(host, port).compression(Compression.LZ4)
@@ -274,9 +294,9 @@ public final class CqlClient {
      *     .connect(group);
      * }</pre>
      *
-     * <p>It runs once per connection attempt (twice when v5 falls back to v4: give it handlers
-     * it can make anew, or sharable ones), on the channel's event loop. If it throws, the
-     * connection is closed and {@link #connect} fails.
+     * <p>It runs once per connection attempt (twice when v5 falls back to v4: give it handlers it
+     * can make anew, or sharable ones), on the channel's event loop. If it throws, the connection
+     * is closed and {@link #connect} fails.
      */
     public Builder customizer(Consumer<ChannelPipeline> customizer) {
       this.customizer = Objects.requireNonNull(customizer, "customizer");
@@ -299,27 +319,45 @@ public final class CqlClient {
     public CompletableFuture<CqlClient> connect(EventLoopGroup group) {
       Objects.requireNonNull(group, "group");
       new Requests(protocolVersion, compression); // checks both before connecting
-      Settings settings = new Settings(host, port, compression, credentials, tls, requestTimeout,
-          maxOrphans, customizer, System.nanoTime() + connectTimeout.toNanos(), connectTimeout);
+      Settings settings =
+          new Settings(
+              host,
+              port,
+              compression,
+              credentials,
+              tls,
+              requestTimeout,
+              maxOrphans,
+              customizer,
+              System.nanoTime() + connectTimeout.toNanos(),
+              connectTimeout);
       CompletableFuture<CqlClient> result = new CompletableFuture<>();
-      settings.attempt(group, protocolVersion).whenComplete((client, error) -> {
-        if (error == null) {
-          result.complete(client);
-        } else if (error instanceof CqlClientHandler.VersionRefused refused
-            && protocolVersion >= 5) {
-          settings.attempt(group, 4).whenComplete((c, e) -> {
-            if (e == null) {
-              result.complete(c);
-            } else {
-              result.completeExceptionally(
-                  e instanceof CqlClientHandler.VersionRefused r ? r.getCause() : e);
-            }
-          });
-        } else {
-          result.completeExceptionally(
-              error instanceof CqlClientHandler.VersionRefused r ? r.getCause() : error);
-        }
-      });
+      settings
+          .attempt(group, protocolVersion)
+          .whenComplete(
+              (client, error) -> {
+                if (error == null) {
+                  result.complete(client);
+                } else if (error instanceof CqlClientHandler.VersionRefused refused
+                    && protocolVersion >= 5) {
+                  settings
+                      .attempt(group, 4)
+                      .whenComplete(
+                          (c, e) -> {
+                            if (e == null) {
+                              result.complete(c);
+                            } else {
+                              result.completeExceptionally(
+                                  e instanceof CqlClientHandler.VersionRefused r
+                                      ? r.getCause()
+                                      : e);
+                            }
+                          });
+                } else {
+                  result.completeExceptionally(
+                      error instanceof CqlClientHandler.VersionRefused r ? r.getCause() : error);
+                }
+              });
       return result;
     }
 
@@ -333,32 +371,47 @@ public final class CqlClient {
   }
 
   /** What one {@link Builder#connect} call connects with; its attempts share the deadline. */
-  private record Settings(String host, int port, Compression compression,
-      Credentials credentials, TlsOptions tls, Duration requestTimeout, int maxOrphans,
-      Consumer<ChannelPipeline> customizer, long deadlineNanos, Duration connectTimeout) {
+  private record Settings(
+      String host,
+      int port,
+      Compression compression,
+      Credentials credentials,
+      TlsOptions tls,
+      Duration requestTimeout,
+      int maxOrphans,
+      Consumer<ChannelPipeline> customizer,
+      long deadlineNanos,
+      Duration connectTimeout) {
 
     /** One connection on one protocol version; completes on READY. */
     CompletableFuture<CqlClient> attempt(EventLoopGroup group, int protocolVersion) {
       CompletableFuture<CqlClient> result = new CompletableFuture<>();
       long leftMillis = Math.max(1, (deadlineNanos - System.nanoTime()) / 1_000_000);
-      Bootstrap bootstrap = new Bootstrap()
-          .group(group)
-          .channel(NioSocketChannel.class)
-          .option(ChannelOption.TCP_NODELAY, true)
-          .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) Math.min(Integer.MAX_VALUE,
-              leftMillis))
-          .handler(new ChannelInitializer<Channel>() {
-            @Override
-            protected void initChannel(Channel ch) {
-              init(ch, protocolVersion, leftMillis, result);
-            }
-          });
-      bootstrap.connect(host, port).addListener((ChannelFutureListener) f -> {
-        if (!f.isSuccess()) {
-          CqlConnectionException e = CqlConnectionException.from(f.cause(), address());
-          result.completeExceptionally(e != null ? e : f.cause());
-        }
-      });
+      Bootstrap bootstrap =
+          new Bootstrap()
+              .group(group)
+              .channel(NioSocketChannel.class)
+              .option(ChannelOption.TCP_NODELAY, true)
+              .option(
+                  ChannelOption.CONNECT_TIMEOUT_MILLIS,
+                  (int) Math.min(Integer.MAX_VALUE, leftMillis))
+              .handler(
+                  new ChannelInitializer<Channel>() {
+                    @Override
+                    protected void initChannel(Channel ch) {
+                      init(ch, protocolVersion, leftMillis, result);
+                    }
+                  });
+      bootstrap
+          .connect(host, port)
+          .addListener(
+              (ChannelFutureListener)
+                  f -> {
+                    if (!f.isSuccess()) {
+                      CqlConnectionException e = CqlConnectionException.from(f.cause(), address());
+                      result.completeExceptionally(e != null ? e : f.cause());
+                    }
+                  });
       return result;
     }
 
@@ -366,8 +419,8 @@ public final class CqlClient {
       return CqlConnectionException.address(InetSocketAddress.createUnresolved(host, port));
     }
 
-    private void init(Channel ch, int protocolVersion, long leftMillis,
-        CompletableFuture<CqlClient> result) {
+    private void init(
+        Channel ch, int protocolVersion, long leftMillis, CompletableFuture<CqlClient> result) {
       ChannelPipeline p = ch.pipeline();
       try {
         customizer.accept(p);
@@ -375,8 +428,10 @@ public final class CqlClient {
         result.completeExceptionally(e);
         throw e; // the initializer closes the channel
       }
-      CqlPipeline.Builder builder = CqlPipeline.builder(protocolVersion, compression)
-          .requestTimeout(requestTimeout).maxOrphans(maxOrphans);
+      CqlPipeline.Builder builder =
+          CqlPipeline.builder(protocolVersion, compression)
+              .requestTimeout(requestTimeout)
+              .maxOrphans(maxOrphans);
       if (tls != null) {
         builder.tls(tls, host, port);
       }
@@ -389,21 +444,35 @@ public final class CqlClient {
           new CqlClientHandler(protocolVersion, compression, credentials, cql, tls != null);
       p.addLast(HANDLER_NAME, handler);
       CqlClient client = new CqlClient(ch, handler, cql, requestTimeout);
-      ScheduledFuture<?> deadline = ch.eventLoop().schedule(() -> {
-        if (handler.ready().completeExceptionally(new CqlConnectionException(
-            CqlConnectionException.Reason.CONNECT_TIMEOUT, address(), -1,
-            "not connected within " + connectTimeout.toMillis() + " ms", null))) {
-          ch.close();
-        }
-      }, leftMillis, TimeUnit.MILLISECONDS);
-      handler.ready().whenComplete((ok, error) -> {
-        deadline.cancel(false);
-        if (error == null) {
-          result.complete(client);
-        } else {
-          result.completeExceptionally(error);
-        }
-      });
+      ScheduledFuture<?> deadline =
+          ch.eventLoop()
+              .schedule(
+                  () -> {
+                    if (handler
+                        .ready()
+                        .completeExceptionally(
+                            new CqlConnectionException(
+                                CqlConnectionException.Reason.CONNECT_TIMEOUT,
+                                address(),
+                                -1,
+                                "not connected within " + connectTimeout.toMillis() + " ms",
+                                null))) {
+                      ch.close();
+                    }
+                  },
+                  leftMillis,
+                  TimeUnit.MILLISECONDS);
+      handler
+          .ready()
+          .whenComplete(
+              (ok, error) -> {
+                deadline.cancel(false);
+                if (error == null) {
+                  result.complete(client);
+                } else {
+                  result.completeExceptionally(error);
+                }
+              });
     }
   }
 
@@ -413,18 +482,18 @@ public final class CqlClient {
   }
 
   /**
-   * The protocol extensions the connection uses: those the server offered in SUPPORTED that
-   * cqlrows supports ({@link ProtocolFeatures#NONE} for Cassandra).
+   * The protocol extensions the connection uses: those the server offered in SUPPORTED that cqlrows
+   * supports ({@link ProtocolFeatures#NONE} for Cassandra).
    */
   public ProtocolFeatures features() {
     return handler.requests().features();
   }
 
   /**
-   * Streams large results: a RESULT body of at least {@code minBodyBytes} bytes reaches the sink
-   * of a request sent from now on row by row while it arrives, so the connection holds one read
-   * and one row of it, not the page (see {@link CqlPipeline#streamResultsFrom}). 0 turns it off.
-   * Called off the event loop, it waits for the loop to apply it.
+   * Streams large results: a RESULT body of at least {@code minBodyBytes} bytes reaches the sink of
+   * a request sent from now on row by row while it arrives, so the connection holds one read and
+   * one row of it, not the page (see {@link CqlPipeline#streamResultsFrom}). 0 turns it off. Called
+   * off the event loop, it waits for the loop to apply it.
    *
    * @return this client
    */
@@ -435,8 +504,7 @@ public final class CqlClient {
     if (channel.eventLoop().inEventLoop()) {
       cql.streamResultsFrom(minBodyBytes);
     } else {
-      channel.eventLoop().submit(() -> cql.streamResultsFrom(minBodyBytes))
-          .syncUninterruptibly();
+      channel.eventLoop().submit(() -> cql.streamResultsFrom(minBodyBytes)).syncUninterruptibly();
     }
     return this;
   }
@@ -454,8 +522,8 @@ public final class CqlClient {
    * @param pagingState {@link QueryResult#pagingState()} of the previous page, or null
    * @param values one serialized value per bind marker (null elements are NULL). Borrowed.
    */
-  public CompletableFuture<QueryResult> query(String cql, RowSink sink, int pageSize,
-      ByteBuffer pagingState, byte[]... values) {
+  public CompletableFuture<QueryResult> query(
+      String cql, RowSink sink, int pageSize, ByteBuffer pagingState, byte[]... values) {
     return query(cql, sink, parameters(pageSize, pagingState, values));
   }
 
@@ -464,8 +532,8 @@ public final class CqlClient {
    *
    * @param parameters its values are encoded during this call. Borrowed.
    */
-  public CompletableFuture<QueryResult> query(String cql, RowSink sink,
-      QueryParameters parameters) {
+  public CompletableFuture<QueryResult> query(
+      String cql, RowSink sink, QueryParameters parameters) {
     Objects.requireNonNull(sink, "sink");
     ByteBuf envelope = handler.requests().query(channel.alloc(), 0, cql, parameters);
     return send(envelope, sink, null, QueryResult::of);
@@ -479,14 +547,20 @@ public final class CqlClient {
    */
   public CompletableFuture<PreparedResult> prepare(String cql) {
     ByteBuf envelope = handler.requests().prepare(channel.alloc(), 0, cql);
-    return send(envelope, new CountingSink(), null, response -> {
-      if (!(response.result() instanceof PreparedResult prepared)) {
-        throw new IllegalStateException("PREPARE answered with RESULT kind "
-            + response.result().kind() + " (expected: 4, Prepared)");
-      }
-      statements.put(ByteBuffer.wrap(prepared.id()), new PreparedStatement(cql, prepared));
-      return prepared;
-    });
+    return send(
+        envelope,
+        new CountingSink(),
+        null,
+        response -> {
+          if (!(response.result() instanceof PreparedResult prepared)) {
+            throw new IllegalStateException(
+                "PREPARE answered with RESULT kind "
+                    + response.result().kind()
+                    + " (expected: 4, Prepared)");
+          }
+          statements.put(ByteBuffer.wrap(prepared.id()), new PreparedStatement(cql, prepared));
+          return prepared;
+        });
   }
 
   /**
@@ -494,8 +568,8 @@ public final class CqlClient {
    * prepared elsewhere (another connection to the same node) gets a new handle.
    */
   public PreparedStatement statement(PreparedResult prepared) {
-    return statements.computeIfAbsent(ByteBuffer.wrap(prepared.id()),
-        id -> new PreparedStatement(null, prepared));
+    return statements.computeIfAbsent(
+        ByteBuffer.wrap(prepared.id()), id -> new PreparedStatement(null, prepared));
   }
 
   /**
@@ -505,8 +579,12 @@ public final class CqlClient {
    * @param pagingState {@link QueryResult#pagingState()} of the previous page, or null
    * @param values one serialized value per bind marker (null elements are NULL). Borrowed.
    */
-  public CompletableFuture<QueryResult> execute(PreparedResult prepared, RowSink sink,
-      int pageSize, ByteBuffer pagingState, byte[]... values) {
+  public CompletableFuture<QueryResult> execute(
+      PreparedResult prepared,
+      RowSink sink,
+      int pageSize,
+      ByteBuffer pagingState,
+      byte[]... values) {
     return execute(prepared, sink, parameters(pageSize, pagingState, values));
   }
 
@@ -516,21 +594,32 @@ public final class CqlClient {
    *
    * @param parameters its values are encoded during this call. Borrowed.
    */
-  public CompletableFuture<QueryResult> execute(PreparedResult prepared, RowSink sink,
-      QueryParameters parameters) {
+  public CompletableFuture<QueryResult> execute(
+      PreparedResult prepared, RowSink sink, QueryParameters parameters) {
     Objects.requireNonNull(sink, "sink");
     PreparedStatement statement = statement(prepared);
     PreparedStatement.ResultMetadata metadata = statement.current();
     ResultColumns columns = metadata.resultColumns();
     boolean skipMetadata = columns.size() > 0;
-    ByteBuf envelope = handler.requests().execute(channel.alloc(), 0, statement.idUnsafe(),
-        metadata.resultMetadataId(), parameters.withSkipMetadata(skipMetadata));
-    return send(envelope, sink, skipMetadata ? columns : null, response -> {
-      if (response.result() instanceof RowsResult rows) {
-        statement.onRows(rows);
-      }
-      return QueryResult.of(response);
-    });
+    ByteBuf envelope =
+        handler
+            .requests()
+            .execute(
+                channel.alloc(),
+                0,
+                statement.idUnsafe(),
+                metadata.resultMetadataId(),
+                parameters.withSkipMetadata(skipMetadata));
+    return send(
+        envelope,
+        sink,
+        skipMetadata ? columns : null,
+        response -> {
+          if (response.result() instanceof RowsResult rows) {
+            statement.onRows(rows);
+          }
+          return QueryResult.of(response);
+        });
   }
 
   /**
@@ -545,8 +634,8 @@ public final class CqlClient {
     return closed;
   }
 
-  private static QueryParameters parameters(int pageSize, ByteBuffer pagingState,
-      byte[]... values) {
+  private static QueryParameters parameters(
+      int pageSize, ByteBuffer pagingState, byte[]... values) {
     return QueryParameters.of(DEFAULT_CONSISTENCY)
         .withValues(values)
         .withPageSize(pageSize)
@@ -554,29 +643,31 @@ public final class CqlClient {
   }
 
   /**
-   * Sends an encoded request through the pipeline with the client's request timeout. The
-   * pipeline owns the envelope from here: it writes it, or releases it.
+   * Sends an encoded request through the pipeline with the client's request timeout. The pipeline
+   * owns the envelope from here: it writes it, or releases it.
    */
-  private <T> CompletableFuture<T> send(ByteBuf envelope, RowSink sink, ResultColumns columns,
-      Function<RowsResponse, T> onResult) {
+  private <T> CompletableFuture<T> send(
+      ByteBuf envelope, RowSink sink, ResultColumns columns, Function<RowsResponse, T> onResult) {
     CompletableFuture<T> future = new CompletableFuture<>();
     CompletableFuture<RowsResponse> response = cql.send(envelope, sink, columns, requestTimeout);
-    response.whenComplete((r, error) -> {
-      if (error != null) {
-        future.completeExceptionally(error);
-        return;
-      }
-      try {
-        future.complete(onResult.apply(r));
-      } catch (RuntimeException e) {
-        future.completeExceptionally(e);
-      }
-    });
-    future.whenComplete((r, error) -> {
-      if (error instanceof CancellationException) {
-        response.cancel(false); // the stream id stays orphaned until the answer comes
-      }
-    });
+    response.whenComplete(
+        (r, error) -> {
+          if (error != null) {
+            future.completeExceptionally(error);
+            return;
+          }
+          try {
+            future.complete(onResult.apply(r));
+          } catch (RuntimeException e) {
+            future.completeExceptionally(e);
+          }
+        });
+    future.whenComplete(
+        (r, error) -> {
+          if (error instanceof CancellationException) {
+            response.cancel(false); // the stream id stays orphaned until the answer comes
+          }
+        });
     return future;
   }
 }

@@ -30,8 +30,8 @@ import java.util.concurrent.CompletableFuture;
  * before any request is sent; requests go through {@link CqlPipeline#send}.
  *
  * <p>{@link #ready()} fails with the server's {@link CqlServerError}, an {@link
- * IllegalStateException} when the server wants credentials and there are none, the
- * connection's error ({@link CqlConnectionException}: a failed TLS handshake, a reset; {@link
+ * IllegalStateException} when the server wants credentials and there are none, the connection's
+ * error ({@link CqlConnectionException}: a failed TLS handshake, a reset; {@link
  * CqlFrameException}), or {@code CLOSED_BY_SERVER} when the connection closes first. The client
  * closes the channel after a failed handshake.
  *
@@ -46,8 +46,8 @@ final class CqlClientHandler extends ChannelInboundHandlerAdapter {
 
   /**
    * The server refused the protocol version of the connection before STARTUP (ScyllaDB and older
-   * Cassandras answer a version they do not speak with a protocol error): the cause is the
-   * server's error.
+   * Cassandras answer a version they do not speak with a protocol error): the cause is the server's
+   * error.
    */
   static final class VersionRefused extends RuntimeException {
     private static final long serialVersionUID = 1L;
@@ -59,19 +59,28 @@ final class CqlClientHandler extends ChannelInboundHandlerAdapter {
 
   private final int protocolVersion;
   private final Compression compression;
+
   /** Sent when the server asks for authentication; null: none to give. */
   private final Credentials credentials;
+
   /** The connection's cqlrows handlers. */
   private final CqlPipeline cql;
+
   /** Whether the channel speaks TLS: the handshake starts when TLS's has completed. */
   private final boolean tls;
+
   /** Completed on READY or AUTH_SUCCESS; failed by an ERROR, a broken or closed connection. */
   private final CompletableFuture<Void> ready = new CompletableFuture<>();
+
   /** The encoders with the negotiated extensions: set on SUPPORTED, read by any thread. */
   private volatile Requests requests;
 
-  CqlClientHandler(int protocolVersion, Compression compression, Credentials credentials,
-      CqlPipeline cql, boolean tls) {
+  CqlClientHandler(
+      int protocolVersion,
+      Compression compression,
+      Credentials credentials,
+      CqlPipeline cql,
+      boolean tls) {
     this.protocolVersion = protocolVersion;
     this.compression = compression;
     this.credentials = credentials;
@@ -108,11 +117,13 @@ final class CqlClientHandler extends ChannelInboundHandlerAdapter {
 
   /** Writes OPTIONS, STARTUP or AUTH_RESPONSE on stream 0 (free: the handshake comes first). */
   private void writeHandshake(ChannelHandlerContext ctx, ByteBuf envelope) {
-    ctx.writeAndFlush(envelope).addListener(f -> {
-      if (!f.isSuccess()) {
-        fail(ctx, f.cause());
-      }
-    });
+    ctx.writeAndFlush(envelope)
+        .addListener(
+            f -> {
+              if (!f.isSuccess()) {
+                fail(ctx, f.cause());
+              }
+            });
   }
 
   @Override
@@ -143,15 +154,22 @@ final class CqlClientHandler extends ChannelInboundHandlerAdapter {
         }
         fail(ctx, error);
       }
-      default -> fail(ctx, new IllegalStateException("unexpected " + frame.opcode()
-          + " response on stream " + frame.streamId() + " during the handshake"));
+      default ->
+          fail(
+              ctx,
+              new IllegalStateException(
+                  "unexpected "
+                      + frame.opcode()
+                      + " response on stream "
+                      + frame.streamId()
+                      + " during the handshake"));
     }
   }
 
   /**
    * SUPPORTED: STARTUP names the extensions the server offers that cqlrows supports (none for
-   * Cassandra, whose STARTUP stays {@code CQL_VERSION} and {@code COMPRESSION}); the encoders
-   * and the rows handler use them from now on, before any response can depend on them.
+   * Cassandra, whose STARTUP stays {@code CQL_VERSION} and {@code COMPRESSION}); the encoders and
+   * the rows handler use them from now on, before any response can depend on them.
    */
   private void onSupported(ChannelHandlerContext ctx, Frame frame) {
     ProtocolFeatures features;
@@ -163,19 +181,25 @@ final class CqlClientHandler extends ChannelInboundHandlerAdapter {
     }
     requests = new Requests(protocolVersion, compression, features);
     cql.negotiated(features);
-    writeHandshake(ctx, requests.startup(ctx.alloc(), HANDSHAKE_STREAM,
-        Requests.startupOptions(compression, features)));
+    writeHandshake(
+        ctx,
+        requests.startup(
+            ctx.alloc(), HANDSHAKE_STREAM, Requests.startupOptions(compression, features)));
   }
 
   /**
-   * AUTHENTICATE: SASL PLAIN with the credentials (what {@code PasswordAuthenticator} takes, in
-   * one round); AUTH_SUCCESS completes the handshake, an ERROR (bad credentials) fails it.
-   * Without credentials the handshake fails here.
+   * AUTHENTICATE: SASL PLAIN with the credentials (what {@code PasswordAuthenticator} takes, in one
+   * round); AUTH_SUCCESS completes the handshake, an ERROR (bad credentials) fails it. Without
+   * credentials the handshake fails here.
    */
   private void onAuthenticate(ChannelHandlerContext ctx, Frame frame) {
     if (credentials == null) {
-      fail(ctx, new IllegalStateException("the server requires authentication ("
-          + authenticator(frame.body()) + "): connect with Credentials"));
+      fail(
+          ctx,
+          new IllegalStateException(
+              "the server requires authentication ("
+                  + authenticator(frame.body())
+                  + "): connect with Credentials"));
       return;
     }
     char[] password = credentials.password();
@@ -198,9 +222,9 @@ final class CqlClientHandler extends ChannelInboundHandlerAdapter {
   }
 
   /**
-   * Whether an ERROR answering the handshake says the server does not speak the version asked
-   * for: a protocol error in an older version's header, or naming the protocol version, as
-   * ScyllaDB ("Invalid or unsupported protocol version: 5") and Cassandra do.
+   * Whether an ERROR answering the handshake says the server does not speak the version asked for:
+   * a protocol error in an older version's header, or naming the protocol version, as ScyllaDB
+   * ("Invalid or unsupported protocol version: 5") and Cassandra do.
    */
   private boolean refusesVersion(Frame frame, CqlServerError error) {
     if (error.code() != PROTOCOL_ERROR && error.code() != SERVER_ERROR) {
@@ -221,8 +245,8 @@ final class CqlClientHandler extends ChannelInboundHandlerAdapter {
 
   /** The frame-local error for an ERROR or SUPPORTED body that cannot be read. */
   private static CqlFrameException badResponse(Frame frame, IllegalArgumentException e) {
-    return CqlFrameException.frameError(Reason.BAD_RESPONSE, frame.streamId(), -1,
-        frame.opcode() + " body: " + e.getMessage(), e);
+    return CqlFrameException.frameError(
+        Reason.BAD_RESPONSE, frame.streamId(), -1, frame.opcode() + " body: " + e.getMessage(), e);
   }
 
   /** Fails the handshake and closes the channel; nothing once it is done. */
@@ -236,8 +260,10 @@ final class CqlClientHandler extends ChannelInboundHandlerAdapter {
   public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
     // the rows handler has failed the requests in flight and closes a broken connection; the
     // handshake fails with the connection's error
-    boolean otherStream = cause instanceof CqlFrameException e && !e.connectionLevel()
-        && e.streamId() != HANDSHAKE_STREAM;
+    boolean otherStream =
+        cause instanceof CqlFrameException e
+            && !e.connectionLevel()
+            && e.streamId() != HANDSHAKE_STREAM;
     if (!ready.isDone() && !otherStream) {
       fail(ctx, cause);
     }
@@ -245,10 +271,13 @@ final class CqlClientHandler extends ChannelInboundHandlerAdapter {
 
   @Override
   public void channelInactive(ChannelHandlerContext ctx) {
-    ready.completeExceptionally(new CqlConnectionException(
-        CqlConnectionException.Reason.CLOSED_BY_SERVER,
-        CqlConnectionException.address(ctx.channel().remoteAddress()), -1,
-        "connection closed by the server during the CQL handshake", null));
+    ready.completeExceptionally(
+        new CqlConnectionException(
+            CqlConnectionException.Reason.CLOSED_BY_SERVER,
+            CqlConnectionException.address(ctx.channel().remoteAddress()),
+            -1,
+            "connection closed by the server during the CQL handshake",
+            null));
     ctx.fireChannelInactive();
   }
 }

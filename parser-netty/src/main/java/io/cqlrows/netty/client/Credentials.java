@@ -5,8 +5,8 @@ import java.util.Objects;
 
 /**
  * A user name and password for {@code PasswordAuthenticator} (SASL PLAIN), sent in AUTH_RESPONSE
- * when the server answers STARTUP with AUTHENTICATE. The password is kept as a {@code char[]}
- * copy that {@link #clear()} overwrites; {@link #toString()} never shows it.
+ * when the server answers STARTUP with AUTHENTICATE. The password is kept as a {@code char[]} copy
+ * that {@link #clear()} overwrites; {@link #toString()} never shows it.
  */
 public final class Credentials {
   private final String username;

@@ -13,14 +13,14 @@ import java.util.List;
  *
  * @param result the parsed RESULT: a {@link RowsResult} for ROWS, else Void, Set_keyspace or
  *     Schema_change
- * @param pagingState a read-only view of {@code paging_state} when {@code Has_more_pages} was
- *     set, else {@code null}; pass it to the next call as is
+ * @param pagingState a read-only view of {@code paging_state} when {@code Has_more_pages} was set,
+ *     else {@code null}; pass it to the next call as is
  * @param warnings the server's warnings, empty if none
  * @param tablets the tablet routing information the server attached (ScyllaDB, {@link
  *     io.cqlrows.core.ProtocolFeatures#TABLETS_ROUTING_V1}), or {@code null}
  */
-public record QueryResult(CqlResult result, ByteBuffer pagingState, List<String> warnings,
-    TabletRouting tablets) {
+public record QueryResult(
+    CqlResult result, ByteBuffer pagingState, List<String> warnings, TabletRouting tablets) {
   /** The result of a parsed response. */
   static QueryResult of(RowsResponse response) {
     ByteBuffer pagingState = null;
@@ -28,8 +28,8 @@ public record QueryResult(CqlResult result, ByteBuffer pagingState, List<String>
       byte[] state = rows.metadata().pagingState();
       pagingState = state == null ? null : ByteBuffer.wrap(state).asReadOnlyBuffer();
     }
-    return new QueryResult(response.result(), pagingState, List.copyOf(response.warnings()),
-        response.tablets());
+    return new QueryResult(
+        response.result(), pagingState, List.copyOf(response.warnings()), response.tablets());
   }
 
   /** The ROWS result, or {@code null} if the result is of another kind. */

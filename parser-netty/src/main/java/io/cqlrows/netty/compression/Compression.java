@@ -10,14 +10,16 @@ import java.util.Locale;
 public enum Compression {
   /** No compression. */
   NONE,
-  /** LZ4: v4 bodies are a 4-byte big-endian length and a raw block; v5 segments carry raw blocks. */
+  /**
+   * LZ4: v4 bodies are a 4-byte big-endian length and a raw block; v5 segments carry raw blocks.
+   */
   LZ4,
   /** Snappy (v3/v4 only): a raw Snappy block. */
   SNAPPY;
 
   /**
-   * The compression named by a STARTUP {@code COMPRESSION} value ({@code lz4}, {@code snappy}),
-   * or {@link #NONE} for {@code null}.
+   * The compression named by a STARTUP {@code COMPRESSION} value ({@code lz4}, {@code snappy}), or
+   * {@link #NONE} for {@code null}.
    *
    * @throws IllegalArgumentException for any other name
    */
@@ -26,11 +28,12 @@ public enum Compression {
       return NONE;
     }
     switch (value.toLowerCase(Locale.ROOT)) {
-      case "lz4": return LZ4;
-      case "snappy": return SNAPPY;
+      case "lz4":
+        return LZ4;
+      case "snappy":
+        return SNAPPY;
       default:
-        throw new IllegalArgumentException(
-            "COMPRESSION: " + value + " (expected: lz4 or snappy)");
+        throw new IllegalArgumentException("COMPRESSION: " + value + " (expected: lz4 or snappy)");
     }
   }
 }

@@ -23,14 +23,14 @@ import javax.net.ssl.SSLException;
 /**
  * A connection that could not be made or did not last, or a request on it that got no answer in
  * time: what happened ({@link #reason()}), with which server ({@link #address()}), and for which
- * request ({@link #streamId()}, -1 for the connection as a whole). Bytes the decoders cannot
- * accept are {@link CqlFrameException}s instead, and errors the server answers are {@link
+ * request ({@link #streamId()}, -1 for the connection as a whole). Bytes the decoders cannot accept
+ * are {@link CqlFrameException}s instead, and errors the server answers are {@link
  * CqlServerError}s.
  *
  * <p>The message is derived from the fields, for example {@code 127.0.0.1:9042: stream 7: no
- * response within 2000 ms} or {@code 127.0.0.1:9142: TLS handshake failed: the server's
- * certificate is not trusted (PKIX path building failed: ...)}. Callers and tests should look at
- * the fields. Immutable.
+ * response within 2000 ms} or {@code 127.0.0.1:9142: TLS handshake failed: the server's certificate
+ * is not trusted (PKIX path building failed: ...)}. Callers and tests should look at the fields.
+ * Immutable.
  */
 public final class CqlConnectionException extends CqlException {
   private static final long serialVersionUID = 1L;
@@ -67,8 +67,8 @@ public final class CqlConnectionException extends CqlException {
     /** The request got no response within its deadline; its stream id stays orphaned. */
     REQUEST_TIMEOUT,
     /**
-     * More requests than the connection allows timed out or were cancelled while their answers
-     * may still come: the connection is treated as broken and closed.
+     * More requests than the connection allows timed out or were cancelled while their answers may
+     * still come: the connection is treated as broken and closed.
      */
     TOO_MANY_ORPHANS,
     /** All 32,768 stream ids are in use by requests in flight or orphaned. */
@@ -89,8 +89,8 @@ public final class CqlConnectionException extends CqlException {
    * @param detail what was expected and found, or {@code null} for the reason alone
    * @param cause the underlying error, or {@code null}
    */
-  public CqlConnectionException(Reason reason, String address, int streamId, String detail,
-      Throwable cause) {
+  public CqlConnectionException(
+      Reason reason, String address, int streamId, String detail, Throwable cause) {
     super(null, cause);
     this.reason = Objects.requireNonNull(reason, "reason");
     this.address = address;
@@ -99,9 +99,9 @@ public final class CqlConnectionException extends CqlException {
   }
 
   /**
-   * A server's socket address as these exceptions name it: {@code host:port} ({@code
-   * [v6]:port} for an IPv6 literal), the host as given when it was a name; the address's own
-   * string form when it is not an internet socket address; {@code null} for {@code null}.
+   * A server's socket address as these exceptions name it: {@code host:port} ({@code [v6]:port} for
+   * an IPv6 literal), the host as given when it was a name; the address's own string form when it
+   * is not an internet socket address; {@code null} for {@code null}.
    */
   public static String address(SocketAddress address) {
     if (address instanceof InetSocketAddress a) {
@@ -168,16 +168,14 @@ public final class CqlConnectionException extends CqlException {
       return tlsError(tls, address);
     }
     if (cause instanceof ConnectTimeoutException) {
-      return new CqlConnectionException(Reason.CONNECT_TIMEOUT, address, -1,
-          "could not connect in time", cause);
+      return new CqlConnectionException(
+          Reason.CONNECT_TIMEOUT, address, -1, "could not connect in time", cause);
     }
     if (cause instanceof ConnectException) {
-      return new CqlConnectionException(Reason.REFUSED, address, -1, "connection refused",
-          cause);
+      return new CqlConnectionException(Reason.REFUSED, address, -1, "connection refused", cause);
     }
     if (cause instanceof UnknownHostException) {
-      return new CqlConnectionException(Reason.UNKNOWN_HOST, address, -1,
-          "unknown host", cause);
+      return new CqlConnectionException(Reason.UNKNOWN_HOST, address, -1, "unknown host", cause);
     }
     if (cause instanceof IOException) {
       String message = String.valueOf(cause.getMessage()).toLowerCase(Locale.ROOT);
@@ -185,8 +183,12 @@ public final class CqlConnectionException extends CqlException {
         return new CqlConnectionException(Reason.RESET, address, -1, "connection reset", cause);
       }
       if (message.contains("broken pipe")) { // a write after the server closed its side
-        return new CqlConnectionException(Reason.CLOSED_BY_SERVER, address, -1,
-            "connection closed by the server (broken pipe)", cause);
+        return new CqlConnectionException(
+            Reason.CLOSED_BY_SERVER,
+            address,
+            -1,
+            "connection closed by the server (broken pipe)",
+            cause);
       }
       return new CqlConnectionException(Reason.IO_ERROR, address, -1, oneLine(cause), cause);
     }
@@ -222,18 +224,19 @@ public final class CqlConnectionException extends CqlException {
       reason = Reason.TLS_FAILED;
       what = "TLS handshake failed";
     }
-    return new CqlConnectionException(reason, address, -1, what + " (" + oneLine(root(tls)) + ")",
-        tls);
+    return new CqlConnectionException(
+        reason, address, -1, what + " (" + oneLine(root(tls)) + ")", tls);
   }
 
   private static boolean expired(CertPathValidatorException e) {
-    return e != null && (e.getReason() == CertPathValidatorException.BasicReason.EXPIRED
-        || e.getReason() == CertPathValidatorException.BasicReason.NOT_YET_VALID);
+    return e != null
+        && (e.getReason() == CertPathValidatorException.BasicReason.EXPIRED
+            || e.getReason() == CertPathValidatorException.BasicReason.NOT_YET_VALID);
   }
 
   /**
-   * The JDK's endpoint identification fails with a plain {@link CertificateException} whose
-   * message says no name or address matched.
+   * The JDK's endpoint identification fails with a plain {@link CertificateException} whose message
+   * says no name or address matched.
    */
   private static boolean hostMismatch(Throwable tls) {
     for (Throwable c : chain(tls)) {
@@ -251,8 +254,10 @@ public final class CqlConnectionException extends CqlException {
   private static boolean clientCertificateRefused(Throwable tls) {
     for (Throwable c : chain(tls)) {
       String m = String.valueOf(c.getMessage()).toLowerCase(Locale.ROOT);
-      if (m.contains("certificate_required") || m.contains("bad_certificate")
-          || m.contains("certificate required") || m.contains("bad certificate")) {
+      if (m.contains("certificate_required")
+          || m.contains("bad_certificate")
+          || m.contains("certificate required")
+          || m.contains("bad certificate")) {
         return true;
       }
     }
@@ -276,7 +281,8 @@ public final class CqlConnectionException extends CqlException {
   /** {@code t} and its causes, at most {@value #MAX_CAUSES} (a chain may loop). */
   private static List<Throwable> chain(Throwable t) {
     List<Throwable> chain = new ArrayList<>(4);
-    for (Throwable c = t; c != null && chain.size() < MAX_CAUSES && !chain.contains(c);
+    for (Throwable c = t;
+        c != null && chain.size() < MAX_CAUSES && !chain.contains(c);
         c = c.getCause()) {
       chain.add(c);
     }
@@ -285,7 +291,8 @@ public final class CqlConnectionException extends CqlException {
 
   private static String oneLine(Throwable e) {
     String m = e.getMessage();
-    return m == null || m.isBlank() ? e.getClass().getSimpleName()
+    return m == null || m.isBlank()
+        ? e.getClass().getSimpleName()
         : m.replaceAll("\\s*[\\r\\n]+\\s*", " ");
   }
 }

@@ -12,22 +12,22 @@ import java.util.Objects;
  *
  * <ul>
  *   <li><b>Connection-level</b>: the byte stream itself is broken (a header that is not a CQL
- *       header, a declared body length over the limit, a CRC mismatch, a corrupt compressed
- *       block, input ending inside a frame). Nothing after it can be trusted; the decoders
- *       discard all further input, and the connection should be closed. {@link #streamId()} is
- *       the header's stream id when the header was read ({@link Reason#FRAME_TOO_LARGE}), else
- *       -1 (or the stream of a response whose streamed body the break cut off).
- *   <li><b>Frame-local</b>: one well-delimited frame is unusable (a malformed prelude, an
- *       undefined opcode, a compressed body that would decompress to more than the limit, a
- *       body the RESULT parser rejects). Only the request on {@link #streamId()} fails;
- *       decoding goes on with the next frame. When the RESULT parser rejected the body, the
- *       {@link #getCause() cause} is its {@link CqlParseException} ({@link #parseError()}).
+ *       header, a declared body length over the limit, a CRC mismatch, a corrupt compressed block,
+ *       input ending inside a frame). Nothing after it can be trusted; the decoders discard all
+ *       further input, and the connection should be closed. {@link #streamId()} is the header's
+ *       stream id when the header was read ({@link Reason#FRAME_TOO_LARGE}), else -1 (or the stream
+ *       of a response whose streamed body the break cut off).
+ *   <li><b>Frame-local</b>: one well-delimited frame is unusable (a malformed prelude, an undefined
+ *       opcode, a compressed body that would decompress to more than the limit, a body the RESULT
+ *       parser rejects). Only the request on {@link #streamId()} fails; decoding goes on with the
+ *       next frame. When the RESULT parser rejected the body, the {@link #getCause() cause} is its
+ *       {@link CqlParseException} ({@link #parseError()}).
  * </ul>
  *
  * <p>The message is derived from the fields, for example {@code version byte: 0x47 (expected:
  * protocol version 3-6, 0x03-0x06 or 0x83-0x86) (frame header at offset 0)} or {@code stream 7:
- * body length: 2147483647 (expected: <= 268435456, ParseLimits.maxFrameBodyLength) (frame header
- * at offset 1024)}. Callers and tests should look at the fields. Immutable.
+ * body length: 2147483647 (expected: <= 268435456, ParseLimits.maxFrameBodyLength) (frame header at
+ * offset 1024)}. Callers and tests should look at the fields. Immutable.
  */
 public final class CqlFrameException extends CqlException {
   private static final long serialVersionUID = 1L;
@@ -41,8 +41,8 @@ public final class CqlFrameException extends CqlException {
     /** Body compression (flag 0x01) on a v3/v4 frame of a connection that negotiated none. */
     UNEXPECTED_COMPRESSION,
     /**
-     * A compressed body or segment payload that does not decompress (LZ4, Snappy) to the length
-     * it declares, or that declares more than its compressed length can make: connection-level.
+     * A compressed body or segment payload that does not decompress (LZ4, Snappy) to the length it
+     * declares, or that declares more than its compressed length can make: connection-level.
      */
     CORRUPT_COMPRESSION,
     /** A v5 segment header whose CRC24 does not match (or matches neither segment format). */
@@ -51,22 +51,22 @@ public final class CqlFrameException extends CqlException {
     CRC32_MISMATCH,
     /**
      * A frame or envelope header that declares a body longer than {@link
-     * io.cqlrows.core.ParseLimits#maxFrameBodyLength()}: connection-level, with the header's
-     * stream id. The length is all that delimits a frame, so once it is not believed, nothing
-     * after the header can be placed (docs/protocol.md, "A bad length ends the connection").
+     * io.cqlrows.core.ParseLimits#maxFrameBodyLength()}: connection-level, with the header's stream
+     * id. The length is all that delimits a frame, so once it is not believed, nothing after the
+     * header can be placed (docs/protocol.md, "A bad length ends the connection").
      */
     FRAME_TOO_LARGE,
     /**
      * A compressed v3/v4 body that declares more uncompressed bytes than {@link
      * io.cqlrows.core.ParseLimits#maxDecompressedLength()} (or {@code maxFrameBodyLength()})
-     * allows, or a v5 envelope whose LZ4 segments decompress to more: frame-local, for its
-     * stream, found before anything of that size is allocated. Its compressed bytes are
-     * delimited by the frame header or by the segments, so decoding goes on with the next frame.
+     * allows, or a v5 envelope whose LZ4 segments decompress to more: frame-local, for its stream,
+     * found before anything of that size is allocated. Its compressed bytes are delimited by the
+     * frame header or by the segments, so decoding goes on with the next frame.
      */
     DECOMPRESSED_TOO_LARGE,
     /**
-     * Input that ends inside a frame, a segment or an envelope split across segments, or a
-     * streamed body that the connection cut off.
+     * Input that ends inside a frame, a segment or an envelope split across segments, or a streamed
+     * body that the connection cut off.
      */
     TRUNCATED,
     /** A malformed prelude (tracing id, warnings, custom payload): frame-local. */
@@ -98,8 +98,14 @@ public final class CqlFrameException extends CqlException {
   private final String structure;
   private final String detail;
 
-  private CqlFrameException(Reason reason, boolean connectionLevel, int streamId, long offset,
-      String structure, String detail, Throwable cause) {
+  private CqlFrameException(
+      Reason reason,
+      boolean connectionLevel,
+      int streamId,
+      long offset,
+      String structure,
+      String detail,
+      Throwable cause) {
     super(null, cause);
     this.reason = Objects.requireNonNull(reason, "reason");
     this.connectionLevel = connectionLevel;
@@ -114,8 +120,8 @@ public final class CqlFrameException extends CqlException {
    *
    * @param reason what was wrong
    * @param offset byte offset of the frame header in the connection's inbound stream, or -1
-   * @param detail what was expected and found, in Netty's style ({@code "name: value
-   *     (expected: ...)"})
+   * @param detail what was expected and found, in Netty's style ({@code "name: value (expected:
+   *     ...)"})
    */
   public static CqlFrameException connectionError(Reason reason, long offset, String detail) {
     return connectionError(reason, offset, "frame header", detail, null);
@@ -130,14 +136,14 @@ public final class CqlFrameException extends CqlException {
    * @param detail what was expected and found
    * @param cause the underlying error, or {@code null}
    */
-  public static CqlFrameException connectionError(Reason reason, long offset, String structure,
-      String detail, Throwable cause) {
+  public static CqlFrameException connectionError(
+      Reason reason, long offset, String structure, String detail, Throwable cause) {
     return new CqlFrameException(reason, true, -1, offset, structure, detail, cause);
   }
 
   /**
-   * A connection-level error at a header whose stream id was read: the frame on {@code
-   * streamId} broke the connection (its declared length is over the limit).
+   * A connection-level error at a header whose stream id was read: the frame on {@code streamId}
+   * broke the connection (its declared length is over the limit).
    *
    * @param reason what was wrong
    * @param streamId the stream id in the header
@@ -147,8 +153,8 @@ public final class CqlFrameException extends CqlException {
    * @param detail what was expected and found
    * @param cause the underlying error, or {@code null}
    */
-  public static CqlFrameException connectionError(Reason reason, int streamId, long offset,
-      String structure, String detail, Throwable cause) {
+  public static CqlFrameException connectionError(
+      Reason reason, int streamId, long offset, String structure, String detail, Throwable cause) {
     return new CqlFrameException(reason, true, streamId, offset, structure, detail, cause);
   }
 
@@ -157,26 +163,26 @@ public final class CqlFrameException extends CqlException {
    *
    * @param reason what was wrong
    * @param streamId the frame's stream id
-   * @param offset byte offset of the problem (or of its frame) in the connection's inbound
-   *     stream, or -1
+   * @param offset byte offset of the problem (or of its frame) in the connection's inbound stream,
+   *     or -1
    * @param detail what was expected and found
    * @param cause the underlying error, or {@code null}
    */
-  public static CqlFrameException frameError(Reason reason, int streamId, long offset,
-      String detail, Throwable cause) {
+  public static CqlFrameException frameError(
+      Reason reason, int streamId, long offset, String detail, Throwable cause) {
     return new CqlFrameException(reason, false, streamId, offset, null, detail, cause);
   }
 
   /**
-   * The frame-local error for a RESULT body the parser rejected: {@link Reason#BAD_RESULT}, at
-   * the parser's offset within the body translated into the connection's stream.
+   * The frame-local error for a RESULT body the parser rejected: {@link Reason#BAD_RESULT}, at the
+   * parser's offset within the body translated into the connection's stream.
    *
    * @param streamId the frame's stream id
    * @param bodyOffset offset of the body's first byte in the connection's stream, or -1
    * @param cause the parser's error
    */
-  public static CqlFrameException badResult(int streamId, long bodyOffset,
-      CqlParseException cause) {
+  public static CqlFrameException badResult(
+      int streamId, long bodyOffset, CqlParseException cause) {
     long at = bodyOffset < 0 ? -1 : bodyOffset + Math.max(0, cause.offset());
     return frameError(Reason.BAD_RESULT, streamId, at, cause.getMessage(), cause);
   }
@@ -190,8 +196,12 @@ public final class CqlFrameException extends CqlException {
    * @param cause the decoder's error
    */
   public static CqlFrameException badPayload(int streamId, String key, CqlParseException cause) {
-    return frameError(Reason.BAD_PAYLOAD, streamId, -1,
-        "custom payload " + key + ": " + cause.getMessage(), cause);
+    return frameError(
+        Reason.BAD_PAYLOAD,
+        streamId,
+        -1,
+        "custom payload " + key + ": " + cause.getMessage(),
+        cause);
   }
 
   /**
@@ -203,10 +213,10 @@ public final class CqlFrameException extends CqlException {
    * @param why why the connection ended
    * @param cause {@link io.cqlrows.core.ResultStream#truncatedError()}
    */
-  public static CqlFrameException truncatedStream(int streamId, String why,
-      CqlParseException cause) {
-    return new CqlFrameException(Reason.TRUNCATED, true, streamId, -1, null,
-        why + "; " + cause.getMessage(), cause);
+  public static CqlFrameException truncatedStream(
+      int streamId, String why, CqlParseException cause) {
+    return new CqlFrameException(
+        Reason.TRUNCATED, true, streamId, -1, null, why + "; " + cause.getMessage(), cause);
   }
 
   /** What was wrong. */

@@ -16,6 +16,7 @@ public final class CqlServerError extends RuntimeException {
 
   /** Error code 0x2200: the request is invalid. */
   public static final int INVALID = 0x2200;
+
   /** Error code 0x2500: the prepared statement id is unknown (re-prepare). */
   public static final int UNPREPARED = 0x2500;
 
@@ -23,6 +24,7 @@ public final class CqlServerError extends RuntimeException {
 
   /** {@link #opType()} of a rate-limit error: a read was rejected. */
   public static final int OP_READ = 0;
+
   /** {@link #opType()} of a rate-limit error: a write was rejected. */
   public static final int OP_WRITE = 1;
 
@@ -42,10 +44,16 @@ public final class CqlServerError extends RuntimeException {
     this(code, serverMessage, false, -1, false);
   }
 
-  private CqlServerError(int code, String serverMessage, boolean rateLimit, int opType,
+  private CqlServerError(
+      int code,
+      String serverMessage,
+      boolean rateLimit,
+      int opType,
       boolean rejectedByCoordinator) {
-    super(String.format("server error 0x%04x (%s): %s", code,
-        rateLimit ? RATE_LIMIT_NAME : name(code), serverMessage));
+    super(
+        String.format(
+            "server error 0x%04x (%s): %s",
+            code, rateLimit ? RATE_LIMIT_NAME : name(code), serverMessage));
     this.code = code;
     this.serverMessage = serverMessage;
     this.rateLimit = rateLimit;
@@ -64,8 +72,8 @@ public final class CqlServerError extends RuntimeException {
 
   /**
    * Decodes an ERROR body: {@code [int] code [string] message ...}; with {@link
-   * ProtocolFeatures#SCYLLA_RATE_LIMIT_ERROR} on, the code it names is followed by {@code
-   * <op_type [byte]><rejected_by_coordinator [byte]>}.
+   * ProtocolFeatures#SCYLLA_RATE_LIMIT_ERROR} on, the code it names is followed by {@code <op_type
+   * [byte]><rejected_by_coordinator [byte]>}.
    *
    * @param body the body after the envelope prelude. Borrowed: indices unchanged.
    * @param features the connection's extensions
@@ -81,8 +89,12 @@ public final class CqlServerError extends RuntimeException {
     int code = body.getInt(at);
     int length = body.getUnsignedShort(at + 4);
     if (length > end - at - 6) {
-      throw new IllegalArgumentException("ERROR message length: " + length + " (expected: <= "
-          + (end - at - 6) + ", the bytes left)");
+      throw new IllegalArgumentException(
+          "ERROR message length: "
+              + length
+              + " (expected: <= "
+              + (end - at - 6)
+              + ", the bytes left)");
     }
     String message = body.toString(at + 6, length, StandardCharsets.UTF_8);
     OptionalInt rateLimitCode = features.rateLimitErrorCode();
@@ -91,11 +103,13 @@ public final class CqlServerError extends RuntimeException {
     }
     int fields = at + 6 + length;
     if (end - fields < 2) {
-      throw new IllegalArgumentException("rate-limit ERROR body: " + (end - fields)
-          + " bytes after the message (expected: 2, op_type and rejected_by_coordinator)");
+      throw new IllegalArgumentException(
+          "rate-limit ERROR body: "
+              + (end - fields)
+              + " bytes after the message (expected: 2, op_type and rejected_by_coordinator)");
     }
-    return new CqlServerError(code, message, true, body.getUnsignedByte(fields),
-        body.getByte(fields + 1) != 0);
+    return new CqlServerError(
+        code, message, true, body.getUnsignedByte(fields), body.getByte(fields + 1) != 0);
   }
 
   /** The error code (§8), e.g. {@link #INVALID} or {@link #UNPREPARED}. */
@@ -118,24 +132,24 @@ public final class CqlServerError extends RuntimeException {
 
   /**
    * Whether this is ScyllaDB's rate-limit error: its code is the one SUPPORTED advertised for
-   * {@link ProtocolFeatures#SCYLLA_RATE_LIMIT_ERROR} and the extension is on. Without the
-   * extension ScyllaDB reports the same condition as Config_error (0x2300).
+   * {@link ProtocolFeatures#SCYLLA_RATE_LIMIT_ERROR} and the extension is on. Without the extension
+   * ScyllaDB reports the same condition as Config_error (0x2300).
    */
   public boolean isRateLimitError() {
     return rateLimit;
   }
 
   /**
-   * The operation a rate-limit error rejected: {@link #OP_READ}, {@link #OP_WRITE} (or another
-   * byte a newer server defines); -1 if this is not a rate-limit error.
+   * The operation a rate-limit error rejected: {@link #OP_READ}, {@link #OP_WRITE} (or another byte
+   * a newer server defines); -1 if this is not a rate-limit error.
    */
   public int opType() {
     return opType;
   }
 
   /**
-   * Whether the coordinator rejected the operation (false: a replica did); false if this is not
-   * a rate-limit error.
+   * Whether the coordinator rejected the operation (false: a replica did); false if this is not a
+   * rate-limit error.
    */
   public boolean rejectedByCoordinator() {
     return rejectedByCoordinator;
@@ -144,27 +158,48 @@ public final class CqlServerError extends RuntimeException {
   /** The spec's name of an error code (§8), or "unknown". */
   static String name(int code) {
     switch (code) {
-      case 0x0000: return "Server error";
-      case 0x000A: return "Protocol error";
-      case 0x0100: return "Bad credentials";
-      case 0x1000: return "Unavailable";
-      case 0x1001: return "Overloaded";
-      case 0x1002: return "Is_bootstrapping";
-      case 0x1003: return "Truncate_error";
-      case 0x1100: return "Write_timeout";
-      case 0x1200: return "Read_timeout";
-      case 0x1300: return "Read_failure";
-      case 0x1400: return "Function_failure";
-      case 0x1500: return "Write_failure";
-      case 0x1600: return "CDC_write_failure";
-      case 0x1700: return "CAS_write_unknown";
-      case 0x2000: return "Syntax_error";
-      case 0x2100: return "Unauthorized";
-      case INVALID: return "Invalid";
-      case 0x2300: return "Config_error";
-      case 0x2400: return "Already_exists";
-      case UNPREPARED: return "Unprepared";
-      default: return "unknown";
+      case 0x0000:
+        return "Server error";
+      case 0x000A:
+        return "Protocol error";
+      case 0x0100:
+        return "Bad credentials";
+      case 0x1000:
+        return "Unavailable";
+      case 0x1001:
+        return "Overloaded";
+      case 0x1002:
+        return "Is_bootstrapping";
+      case 0x1003:
+        return "Truncate_error";
+      case 0x1100:
+        return "Write_timeout";
+      case 0x1200:
+        return "Read_timeout";
+      case 0x1300:
+        return "Read_failure";
+      case 0x1400:
+        return "Function_failure";
+      case 0x1500:
+        return "Write_failure";
+      case 0x1600:
+        return "CDC_write_failure";
+      case 0x1700:
+        return "CAS_write_unknown";
+      case 0x2000:
+        return "Syntax_error";
+      case 0x2100:
+        return "Unauthorized";
+      case INVALID:
+        return "Invalid";
+      case 0x2300:
+        return "Config_error";
+      case 0x2400:
+        return "Already_exists";
+      case UNPREPARED:
+        return "Unprepared";
+      default:
+        return "unknown";
     }
   }
 }

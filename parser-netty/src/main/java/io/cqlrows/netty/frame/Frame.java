@@ -14,8 +14,8 @@ import java.util.UUID;
  *
  * <p><b>Ownership.</b> A frame is reference counted and owns its body: whoever receives a frame
  * (from a {@code channelRead}, or from the constructor) releases it exactly once, which releases
- * the body. {@link #body()} is Borrowed: valid while the frame is; {@code retainedSlice} it to
- * keep it longer.
+ * the body. {@link #body()} is Borrowed: valid while the frame is; {@code retainedSlice} it to keep
+ * it longer.
  *
  * <p><b>Threading.</b> Header fields and the prelude are immutable; reference counting is
  * thread-safe, reading the body is not.
@@ -23,29 +23,40 @@ import java.util.UUID;
 public final class Frame extends AbstractReferenceCounted {
   /** Header flag 0x01: the body is compressed (v3/v4; deprecated and ignored in v5). */
   public static final int FLAG_COMPRESSION = 0x01;
+
   /** Header flag 0x02: tracing requested, and in a response a tracing id precedes the body. */
   public static final int FLAG_TRACING = 0x02;
+
   /** Header flag 0x04: a custom payload ({@code [bytes map]}) precedes the body (v4+). */
   public static final int FLAG_CUSTOM_PAYLOAD = 0x04;
+
   /** Header flag 0x08: warnings ({@code [string list]}) precede the body (v4+). */
   public static final int FLAG_WARNING = 0x08;
+
   /** Header flag 0x10: the client opts in to a beta protocol version (v5+). */
   public static final int FLAG_USE_BETA = 0x10;
 
   /** Protocol version, 1-127, without the direction bit. */
   private final int version;
+
   /** Bit 7 of the version byte: a server-to-client frame. */
   private final boolean response;
+
   /** The header flags byte, as sent. */
   private final int flags;
+
   /** The stream id, signed (server-initiated events use -1). */
   private final int streamId;
+
   /** The message kind. */
   private final Opcode opcode;
+
   /** Tracing id, warnings and custom payload. */
   private final FramePrelude prelude;
+
   /** The message body after the prelude; owned by this frame. */
   private final ByteBuf body;
+
   /** Offset of the body's first byte in the connection's byte stream, or -1. */
   private final long bodyOffset;
 
@@ -187,8 +198,17 @@ public final class Frame extends AbstractReferenceCounted {
 
   @Override
   public String toString() {
-    return "Frame(v" + version + (response ? " response" : " request") + ", stream " + streamId
-        + ", " + opcode + ", flags 0x" + Integer.toHexString(flags) + ", body "
-        + (refCnt() > 0 ? body.readableBytes() + " bytes" : "released") + ')';
+    return "Frame(v"
+        + version
+        + (response ? " response" : " request")
+        + ", stream "
+        + streamId
+        + ", "
+        + opcode
+        + ", flags 0x"
+        + Integer.toHexString(flags)
+        + ", body "
+        + (refCnt() > 0 ? body.readableBytes() + " bytes" : "released")
+        + ')';
   }
 }

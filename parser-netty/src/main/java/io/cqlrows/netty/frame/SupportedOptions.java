@@ -19,8 +19,8 @@ public final class SupportedOptions {
   private SupportedOptions() {}
 
   /**
-   * Decodes a SUPPORTED body: {@code [short] n}, then n pairs of {@code [string]} key and
-   * {@code [string list]} values.
+   * Decodes a SUPPORTED body: {@code [short] n}, then n pairs of {@code [string]} key and {@code
+   * [string list]} values.
    *
    * @param body the body after the envelope prelude. Borrowed: indices unchanged.
    * @return an unmodifiable map in wire order, with unmodifiable value lists
@@ -74,8 +74,8 @@ public final class SupportedOptions {
 
     void require(long n, String field) {
       if (n > end - position) {
-        throw new IllegalArgumentException("SUPPORTED " + field + ": need " + n
-            + " bytes, have " + (end - position));
+        throw new IllegalArgumentException(
+            "SUPPORTED " + field + ": need " + n + " bytes, have " + (end - position));
       }
     }
   }

@@ -3,8 +3,8 @@
  * section 2): reference-counted {@link io.cqlrows.netty.frame.Frame}s with their prelude (tracing
  * id, warnings, custom payload) decoded, their {@link io.cqlrows.netty.frame.Opcode}; the response
  * bodies cqlrows decodes besides RESULT ({@link io.cqlrows.netty.frame.CqlServerError}, {@link
- * io.cqlrows.netty.frame.SupportedOptions}); and {@link
- * io.cqlrows.netty.frame.CqlFrameException}, the error for bytes that cannot be accepted.
+ * io.cqlrows.netty.frame.SupportedOptions}); and {@link io.cqlrows.netty.frame.CqlFrameException},
+ * the error for bytes that cannot be accepted.
  *
  * <p>Ownership: a frame owns a retained slice of the input; whoever receives a frame releases it.
  * Threading: frames are immutable apart from their reference count and body indices.

@@ -5,16 +5,18 @@ import io.netty.buffer.ByteBuf;
 /**
  * The streaming of large RESULT bodies, written once for the v3/v4 frame decoder and the v5
  * segment-to-frame decoder: which bodies stream (at least {@link #threshold()} bytes; 0 turns it
- * off), and how much of the body being streamed is still to come. A streamed body goes
- * downstream as a {@link FrameHead} and then {@link FrameChunk}s of its bytes as they arrive.
+ * off), and how much of the body being streamed is still to come. A streamed body goes downstream
+ * as a {@link FrameHead} and then {@link FrameChunk}s of its bytes as they arrive.
  *
  * <p>One instance per decoder; not thread-safe.
  */
 final class BodyStreaming {
   /** RESULT bodies of at least this many bytes are streamed; 0: none is. */
   private int threshold;
+
   /** Bytes still to come of the body being streamed; 0 when none is. */
   private long left;
+
   /** Stream id of the body being streamed. */
   private int streamId;
 
@@ -53,8 +55,8 @@ final class BodyStreaming {
   }
 
   /**
-   * The next {@code n} bytes of the body, at most {@link #left()}: a retained slice of {@code
-   * buf} from {@code index}, as a chunk to fire (Ownership transferred).
+   * The next {@code n} bytes of the body, at most {@link #left()}: a retained slice of {@code buf}
+   * from {@code index}, as a chunk to fire (Ownership transferred).
    */
   FrameChunk chunk(ByteBuf buf, int index, int n) {
     left -= n;

@@ -7,9 +7,9 @@ import io.netty.util.ReferenceCountUtil;
 /**
  * How a connection's decoders break, written once: after a connection-level {@link
  * CqlFrameException} nothing later in the byte stream can be trusted, so the decoder reports the
- * error downstream once ({@code fireExceptionCaught}) and then releases every further input
- * unread, emitting nothing. Errors are fired rather than thrown: Netty would wrap a thrown one in
- * its own {@code DecoderException}.
+ * error downstream once ({@code fireExceptionCaught}) and then releases every further input unread,
+ * emitting nothing. Errors are fired rather than thrown: Netty would wrap a thrown one in its own
+ * {@code DecoderException}.
  *
  * <p>One instance per decoder; not thread-safe.
  */

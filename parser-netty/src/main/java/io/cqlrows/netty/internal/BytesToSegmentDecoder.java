@@ -19,18 +19,18 @@ import java.util.Objects;
  * </pre>
  *
  * <p><b>States.</b> {@code HEADER}: the header's CRC24 is verified before its length is trusted
- * (with {@link SegmentFormat#DETECT}, the first header also tells the format). {@code PAYLOAD}:
- * the whole segment is awaited, its seeded CRC32 verified before the payload is used, and an LZ4
- * payload decompressed with a safe decompressor to exactly the declared length (at most 128
- * KiB, so nothing large is ever allocated from a header).
+ * (with {@link SegmentFormat#DETECT}, the first header also tells the format). {@code PAYLOAD}: the
+ * whole segment is awaited, its seeded CRC32 verified before the payload is used, and an LZ4
+ * payload decompressed with a safe decompressor to exactly the declared length (at most 128 KiB, so
+ * nothing large is ever allocated from a header).
  *
  * <p><b>Errors.</b> A CRC mismatch, a corrupt LZ4 block or input that ends inside a segment is a
  * connection-level {@link CqlFrameException}, after which the decoder is broken (see {@link
  * ConnectionDecoder}).
  *
- * <p><b>Reads.</b> A segment of 64 KiB or more that arrives in several reads is kept in those
- * reads if it is stored uncompressed, and copied once into a buffer of its length if it is LZ4
- * (see {@link FrameCumulator}).
+ * <p><b>Reads.</b> A segment of 64 KiB or more that arrives in several reads is kept in those reads
+ * if it is stored uncompressed, and copied once into a buffer of its length if it is LZ4 (see
+ * {@link FrameCumulator}).
  *
  * <p><b>Ownership.</b> Each segment holds a retained slice of the input or a new decompressed
  * buffer: Ownership transferred (the next handler releases the segment).
@@ -40,19 +40,27 @@ import java.util.Objects;
 public final class BytesToSegmentDecoder extends ConnectionDecoder {
   private static final int TRAILER_LENGTH = 4;
   private static final int LENGTH_MASK = 0x1FFFF;
+
   /** The structure of an error in the header itself (its CRC24). */
   static final String HEADER = "segment header";
+
   /** The structure of an error in a segment's payload or at its end. */
   static final String SEGMENT = "segment";
 
-  private enum State { HEADER, PAYLOAD }
+  private enum State {
+    HEADER,
+    PAYLOAD
+  }
 
   private SegmentFormat format;
   private State state = State.HEADER;
+
   /** Segments decoded so far (for error messages). */
   private long segments;
+
   /** The segment whose header was read: its offset, lengths and flag. */
   private long headerOffset;
+
   private int payloadLength;
   private int uncompressedLength;
   private boolean selfContained;
@@ -105,14 +113,18 @@ public final class BytesToSegmentDecoder extends ConnectionDecoder {
     int h = in.readerIndex();
     headerOffset = offsetOf(h);
     int wordBytes = headerLength - 3;
-    long word = wordBytes == 3
-        ? in.getUnsignedMediumLE(h)
-        : in.getUnsignedIntLE(h) | ((long) in.getUnsignedByte(h + 4) << 32);
+    long word =
+        wordBytes == 3
+            ? in.getUnsignedMediumLE(h)
+            : in.getUnsignedIntLE(h) | ((long) in.getUnsignedByte(h + 4) << 32);
     int crc24 = in.getUnsignedMediumLE(h + wordBytes);
     int computed = Crc.crc24(in, h, wordBytes);
     if (crc24 != computed) {
-      throw error(Reason.CRC24_MISMATCH, HEADER, String.format(
-          "header CRC24 mismatch: 0x%06x (computed: 0x%06x)", crc24, computed), null);
+      throw error(
+          Reason.CRC24_MISMATCH,
+          HEADER,
+          String.format("header CRC24 mismatch: 0x%06x (computed: 0x%06x)", crc24, computed),
+          null);
     }
     payloadLength = (int) (word & LENGTH_MASK);
     uncompressedLength = wordBytes == 3 ? 0 : (int) ((word >>> 17) & LENGTH_MASK);
@@ -136,12 +148,16 @@ public final class BytesToSegmentDecoder extends ConnectionDecoder {
     int crc32 = in.getIntLE(p + payloadLength);
     int computed = Crc.crc32(in, p, payloadLength);
     if (crc32 != computed) {
-      throw error(Reason.CRC32_MISMATCH, SEGMENT, String.format(
-          "payload CRC32 mismatch: 0x%08x (computed: 0x%08x)", crc32, computed), null);
+      throw error(
+          Reason.CRC32_MISMATCH,
+          SEGMENT,
+          String.format("payload CRC32 mismatch: 0x%08x (computed: 0x%08x)", crc32, computed),
+          null);
     }
-    ByteBuf payload = uncompressedLength == 0
-        ? in.retainedSlice(p, payloadLength)
-        : decompress(ctx, in.slice(p, payloadLength));
+    ByteBuf payload =
+        uncompressedLength == 0
+            ? in.retainedSlice(p, payloadLength)
+            : decompress(ctx, in.slice(p, payloadLength));
     in.skipBytes(total);
     segments++;
     state = State.HEADER;
@@ -165,18 +181,20 @@ public final class BytesToSegmentDecoder extends ConnectionDecoder {
     if (Crc.crc24(in, h, 5) == in.getUnsignedMediumLE(h + 5)) {
       return SegmentFormat.LZ4;
     }
-    throw error(Reason.CRC24_MISMATCH, HEADER,
-        "header CRC24 matches neither the uncompressed nor the LZ4 segment format", null);
+    throw error(
+        Reason.CRC24_MISMATCH,
+        HEADER,
+        "header CRC24 matches neither the uncompressed nor the LZ4 segment format",
+        null);
   }
 
   /**
    * A connection-level error in the segment at {@code headerOffset}: {@code structure} is {@link
    * #HEADER} for the header's own faults, {@link #SEGMENT} for its payload or its end.
    */
-  private CqlFrameException error(Reason reason, String structure, String detail,
-      Throwable cause) {
-    return CqlFrameException.connectionError(reason, headerOffset, structure,
-        detail + " in segment " + segments, cause);
+  private CqlFrameException error(Reason reason, String structure, String detail, Throwable cause) {
+    return CqlFrameException.connectionError(
+        reason, headerOffset, structure, detail + " in segment " + segments, cause);
   }
 
   @Override
@@ -185,7 +203,10 @@ public final class BytesToSegmentDecoder extends ConnectionDecoder {
       return null;
     }
     headerOffset = offsetOf(in.readerIndex());
-    return error(Reason.TRUNCATED, SEGMENT,
-        "input ends inside a segment, after " + in.readableBytes() + " bytes", null);
+    return error(
+        Reason.TRUNCATED,
+        SEGMENT,
+        "input ends inside a segment, after " + in.readableBytes() + " bytes",
+        null);
   }
 }

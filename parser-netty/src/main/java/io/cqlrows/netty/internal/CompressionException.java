@@ -5,8 +5,8 @@ import io.netty.handler.codec.DecoderException;
 /**
  * Compressed bytes that cannot be decompressed: corrupt data, a declared length that is a lie or
  * over the limit. The framing decoders turn it into a {@code CqlFrameException} with the offset,
- * keeping this as the cause: {@link Fault#LENGTH_OVER_LIMIT} into a frame-local one for the
- * frame's stream (the bytes may be honest, there are just too many), any other fault into a
+ * keeping this as the cause: {@link Fault#LENGTH_OVER_LIMIT} into a frame-local one for the frame's
+ * stream (the bytes may be honest, there are just too many), any other fault into a
  * connection-level one.
  */
 public final class CompressionException extends DecoderException {
@@ -17,8 +17,7 @@ public final class CompressionException extends DecoderException {
     /** The body ends before its declared uncompressed length (LZ4's 4 bytes, Snappy's varint). */
     NO_LENGTH,
     /**
-     * A declared uncompressed length over the caller's limit that the compressed bytes could
-     * reach.
+     * A declared uncompressed length over the caller's limit that the compressed bytes could reach.
      */
     LENGTH_OVER_LIMIT,
     /**

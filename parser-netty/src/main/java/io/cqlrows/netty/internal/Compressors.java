@@ -13,8 +13,8 @@ import net.jpountz.lz4.LZ4Factory;
  * The inverse of {@link Decompressors}; uses lz4-java's fast compressor, as the Java driver does.
  *
  * <p><b>Ownership.</b> Inputs are borrowed: read from the reader index to the writer index, indices
- * unchanged. Returned buffers belong to the caller, which releases them. Thread-safe
- * (stateless; lz4-java compressors are thread-safe).
+ * unchanged. Returned buffers belong to the caller, which releases them. Thread-safe (stateless;
+ * lz4-java compressors are thread-safe).
  */
 public final class Compressors {
   private static final LZ4Compressor LZ4 = LZ4Factory.fastestInstance().fastCompressor();
@@ -27,8 +27,8 @@ public final class Compressors {
   }
 
   /**
-   * A v3/v4 LZ4 frame body: the uncompressed length as a big-endian {@code [int]}, then one raw
-   * LZ4 block.
+   * A v3/v4 LZ4 frame body: the uncompressed length as a big-endian {@code [int]}, then one raw LZ4
+   * block.
    *
    * @param in the uncompressed body. Borrowed.
    * @return the compressed body. Ownership transferred (caller releases).

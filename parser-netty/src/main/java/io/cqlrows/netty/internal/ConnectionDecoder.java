@@ -8,13 +8,13 @@ import java.util.List;
 
 /**
  * What the decoders of a connection's raw bytes share ({@link BytesToFrameDecoder}, {@link
- * BytesToSegmentDecoder}): the offset of every byte in the connection's stream, the cumulation
- * of large units ({@link FrameCumulator}), one way to break ({@link Breakage}), and the report of
+ * BytesToSegmentDecoder}): the offset of every byte in the connection's stream, the cumulation of
+ * large units ({@link FrameCumulator}), one way to break ({@link Breakage}), and the report of
  * input that ends inside a unit.
  *
  * <p><b>Steps.</b> A subclass is a small state machine: {@link #decodeStep} looks at its state,
- * either consumes bytes, changes state, or returns because it needs more bytes. This class calls
- * it until it needs more, emits something, or breaks; at most one message leaves per call, so a
+ * either consumes bytes, changes state, or returns because it needs more bytes. This class calls it
+ * until it needs more, emits something, or breaks; at most one message leaves per call, so a
  * frame-local error fired by a step reaches the next handler in order with the messages.
  * Connection-level errors are thrown by the steps and turned into a {@link #fail} here.
  *
@@ -24,9 +24,12 @@ import java.util.List;
 abstract class ConnectionDecoder extends ByteToMessageDecoder {
   /** Copies the reads of a large unit once. */
   final FrameCumulator cumulator = new FrameCumulator();
+
   private final Breakage breakage = new Breakage();
+
   /** Offset in the connection's stream of the byte at the reader index when decode began. */
   private long consumed;
+
   /** Reader index of the input when the current decode call began. */
   private int callStart;
 
@@ -81,15 +84,15 @@ abstract class ConnectionDecoder extends ByteToMessageDecoder {
   abstract Object state();
 
   /**
-   * One step: consume bytes, or change state, or neither when more bytes are needed. It may add
-   * one message to {@code out}, or fire a frame-local error (not both); a connection-level error
-   * is thrown.
+   * One step: consume bytes, or change state, or neither when more bytes are needed. It may add one
+   * message to {@code out}, or fire a frame-local error (not both); a connection-level error is
+   * thrown.
    */
   abstract void decodeStep(ChannelHandlerContext ctx, ByteBuf in, List<Object> out);
 
   /**
-   * The error for input that ends now, leaving {@code in}'s bytes undecoded (or a unit
-   * unfinished); {@code null} if nothing is incomplete.
+   * The error for input that ends now, leaving {@code in}'s bytes undecoded (or a unit unfinished);
+   * {@code null} if nothing is incomplete.
    */
   abstract CqlFrameException endOfInput(ByteBuf in);
 

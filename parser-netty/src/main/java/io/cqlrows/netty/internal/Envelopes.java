@@ -16,9 +16,9 @@ import io.netty.buffer.ByteBufAllocator;
  * Shared by the v3/v4 frame decoder and the v5 segment-to-frame decoder.
  *
  * <p>Errors: a body that cannot be decompressed is connection-level (the compression stream is
- * broken); a body that declares more uncompressed bytes than the limits allow, an undefined
- * opcode or a malformed prelude is frame-local. All are thrown as {@link CqlFrameException},
- * which the decoders fire.
+ * broken); a body that declares more uncompressed bytes than the limits allow, an undefined opcode
+ * or a malformed prelude is frame-local. All are thrown as {@link CqlFrameException}, which the
+ * decoders fire.
  *
  * <p><b>Ownership.</b> The envelope is borrowed. The frame holds a retained slice of it, or of the
  * decompressed body, taken after the last check that can throw. Stateless.
@@ -38,8 +38,12 @@ final class Envelopes {
    *     makes such a body a connection-level error. Ignored for v5+, where the flag is deprecated.
    * @param limits bound a decompressed body ({@link #maxDecompressed})
    */
-  static Frame decode(ByteBufAllocator alloc, ByteBuf envelope, long offset,
-      Compression compression, ParseLimits limits) {
+  static Frame decode(
+      ByteBufAllocator alloc,
+      ByteBuf envelope,
+      long offset,
+      Compression compression,
+      ParseLimits limits) {
     int h = envelope.readerIndex();
     int versionByte = envelope.getUnsignedByte(h);
     int version = versionByte & 0x7F;
@@ -48,7 +52,10 @@ final class Envelopes {
     int opcodeByte = envelope.getUnsignedByte(h + 4);
     Opcode opcode = Opcode.fromCode(opcodeByte);
     if (opcode == null) {
-      throw CqlFrameException.frameError(Reason.UNKNOWN_OPCODE, streamId, offset,
+      throw CqlFrameException.frameError(
+          Reason.UNKNOWN_OPCODE,
+          streamId,
+          offset,
           String.format("opcode: 0x%02x (expected: an opcode of protocol v3-v5)", opcodeByte),
           null);
     }
@@ -67,15 +74,20 @@ final class Envelopes {
 
   /**
    * Decompresses a v3/v4 body: Ownership transferred (caller releases). A body that declares more
-   * than {@link #maxDecompressed} is a frame-local {@link Reason#DECOMPRESSED_TOO_LARGE} for
-   * {@code streamId}, found before anything is allocated; any other fault of the compressed
-   * bytes is a connection-level {@link Reason#CORRUPT_COMPRESSION}.
+   * than {@link #maxDecompressed} is a frame-local {@link Reason#DECOMPRESSED_TOO_LARGE} for {@code
+   * streamId}, found before anything is allocated; any other fault of the compressed bytes is a
+   * connection-level {@link Reason#CORRUPT_COMPRESSION}.
    *
    * @param offset connection offset of the frame header, or -1
    * @param streamId the frame's stream id
    */
-  static ByteBuf decompress(ByteBufAllocator alloc, ByteBuf body, long offset, int streamId,
-      Compression compression, ParseLimits limits) {
+  static ByteBuf decompress(
+      ByteBufAllocator alloc,
+      ByteBuf body,
+      long offset,
+      int streamId,
+      Compression compression,
+      ParseLimits limits) {
     int max = maxDecompressed(limits);
     try {
       switch (compression) {
@@ -84,19 +96,35 @@ final class Envelopes {
         case SNAPPY:
           return Decompressors.snappyBody(alloc, body, max);
         default:
-          throw CqlFrameException.connectionError(Reason.UNEXPECTED_COMPRESSION, offset,
+          throw CqlFrameException.connectionError(
+              Reason.UNEXPECTED_COMPRESSION,
+              offset,
               "frame body is compressed (flag 0x01) but no compression was negotiated");
       }
     } catch (CompressionException e) {
       if (e.fault() == CompressionException.Fault.LENGTH_OVER_LIMIT) {
-        String name = max == limits.maxDecompressedLength()
-            ? "maxDecompressedLength" : "maxFrameBodyLength";
-        throw CqlFrameException.frameError(Reason.DECOMPRESSED_TOO_LARGE, streamId, offset,
-            compression + " frame body: uncompressed length: " + e.declaredLength()
-                + " (expected: <= " + max + ", ParseLimits." + name + ")", e);
+        String name =
+            max == limits.maxDecompressedLength() ? "maxDecompressedLength" : "maxFrameBodyLength";
+        throw CqlFrameException.frameError(
+            Reason.DECOMPRESSED_TOO_LARGE,
+            streamId,
+            offset,
+            compression
+                + " frame body: uncompressed length: "
+                + e.declaredLength()
+                + " (expected: <= "
+                + max
+                + ", ParseLimits."
+                + name
+                + ")",
+            e);
       }
-      throw CqlFrameException.connectionError(Reason.CORRUPT_COMPRESSION, offset,
-          "frame header", compression + " frame body: " + e.getMessage(), e);
+      throw CqlFrameException.connectionError(
+          Reason.CORRUPT_COMPRESSION,
+          offset,
+          "frame header",
+          compression + " frame body: " + e.getMessage(),
+          e);
     }
   }
 
@@ -109,8 +137,14 @@ final class Envelopes {
     return Math.min(limits.maxDecompressedLength(), limits.maxFrameBodyLength());
   }
 
-  private static Frame withPrelude(int version, int versionByte, int flags, int streamId,
-      Opcode opcode, ByteBuf body, long bodyOffset) {
+  private static Frame withPrelude(
+      int version,
+      int versionByte,
+      int flags,
+      int streamId,
+      Opcode opcode,
+      ByteBuf body,
+      long bodyOffset) {
     boolean response = (versionByte & 0x80) != 0;
     // [tracing_id][warnings][custom_payload] <here> message body
     PreludeReader reader = new PreludeReader(body, body.readerIndex(), body.writerIndex());
@@ -118,15 +152,25 @@ final class Envelopes {
     try {
       prelude = reader.read(flags, response);
     } catch (PreludeReader.Malformed e) {
-      throw CqlFrameException.frameError(Reason.BAD_PRELUDE, streamId,
+      throw CqlFrameException.frameError(
+          Reason.BAD_PRELUDE,
+          streamId,
           bodyOffset < 0 ? -1 : bodyOffset + e.offset,
-          "malformed frame prelude: " + e.getMessage(), e);
+          "malformed frame prelude: " + e.getMessage(),
+          e);
     }
     int from = reader.position();
     int skipped = from - body.readerIndex();
     // nothing below can throw: retain now
     ByteBuf message = body.retainedSlice(from, body.writerIndex() - from);
-    return new Frame(version, response, flags, streamId, opcode, prelude, message,
+    return new Frame(
+        version,
+        response,
+        flags,
+        streamId,
+        opcode,
+        prelude,
+        message,
         bodyOffset < 0 ? -1 : bodyOffset + skipped);
   }
 
@@ -138,15 +182,15 @@ final class Envelopes {
 
   /**
    * The head of the envelope at {@code h} if it is one to stream: a RESULT response with an
-   * uncompressed body (v3/v4; any v5+ envelope) of at least {@code minBodyLength} bytes and at
-   * most {@code maxBodyLength}, whose header and prelude are all in {@code [h, end)}. {@link
-   * StreamStart#WAIT} if the prelude is not all there yet; {@code null} if the envelope is not
-   * one to stream (including a malformed prelude: the whole-frame path reports it).
+   * uncompressed body (v3/v4; any v5+ envelope) of at least {@code minBodyLength} bytes and at most
+   * {@code maxBodyLength}, whose header and prelude are all in {@code [h, end)}. {@link
+   * StreamStart#WAIT} if the prelude is not all there yet; {@code null} if the envelope is not one
+   * to stream (including a malformed prelude: the whole-frame path reports it).
    *
    * @param offset connection offset of the header, or -1
    */
-  static StreamStart streamStart(ByteBuf buf, int h, int end, long offset, int minBodyLength,
-      int maxBodyLength) {
+  static StreamStart streamStart(
+      ByteBuf buf, int h, int end, long offset, int minBodyLength, int maxBodyLength) {
     if (end - h < HEADER_LENGTH) {
       return null;
     }
@@ -154,10 +198,13 @@ final class Envelopes {
     int version = versionByte & 0x7F;
     int flags = buf.getUnsignedByte(h + 1);
     int bodyLength = buf.getInt(h + 5);
-    if ((versionByte & 0x80) == 0 || version < 3 || version > 6
+    if ((versionByte & 0x80) == 0
+        || version < 3
+        || version > 6
         || buf.getUnsignedByte(h + 4) != Opcode.RESULT.code()
         || ((flags & Frame.FLAG_COMPRESSION) != 0 && version < 5)
-        || bodyLength < minBodyLength || bodyLength > maxBodyLength) {
+        || bodyLength < minBodyLength
+        || bodyLength > maxBodyLength) {
       return null;
     }
     int bodyEnd = (int) Math.min(end, (long) h + HEADER_LENGTH + bodyLength);
@@ -173,9 +220,16 @@ final class Envelopes {
     if (preludeLength == bodyLength) {
       return null;
     }
-    return new StreamStart(new FrameHead(version, true, flags, buf.getShort(h + 2),
-        Opcode.RESULT, prelude, bodyLength - preludeLength,
-        offset < 0 ? -1 : offset + HEADER_LENGTH + preludeLength),
+    return new StreamStart(
+        new FrameHead(
+            version,
+            true,
+            flags,
+            buf.getShort(h + 2),
+            Opcode.RESULT,
+            prelude,
+            bodyLength - preludeLength,
+            offset < 0 ? -1 : offset + HEADER_LENGTH + preludeLength),
         HEADER_LENGTH + preludeLength);
   }
 }

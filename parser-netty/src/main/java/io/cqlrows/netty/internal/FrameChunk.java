@@ -6,8 +6,8 @@ import io.netty.buffer.DefaultByteBufHolder;
 /**
  * The next bytes of the body announced by the last {@link FrameHead}: emitted as they arrive.
  *
- * <p><b>Ownership.</b> Reference counted: whoever receives a chunk releases it exactly once
- * (which releases its content), or passes it on.
+ * <p><b>Ownership.</b> Reference counted: whoever receives a chunk releases it exactly once (which
+ * releases its content), or passes it on.
  */
 public final class FrameChunk extends DefaultByteBufHolder {
   private final int streamId;
@@ -43,7 +43,11 @@ public final class FrameChunk extends DefaultByteBufHolder {
 
   @Override
   public String toString() {
-    return "FrameChunk(stream " + streamId + ", " + content().readableBytes() + " bytes"
+    return "FrameChunk(stream "
+        + streamId
+        + ", "
+        + content().readableBytes()
+        + " bytes"
         + (last ? ", last)" : ")");
   }
 }

@@ -7,11 +7,11 @@ import java.util.Objects;
 
 /**
  * The start of a RESULT frame whose body follows in {@link FrameChunk}s as its bytes arrive: the
- * header and the decoded prelude, without the body. Emitted instead of a {@link Frame} by a
- * decoder asked to {@linkplain BytesToFrameDecoder#streamResultsFrom stream large results}, for
+ * header and the decoded prelude, without the body. Emitted instead of a {@link Frame} by a decoder
+ * asked to {@linkplain BytesToFrameDecoder#streamResultsFrom stream large results}, for
  * uncompressed v3/v4 frames and for v5 envelopes split across segments (compressed or not). The
- * chunks that follow, up to the one marked {@link FrameChunk#isLast() last}, are this frame's
- * body, with nothing in between.
+ * chunks that follow, up to the one marked {@link FrameChunk#isLast() last}, are this frame's body,
+ * with nothing in between.
  *
  * <p>Holds no buffer: not reference counted. Immutable.
  *
@@ -24,8 +24,15 @@ import java.util.Objects;
  * @param bodyLength the length of the message body after the prelude: the chunks' total
  * @param bodyOffset offset of the body's first byte in the connection's byte stream, or -1
  */
-public record FrameHead(int version, boolean response, int flags, int streamId, Opcode opcode,
-    FramePrelude prelude, int bodyLength, long bodyOffset) {
+public record FrameHead(
+    int version,
+    boolean response,
+    int flags,
+    int streamId,
+    Opcode opcode,
+    FramePrelude prelude,
+    int bodyLength,
+    long bodyOffset) {
   public FrameHead {
     Objects.requireNonNull(opcode, "opcode");
     Objects.requireNonNull(prelude, "prelude");

@@ -1,7 +1,6 @@
 package io.cqlrows.netty.internal;
 
 import io.cqlrows.core.CqlParseException;
-import io.cqlrows.core.CqlParseException.Reason;
 import io.cqlrows.netty.frame.Frame;
 import io.cqlrows.netty.frame.FramePrelude;
 import io.netty.buffer.ByteBuf;
@@ -37,17 +36,31 @@ final class PreludeReader {
     final int offset;
 
     Malformed(String field, int offset, long need, int have, String bytes) {
-      super("truncated " + field + " at offset " + offset + ": need " + need + " bytes, have "
-          + have + (bytes.isEmpty() ? "" : " [" + bytes + "]"), null, false, false);
+      super(
+          "truncated "
+              + field
+              + " at offset "
+              + offset
+              + ": need "
+              + need
+              + " bytes, have "
+              + have
+              + (bytes.isEmpty() ? "" : " [" + bytes + "]"),
+          null,
+          false,
+          false);
       this.offset = offset;
     }
   }
 
   private final ByteBuf buf;
+
   /** Index of the first body byte (offsets in errors are relative to it). */
   private final int start;
+
   /** Exclusive end of the body. */
   private final int end;
+
   /** Next index to read. */
   private int position;
 

@@ -13,8 +13,10 @@ import io.netty.buffer.DefaultByteBufHolder;
 public final class Segment extends DefaultByteBufHolder {
   /** Whether the payload holds whole envelopes only. */
   private final boolean selfContained;
+
   /** The payload's length on the wire: the LZ4 block's when it was compressed. */
   private final int wireLength;
+
   /** Offset of the segment's header in the connection's inbound stream, or -1. */
   private final long offset;
 
@@ -33,8 +35,8 @@ public final class Segment extends DefaultByteBufHolder {
    *
    * @param payload the payload. Ownership transferred (released with the segment).
    * @param selfContained whether the payload holds whole envelopes only
-   * @param wireLength the payload's length on the wire: the LZ4 block's length when the payload
-   *     was decompressed from one, its own length when it was stored as is
+   * @param wireLength the payload's length on the wire: the LZ4 block's length when the payload was
+   *     decompressed from one, its own length when it was stored as is
    * @param offset offset of the segment's header in the connection's inbound stream, or -1
    */
   public Segment(ByteBuf payload, boolean selfContained, int wireLength, long offset) {
@@ -55,8 +57,8 @@ public final class Segment extends DefaultByteBufHolder {
   }
 
   /**
-   * The bytes decompression added to the payload: its length less its length on the wire (0 for
-   * a payload stored as is). They were not paid for on the wire, so they count against {@link
+   * The bytes decompression added to the payload: its length less its length on the wire (0 for a
+   * payload stored as is). They were not paid for on the wire, so they count against {@link
    * io.cqlrows.core.ParseLimits#maxDecompressedLength()} when an envelope is gathered from them.
    */
   public int gain() {
@@ -75,7 +77,9 @@ public final class Segment extends DefaultByteBufHolder {
 
   @Override
   public String toString() {
-    return "Segment(" + content().readableBytes() + " bytes"
+    return "Segment("
+        + content().readableBytes()
+        + " bytes"
         + (wireLength != content().readableBytes() ? ", " + wireLength + " on the wire" : "")
         + (selfContained ? ", self-contained)" : ", slice)");
   }

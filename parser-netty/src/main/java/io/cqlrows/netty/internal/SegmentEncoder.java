@@ -1,7 +1,5 @@
 package io.cqlrows.netty.internal;
 
-import io.cqlrows.netty.internal.SegmentFormat;
-import io.cqlrows.netty.internal.SegmentWriter;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelOutboundHandlerAdapter;
@@ -18,21 +16,21 @@ import java.util.Objects;
  * it).
  *
  * <ul>
- *   <li>Envelopes of at most {@value SegmentWriter#MAX_PAYLOAD_LENGTH} bytes are gathered until
- *       the next flush (or until the next one would not fit), then written as one
- *       self-contained segment: several small requests share a segment.
+ *   <li>Envelopes of at most {@value SegmentWriter#MAX_PAYLOAD_LENGTH} bytes are gathered until the
+ *       next flush (or until the next one would not fit), then written as one self-contained
+ *       segment: several small requests share a segment.
  *   <li>A larger envelope is cut into non-self-contained slices of at most {@value
  *       SegmentWriter#MAX_PAYLOAD_LENGTH} bytes, one segment each, after the envelopes gathered
  *       before it.
  * </ul>
  *
- * <p>Each message written must be whole envelopes ({@link ByteBuf}); other messages pass
- * through. A write's promise completes when the segment(s) holding its envelope are written.
+ * <p>Each message written must be whole envelopes ({@link ByteBuf}); other messages pass through. A
+ * write's promise completes when the segment(s) holding its envelope are written.
  *
  * <p><b>Ownership.</b> An envelope written belongs to this handler, which releases it once it is
- * copied into a segment. The segments it passes on belong to the next outbound handler.
- * Envelopes gathered but not yet flushed when the handler is removed (the channel closed) are
- * released and their promises failed.
+ * copied into a segment. The segments it passes on belong to the next outbound handler. Envelopes
+ * gathered but not yet flushed when the handler is removed (the channel closed) are released and
+ * their promises failed.
  *
  * <p><b>Threading.</b> One instance per channel; not thread-safe, not {@code @Sharable}.
  */
@@ -41,8 +39,10 @@ public final class SegmentEncoder extends ChannelOutboundHandlerAdapter {
   public static final String NAME = "cqlrows.segmentEncoder";
 
   private final SegmentFormat format;
+
   /** Whole envelopes waiting for a flush, or null. */
   private ByteBuf batch;
+
   /** The promises of the envelopes in {@link #batch}. */
   private final List<ChannelPromise> batchPromises = new ArrayList<>();
 
@@ -117,15 +117,17 @@ public final class SegmentEncoder extends ChannelOutboundHandlerAdapter {
     } finally {
       envelopes.release();
     }
-    ctx.write(segment).addListener(f -> {
-      for (ChannelPromise p : promises) {
-        if (f.isSuccess()) {
-          p.trySuccess();
-        } else {
-          p.tryFailure(f.cause());
-        }
-      }
-    });
+    ctx.write(segment)
+        .addListener(
+            f -> {
+              for (ChannelPromise p : promises) {
+                if (f.isSuccess()) {
+                  p.trySuccess();
+                } else {
+                  p.tryFailure(f.cause());
+                }
+              }
+            });
   }
 
   /** Writes a large envelope as consecutive non-self-contained segments. Borrowed envelope. */
@@ -135,8 +137,8 @@ public final class SegmentEncoder extends ChannelOutboundHandlerAdapter {
     int end = envelope.writerIndex();
     while (from < end) {
       int n = Math.min(SegmentWriter.MAX_PAYLOAD_LENGTH, end - from);
-      combiner.add(ctx.write(
-          SegmentWriter.encode(ctx.alloc(), envelope.slice(from, n), false, format)));
+      combiner.add(
+          ctx.write(SegmentWriter.encode(ctx.alloc(), envelope.slice(from, n), false, format)));
       from += n;
     }
     combiner.finish(promise.unvoid());

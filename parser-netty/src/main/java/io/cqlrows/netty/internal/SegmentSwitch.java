@@ -20,6 +20,6 @@ public interface SegmentSwitch {
    * @param offset offset in the connection's byte stream of the first segment
    * @param streamResultsFrom the frame decoder's streaming threshold, for the segment decoders
    */
-  void switchToSegments(ChannelHandlerContext ctx, boolean afterResponse, long offset,
-      int streamResultsFrom);
+  void switchToSegments(
+      ChannelHandlerContext ctx, boolean afterResponse, long offset, int streamResultsFrom);
 }

@@ -14,39 +14,38 @@ import java.util.List;
 
 /**
  * Turns v5 {@link Segment}s into {@link Frame}s (native_protocol_v5.spec section 2): a
- * self-contained segment holds one or more whole envelopes, each decoded in turn; a large
- * envelope arrives as consecutive non-self-contained slices.
+ * self-contained segment holds one or more whole envelopes, each decoded in turn; a large envelope
+ * arrives as consecutive non-self-contained slices.
  *
- * <p><b>States.</b> {@code IDLE}: between envelopes. {@code GATHER}: the slices of a large
- * envelope are gathered without copying into a {@link CompositeByteBuf} until the length in its
- * header is reached. {@code STREAM}: a large RESULT body goes on as {@link FrameChunk}s, one per
- * slice ({@link #streamResultsFrom}). {@code DISCARD}: the rest of the slices of an envelope
- * that decompressed to too much (below) are released as they come.
+ * <p><b>States.</b> {@code IDLE}: between envelopes. {@code GATHER}: the slices of a large envelope
+ * are gathered without copying into a {@link CompositeByteBuf} until the length in its header is
+ * reached. {@code STREAM}: a large RESULT body goes on as {@link FrameChunk}s, one per slice
+ * ({@link #streamResultsFrom}). {@code DISCARD}: the rest of the slices of an envelope that
+ * decompressed to too much (below) are released as they come.
  *
- * <p><b>Decompression.</b> LZ4 segments can make an envelope gathered from them far larger than
- * its bytes on the wire (2,000 segments of 600 bytes make 256 MB). What decompression added to
- * each slice ({@link Segment#gain()}: its length less its compressed length) is added up per
- * envelope, as each slice arrives and before it is kept; above {@link
- * ParseLimits#maxDecompressedLength()}
+ * <p><b>Decompression.</b> LZ4 segments can make an envelope gathered from them far larger than its
+ * bytes on the wire (2,000 segments of 600 bytes make 256 MB). What decompression added to each
+ * slice ({@link Segment#gain()}: its length less its compressed length) is added up per envelope,
+ * as each slice arrives and before it is kept; above {@link ParseLimits#maxDecompressedLength()}
  * the slices gathered are released, a frame-local {@link CqlFrameException} ({@link
- * CqlFrameException.Reason#DECOMPRESSED_TOO_LARGE}) is fired for the envelope's stream at once,
- * and the rest of its slices, which the segments delimit, are discarded; the connection goes on.
- * A slice stored uncompressed adds nothing, and a compressed one adds only what it gained: the
- * bytes that came over the wire are the peer's to send, and {@link
- * ParseLimits#maxFrameBodyLength()} bounds them. Envelopes inside one self-contained segment are
- * not counted (a segment's payload is at most 128 KiB), nor are streamed bodies, whose slices
- * are passed on one at a time: the decoder holds none of them, and what the handlers after it
- * keep of a streamed body is bounded by the body length alone.
+ * CqlFrameException.Reason#DECOMPRESSED_TOO_LARGE}) is fired for the envelope's stream at once, and
+ * the rest of its slices, which the segments delimit, are discarded; the connection goes on. A
+ * slice stored uncompressed adds nothing, and a compressed one adds only what it gained: the bytes
+ * that came over the wire are the peer's to send, and {@link ParseLimits#maxFrameBodyLength()}
+ * bounds them. Envelopes inside one self-contained segment are not counted (a segment's payload is
+ * at most 128 KiB), nor are streamed bodies, whose slices are passed on one at a time: the decoder
+ * holds none of them, and what the handlers after it keep of a streamed body is bounded by the body
+ * length alone.
  *
  * <p><b>Errors.</b> Segments that contradict the envelopes in them (a self-contained segment that
  * ends inside an envelope, slices that run past their envelope, a self-contained segment while an
  * envelope is incomplete), a bad version byte, a negative length, and a length over {@link
  * ParseLimits#maxFrameBodyLength()} (for the envelope's stream; the cause is Netty's {@link
- * TooLongFrameException}) are connection-level: fired once, then all further segments are
- * released unread ({@link Breakage}). The segments' CRCs vouch for their bytes, but inside them
- * envelopes are delimited by their lengths alone, so the decoder does not skip an envelope whose
- * length it does not believe. A bad opcode or prelude is frame-local and fired in order with the
- * frames. Errors name the segment they were found in by its offset ({@link Segment#offset()}).
+ * TooLongFrameException}) are connection-level: fired once, then all further segments are released
+ * unread ({@link Breakage}). The segments' CRCs vouch for their bytes, but inside them envelopes
+ * are delimited by their lengths alone, so the decoder does not skip an envelope whose length it
+ * does not believe. A bad opcode or prelude is frame-local and fired in order with the frames.
+ * Errors name the segment they were found in by its offset ({@link Segment#offset()}).
  *
  * <p><b>Ownership.</b> Segments are released after decoding (by {@link MessageToMessageDecoder});
  * slices kept for gathering are retained and released once the envelope is decoded. Frames are
@@ -61,7 +60,12 @@ public final class SegmentToFrameDecoder extends MessageToMessageDecoder<Segment
   /** The structure of an error in an envelope's header. */
   static final String ENVELOPE = "envelope in segment";
 
-  private enum State { IDLE, GATHER, STREAM, DISCARD }
+  private enum State {
+    IDLE,
+    GATHER,
+    STREAM,
+    DISCARD
+  }
 
   private final ParseLimits limits;
   private final int maxBodyLength;
@@ -69,18 +73,25 @@ public final class SegmentToFrameDecoder extends MessageToMessageDecoder<Segment
   private final Breakage breakage = new Breakage();
   private final BodyStreaming streaming = new BodyStreaming();
   private State state = State.IDLE;
+
   /** Slices of the envelope being gathered (GATHER), or null. */
   private CompositeByteBuf pending;
+
   /** 9 + body length of the envelope being gathered, or -1 while its header is incomplete. */
   private long target = -1;
+
   /** Offset of the segment being decoded, or -1. */
   private long segmentOffset = -1;
+
   /** Offset of the segment the envelope being gathered starts in, or -1. */
   private long envelopeOffset = -1;
+
   /** Stream id of the envelope being gathered, once its header is in. */
   private int envelopeStream;
+
   /** Bytes decompression added to the slices of the envelope being gathered. */
   private long decompressed;
+
   /** Bytes still to come of an envelope that decompressed to too much (DISCARD). */
   private long discardLeft;
 
@@ -105,10 +116,9 @@ public final class SegmentToFrameDecoder extends MessageToMessageDecoder<Segment
 
   /**
    * Streams large results, as {@link BytesToFrameDecoder#streamResultsFrom}: a RESULT envelope
-   * split across segments whose body has at least {@code minBodyBytes} bytes is emitted as a
-   * {@link FrameHead} from its first segment, then one {@link FrameChunk} per segment (a
-   * retained slice of its payload, decompressed if the segments are), instead of being
-   * gathered.
+   * split across segments whose body has at least {@code minBodyBytes} bytes is emitted as a {@link
+   * FrameHead} from its first segment, then one {@link FrameChunk} per segment (a retained slice of
+   * its payload, decompressed if the segments are), instead of being gathered.
    *
    * @param minBodyBytes the smallest body streamed; 0 turns streaming off (the default)
    * @return this decoder
@@ -160,8 +170,8 @@ public final class SegmentToFrameDecoder extends MessageToMessageDecoder<Segment
 
   private void selfContained(ChannelHandlerContext ctx, ByteBuf p) {
     if (state != State.IDLE) {
-      throw mismatch("self-contained segment while a large envelope is incomplete ("
-          + incomplete() + ")");
+      throw mismatch(
+          "self-contained segment while a large envelope is incomplete (" + incomplete() + ")");
     }
     int i = p.readerIndex();
     int end = p.writerIndex();
@@ -171,8 +181,12 @@ public final class SegmentToFrameDecoder extends MessageToMessageDecoder<Segment
       }
       long length = Envelopes.HEADER_LENGTH + bodyLength(p, i, segmentOffset);
       if (length > end - i) {
-        throw mismatch("envelope of " + length + " bytes runs past its self-contained segment ("
-            + (end - i) + " bytes left)");
+        throw mismatch(
+            "envelope of "
+                + length
+                + " bytes runs past its self-contained segment ("
+                + (end - i)
+                + " bytes left)");
       }
       emit(ctx, p.slice(i, (int) length));
       i += (int) length;
@@ -183,8 +197,9 @@ public final class SegmentToFrameDecoder extends MessageToMessageDecoder<Segment
   private void firstSlice(ChannelHandlerContext ctx, Segment segment) {
     ByteBuf p = segment.payload();
     if (streaming.threshold() > 0) {
-      Envelopes.StreamStart s = Envelopes.streamStart(p, p.readerIndex(), p.writerIndex(), -1,
-          streaming.threshold(), maxBodyLength);
+      Envelopes.StreamStart s =
+          Envelopes.streamStart(
+              p, p.readerIndex(), p.writerIndex(), -1, streaming.threshold(), maxBodyLength);
       if (s != null && s != Envelopes.StreamStart.WAIT) {
         bodyLength(p, p.readerIndex(), segmentOffset); // the checks every envelope gets
         ctx.fireChannelRead(streaming.start(s.head()));
@@ -206,8 +221,8 @@ public final class SegmentToFrameDecoder extends MessageToMessageDecoder<Segment
   }
 
   /**
-   * Keeps a slice of the envelope being gathered, unless the envelope's decompressed slices
-   * would then be over the limit; emits the envelope once its slices reach its length.
+   * Keeps a slice of the envelope being gathered, unless the envelope's decompressed slices would
+   * then be over the limit; emits the envelope once its slices reach its length.
    */
   private void gather(ChannelHandlerContext ctx, Segment segment) {
     ByteBuf p = segment.payload();
@@ -225,8 +240,8 @@ public final class SegmentToFrameDecoder extends MessageToMessageDecoder<Segment
     }
     long held = pending.readableBytes() + (kept ? 0 : p.readableBytes());
     if (held > target) {
-      throw mismatch("slices of " + held + " bytes run past their envelope of " + target
-          + " bytes");
+      throw mismatch(
+          "slices of " + held + " bytes run past their envelope of " + target + " bytes");
     }
     if (decompressed > maxDecompressed) {
       long body = target - Envelopes.HEADER_LENGTH;
@@ -262,10 +277,18 @@ public final class SegmentToFrameDecoder extends MessageToMessageDecoder<Segment
 
   /** The frame-local error for the envelope being gathered: its slices decompress to too much. */
   private CqlFrameException decompressedTooLarge(long bodyLength) {
-    return CqlFrameException.frameError(Reason.DECOMPRESSED_TOO_LARGE, envelopeStream,
-        envelopeOffset, "body of " + bodyLength + " bytes in LZ4 segments: "
-            + decompressed + " bytes added by decompression so far (expected: <= " + maxDecompressed
-            + ", ParseLimits.maxDecompressedLength)", null);
+    return CqlFrameException.frameError(
+        Reason.DECOMPRESSED_TOO_LARGE,
+        envelopeStream,
+        envelopeOffset,
+        "body of "
+            + bodyLength
+            + " bytes in LZ4 segments: "
+            + decompressed
+            + " bytes added by decompression so far (expected: <= "
+            + maxDecompressed
+            + ", ParseLimits.maxDecompressedLength)",
+        null);
   }
 
   /** What there is of the envelope being gathered, streamed or discarded, for messages. */
@@ -291,8 +314,8 @@ public final class SegmentToFrameDecoder extends MessageToMessageDecoder<Segment
 
   /** A connection-level error in the segment being decoded. */
   private CqlFrameException mismatch(String detail) {
-    return CqlFrameException.connectionError(Reason.SEGMENT_MISMATCH, segmentOffset,
-        BytesToSegmentDecoder.SEGMENT, detail, null);
+    return CqlFrameException.connectionError(
+        Reason.SEGMENT_MISMATCH, segmentOffset, BytesToSegmentDecoder.SEGMENT, detail, null);
   }
 
   /**
@@ -305,18 +328,33 @@ public final class SegmentToFrameDecoder extends MessageToMessageDecoder<Segment
     int versionByte = buf.getUnsignedByte(header);
     int version = versionByte & 0x7F;
     if (version < 5 || version > 6) {
-      throw CqlFrameException.connectionError(Reason.BAD_VERSION, at, ENVELOPE, String.format(
-          "version byte in segment: 0x%02x (expected: 0x05, 0x06, 0x85 or 0x86)", versionByte),
+      throw CqlFrameException.connectionError(
+          Reason.BAD_VERSION,
+          at,
+          ENVELOPE,
+          String.format(
+              "version byte in segment: 0x%02x (expected: 0x05, 0x06, 0x85 or 0x86)", versionByte),
           null);
     }
     int length = buf.getInt(header + 5);
     if (length < 0) {
-      throw CqlFrameException.connectionError(Reason.BAD_LENGTH, at, ENVELOPE,
-          "body length in segment: " + length + " (expected: >= 0)", null);
+      throw CqlFrameException.connectionError(
+          Reason.BAD_LENGTH,
+          at,
+          ENVELOPE,
+          "body length in segment: " + length + " (expected: >= 0)",
+          null);
     }
     if (length > maxBodyLength) {
-      throw CqlFrameException.connectionError(Reason.FRAME_TOO_LARGE, buf.getShort(header + 2),
-          at, ENVELOPE, "body length in segment: " + length + " (expected: <= " + maxBodyLength
+      throw CqlFrameException.connectionError(
+          Reason.FRAME_TOO_LARGE,
+          buf.getShort(header + 2),
+          at,
+          ENVELOPE,
+          "body length in segment: "
+              + length
+              + " (expected: <= "
+              + maxBodyLength
               + ", ParseLimits.maxFrameBodyLength)",
           new TooLongFrameException("frame body of " + length + " bytes"));
     }
@@ -364,8 +402,14 @@ public final class SegmentToFrameDecoder extends MessageToMessageDecoder<Segment
     String what = incomplete();
     reset();
     if (incomplete) {
-      breakage.fail(ctx, CqlFrameException.connectionError(Reason.TRUNCATED, -1, null,
-          "input ends inside an envelope split across segments (" + what + ")", null));
+      breakage.fail(
+          ctx,
+          CqlFrameException.connectionError(
+              Reason.TRUNCATED,
+              -1,
+              null,
+              "input ends inside an envelope split across segments (" + what + ")",
+              null));
     }
     super.channelInactive(ctx);
   }

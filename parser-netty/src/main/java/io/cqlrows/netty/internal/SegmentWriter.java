@@ -1,6 +1,5 @@
 package io.cqlrows.netty.internal;
 
-import io.cqlrows.netty.internal.Compressors;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import java.util.Objects;
@@ -19,8 +18,8 @@ import java.util.Objects;
  * stored as is with uncompressed length 0, as Cassandra's encoder does. The CRC32 (seeded with
  * {@code FA 2D 55 CA}) covers the on-wire payload.
  *
- * <p><b>Ownership.</b> The payload is borrowed; the returned segment belongs to the caller,
- * which releases it or writes it to a channel. Stateless and thread-safe.
+ * <p><b>Ownership.</b> The payload is borrowed; the returned segment belongs to the caller, which
+ * releases it or writes it to a channel. Stateless and thread-safe.
  */
 public final class SegmentWriter {
   /** The largest payload a segment can carry: the 17-bit length field's maximum. */
@@ -41,8 +40,8 @@ public final class SegmentWriter {
    * @return the segment. Ownership transferred (caller releases).
    * @throws IllegalArgumentException if the payload is too long or the format is {@code DETECT}
    */
-  public static ByteBuf encode(ByteBufAllocator alloc, ByteBuf payload, boolean selfContained,
-      SegmentFormat format) {
+  public static ByteBuf encode(
+      ByteBufAllocator alloc, ByteBuf payload, boolean selfContained, SegmentFormat format) {
     Objects.requireNonNull(format, "format");
     int length = payload.readableBytes();
     if (length > MAX_PAYLOAD_LENGTH) {
@@ -74,8 +73,8 @@ public final class SegmentWriter {
   private static ByteBuf lz4(ByteBufAllocator alloc, ByteBuf payload, boolean self) {
     int length = payload.readableBytes();
     int headerLength = SegmentFormat.LZ4.headerLength();
-    ByteBuf out = alloc.buffer(headerLength + Compressors.maxLz4BlockLength(length)
-        + TRAILER_LENGTH);
+    ByteBuf out =
+        alloc.buffer(headerLength + Compressors.maxLz4BlockLength(length) + TRAILER_LENGTH);
     boolean ok = false;
     try {
       out.writerIndex(headerLength);

@@ -4,17 +4,17 @@ import io.cqlrows.netty.frame.Opcode;
 import io.netty.buffer.ByteBuf;
 
 /**
- * Finds where a byte stream captured from the middle of a connection can be decoded from: the
- * first offset that provably starts a frame or a segment (native_protocol_v4.spec section 2,
+ * Finds where a byte stream captured from the middle of a connection can be decoded from: the first
+ * offset that provably starts a frame or a segment (native_protocol_v4.spec section 2,
  * native_protocol_v5.spec sections 2.1 and 2.2).
  *
  * <ul>
  *   <li>A v5 segment is proved by its header CRC24 and its payload CRC32 (a false match is about
- *       one in 2^56); only a self-contained one is taken, since a slice of a large envelope
- *       cannot be decoded without its beginning.
+ *       one in 2^56); only a self-contained one is taken, since a slice of a large envelope cannot
+ *       be decoded without its beginning.
  *   <li>An unframed envelope (v3/v4) is proved by a plausible header (version, flags, opcode,
- *       length) followed by two more plausible headers where its length says, or by ending
- *       exactly where the capture ends.
+ *       length) followed by two more plausible headers where its length says, or by ending exactly
+ *       where the capture ends.
  * </ul>
  *
  * Stateless; the buffer is borrowed and its indices are not moved.
@@ -69,8 +69,8 @@ public final class StreamSync {
     return null;
   }
 
-  private static boolean provenSegment(ByteBuf b, int i, int end, int header, int payload,
-      boolean selfContained) {
+  private static boolean provenSegment(
+      ByteBuf b, int i, int end, int header, int payload, boolean selfContained) {
     int total = header + payload + 4;
     return selfContained
         && total <= end - i
@@ -103,9 +103,12 @@ public final class StreamSync {
     int version = b.getUnsignedByte(p) & 0x7F;
     int flags = b.getUnsignedByte(p + 1);
     int length = b.getInt(p + 5);
-    if (version < 3 || version > 6 || (flags & ~0x1F) != 0
+    if (version < 3
+        || version > 6
+        || (flags & ~0x1F) != 0
         || Opcode.fromCode(b.getUnsignedByte(p + 4)) == null
-        || length < 0 || length > maxBodyLength) {
+        || length < 0
+        || length > maxBodyLength) {
       return -1;
     }
     return length;

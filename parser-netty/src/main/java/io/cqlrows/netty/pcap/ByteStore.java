@@ -16,12 +16,15 @@ import java.util.List;
 final class ByteStore {
   private static final int FIRST_BLOCK = 1024;
   private static final int MAX_BLOCK = 1 << 20;
+
   /** The longest array the JVM reliably allocates. */
   static final int MAX_ARRAY = Integer.MAX_VALUE - 8;
 
   private final List<byte[]> blocks = new ArrayList<>();
+
   /** Bytes used in the last block. */
   private int lastUsed;
+
   /** Total bytes. */
   private long length;
 

@@ -4,8 +4,8 @@ import java.io.IOException;
 
 /**
  * Reads classic libpcap files: a 24-byte file header, then per packet a 16-byte record header
- * (seconds, micro- or nanoseconds, captured length, original length) and the captured bytes.
- * Both byte orders; magic {@code a1b2c3d4} (microseconds) and {@code a1b23c4d} (nanoseconds).
+ * (seconds, micro- or nanoseconds, captured length, original length) and the captured bytes. Both
+ * byte orders; magic {@code a1b2c3d4} (microseconds) and {@code a1b23c4d} (nanoseconds).
  *
  * <p>Not thread-safe.
  */
@@ -16,12 +16,16 @@ final class ClassicPcapSource implements PacketSource {
   private static final int RECORD_HEADER = 16;
 
   private final PcapInput in;
+
   /** True if the file was written big-endian. */
   private final boolean bigEndian;
+
   /** True for nanosecond timestamps, false for microseconds. */
   private final boolean nanos;
+
   /** The one link type of the file. */
   private final int linkType;
+
   /** Reused record header. */
   private final byte[] record = new byte[RECORD_HEADER];
 
@@ -35,8 +39,10 @@ final class ClassicPcapSource implements PacketSource {
   /** True if the first four bytes, read big-endian, are a classic magic in either order. */
   static boolean isMagic(int magic) {
     int swapped = Integer.reverseBytes(magic);
-    return magic == MAGIC_MICROS || magic == MAGIC_NANOS
-        || swapped == MAGIC_MICROS || swapped == MAGIC_NANOS;
+    return magic == MAGIC_MICROS
+        || magic == MAGIC_NANOS
+        || swapped == MAGIC_MICROS
+        || swapped == MAGIC_NANOS;
   }
 
   /**
@@ -77,13 +83,13 @@ final class ClassicPcapSource implements PacketSource {
     long captured = PcapInput.u32(record, 8, bigEndian);
     long original = PcapInput.u32(record, 12, bigEndian);
     if (captured > PcapReader.MAX_PACKET_LENGTH) {
-      throw PcapFormatException.badLength(at, "packet record", captured,
-          "at most " + PcapReader.MAX_PACKET_LENGTH);
+      throw PcapFormatException.badLength(
+          at, "packet record", captured, "at most " + PcapReader.MAX_PACKET_LENGTH);
     }
     byte[] data = in.readArray((int) captured);
     if (data.length < captured) {
-      throw PcapFormatException.truncated(at, "packet record", RECORD_HEADER + captured,
-          RECORD_HEADER + data.length);
+      throw PcapFormatException.truncated(
+          at, "packet record", RECORD_HEADER + captured, RECORD_HEADER + data.length);
     }
     long nanosOfSecond = nanos ? fraction : fraction * 1000;
     long timestamp = Timestamps.add(Timestamps.secondsToNanos(seconds), nanosOfSecond);

@@ -15,19 +15,26 @@ final class ConnectionTracker {
 
   /** Sender of the first captured packet. */
   final InetSocketAddress first;
+
   /** Its peer. */
   final InetSocketAddress second;
+
   /** Capture time of the first packet. */
   final long startNanos;
+
   private final StreamAssembler fromFirst;
   private final StreamAssembler fromSecond;
   private final boolean startedMidStream;
+
   /** True if the first side is the client, per a SYN or SYN-ACK; null until one is seen. */
   private Boolean firstIsClient;
+
   /** True if the first side sent the first payload byte; null until a payload is seen. */
   private Boolean firstSentData;
+
   /** The client's initial sequence number, once a SYN was seen. */
   private Integer clientIsn;
+
   private boolean reset;
 
   ConnectionTracker(TcpSegment s, long timestampNanos, long maxBuffered) {
@@ -41,7 +48,8 @@ final class ConnectionTracker {
 
   /** True if {@code s} is the SYN of a new connection on the same ports (ports reused). */
   boolean isNewConnection(TcpSegment s) {
-    return s.has(TcpSegment.SYN) && !s.has(TcpSegment.ACK)
+    return s.has(TcpSegment.SYN)
+        && !s.has(TcpSegment.ACK)
         && (clientIsn == null || clientIsn != s.seq());
   }
 
@@ -62,8 +70,8 @@ final class ConnectionTracker {
       if (firstSentData == null) {
         firstSentData = byFirst;
       }
-      out.segment(dataSeq, s.packet(), s.payloadOffset(), captured, s.missingLength(),
-          timestampNanos);
+      out.segment(
+          dataSeq, s.packet(), s.payloadOffset(), captured, s.missingLength(), timestampNanos);
     }
     if (s.has(TcpSegment.FIN)) {
       out.fin(dataSeq + captured + s.missingLength());
@@ -102,9 +110,9 @@ final class ConnectionTracker {
 
   /**
    * Without a handshake: the side on the given server port is the server; else the side on a
-   * well-known CQL port; else the side with the lower port (clients use ephemeral high ports);
-   * with equal ports, the side that sent the first payload byte is the client (CQL clients speak
-   * first), and failing that the sender of the first packet.
+   * well-known CQL port; else the side with the lower port (clients use ephemeral high ports); with
+   * equal ports, the side that sent the first payload byte is the client (CQL clients speak first),
+   * and failing that the sender of the first packet.
    */
   private boolean guessFirstIsClient(int serverPort) {
     int p1 = first.getPort();

@@ -7,20 +7,20 @@ import java.util.Arrays;
 import java.util.Set;
 
 /**
- * Decodes the link, IP and TCP headers of a captured packet into a {@link TcpSegment}, or null
- * for anything else (other protocols, non-first IP fragments, malformed or cut headers, unknown
- * link types).
+ * Decodes the link, IP and TCP headers of a captured packet into a {@link TcpSegment}, or null for
+ * anything else (other protocols, non-first IP fragments, malformed or cut headers, unknown link
+ * types).
  *
  * <ul>
  *   <li>Link layers: Ethernet II with any number of 802.1Q / 802.1ad / QinQ tags, Linux SLL and
  *       SLL2, BSD NULL (the family in either byte order) and LOOP, raw IP (101, 228, 229).
- *   <li>IPv4: header length, total length (which cuts Ethernet padding); a total length of 0,
- *       which Linux writes for TSO super-packets, means "the captured length". Non-first fragments
- *       are skipped; a first fragment is decoded, its missing tail becomes a gap.
+ *   <li>IPv4: header length, total length (which cuts Ethernet padding); a total length of 0, which
+ *       Linux writes for TSO super-packets, means "the captured length". Non-first fragments are
+ *       skipped; a first fragment is decoded, its missing tail becomes a gap.
  *   <li>IPv6: hop-by-hop, routing, destination-options and AH extension headers are skipped; a
  *       fragment header is treated like IPv4 fragmentation.
- *   <li>TCP: checksums are not verified, since captures taken on the sending host carry
- *       checksums the NIC fills in later.
+ *   <li>TCP: checksums are not verified, since captures taken on the sending host carry checksums
+ *       the NIC fills in later.
  * </ul>
  *
  * <p>Each kind of problem is reported once, into the warning set given at construction. Never
@@ -131,8 +131,13 @@ final class PacketDecoder {
       return null;
     }
     int ipEnd = at + totalLength;
-    return tcp(d, at + headerLength, Math.min(ipEnd, end), Math.max(0, ipEnd - end),
-        address(d, at + 12, 4), address(d, at + 16, 4));
+    return tcp(
+        d,
+        at + headerLength,
+        Math.min(ipEnd, end),
+        Math.max(0, ipEnd - end),
+        address(d, at + 12, 4),
+        address(d, at + 16, 4));
   }
 
   // <ver/class/flow:4><payload length:2><next header><hop limit><source:16><destination:16>
@@ -147,7 +152,8 @@ final class PacketDecoder {
     while (next != PROTOCOL_TCP) {
       if (pos + 8 > Math.min(ipEnd, end)) {
         return next == 0 || next == 43 || next == 60 || next == 51 || next == 44
-            ? cut("IPv6 extension header") : null;
+            ? cut("IPv6 extension header")
+            : null;
       }
       int length = extensionLength(d, pos, next);
       if (length < 0) {
@@ -156,8 +162,13 @@ final class PacketDecoder {
       next = d[pos] & 0xFF;
       pos += length;
     }
-    return tcp(d, pos, Math.min(ipEnd, end), Math.max(0, ipEnd - end),
-        address(d, at + 8, 16), address(d, at + 24, 16));
+    return tcp(
+        d,
+        pos,
+        Math.min(ipEnd, end),
+        Math.max(0, ipEnd - end),
+        address(d, at + 8, 16),
+        address(d, at + 24, 16));
   }
 
   /** Length of the extension header {@code type} at {@code pos}, or -1 to stop. */
@@ -178,22 +189,24 @@ final class PacketDecoder {
   }
 
   /**
-   * True unless a non-first fragment. {@code field} holds IPv4's layout: MF at bit 13, the
-   * offset in the low 13 bits.
+   * True unless a non-first fragment. {@code field} holds IPv4's layout: MF at bit 13, the offset
+   * in the low 13 bits.
    */
   private boolean firstFragment(int field, String ip) {
     boolean moreFragments = (field & 0x2000) != 0;
     int fragmentOffset = field & 0x1FFF;
     if (moreFragments || fragmentOffset != 0) {
-      warn(ip + " fragments were seen: fragments after the first are not reassembled, "
-          + "so their bytes are missing from the streams");
+      warn(
+          ip
+              + " fragments were seen: fragments after the first are not reassembled, "
+              + "so their bytes are missing from the streams");
     }
     return fragmentOffset == 0;
   }
 
   // <source port:2><destination port:2><seq:4><ack:4><data offset:4 bits, flags:12 bits>...
-  private TcpSegment tcp(byte[] d, int at, int end, int missing,
-      InetAddress source, InetAddress destination) {
+  private TcpSegment tcp(
+      byte[] d, int at, int end, int missing, InetAddress source, InetAddress destination) {
     if (end - at < 20) {
       return cut("TCP");
     }
@@ -202,8 +215,9 @@ final class PacketDecoder {
       return headerLength < 20 ? malformed("TCP header") : cut("TCP");
     }
     if (missing > 0) {
-      warn("packets were cut short by the capture's snapshot length; the missing bytes "
-          + "become gaps");
+      warn(
+          "packets were cut short by the capture's snapshot length; the missing bytes "
+              + "become gaps");
     }
     return new TcpSegment(
         new InetSocketAddress(source, u16(d, at)),
@@ -211,7 +225,10 @@ final class PacketDecoder {
         PcapInput.i32(d, at + 4, true),
         PcapInput.i32(d, at + 8, true),
         d[at + 13] & 0xFF,
-        d, at + headerLength, end - at - headerLength, missing);
+        d,
+        at + headerLength,
+        end - at - headerLength,
+        missing);
   }
 
   private TcpSegment cut(String header) {

@@ -5,9 +5,9 @@ import java.net.InetSocketAddress;
 import java.util.Arrays;
 
 /**
- * Writes synthetic packet headers: Ethernet II, IPv4 (with header checksum) or IPv6, and TCP
- * (with the pseudo-header checksum), around a payload. Used by {@link PcapWriter}, and by tests
- * to craft captures.
+ * Writes synthetic packet headers: Ethernet II, IPv4 (with header checksum) or IPv6, and TCP (with
+ * the pseudo-header checksum), around a payload. Used by {@link PcapWriter}, and by tests to craft
+ * captures.
  *
  * <p>Stateless.
  */
@@ -16,6 +16,7 @@ final class PacketEncoder {
   static final int IPV4_HEADER = 20;
   static final int IPV6_HEADER = 40;
   static final int TCP_HEADER = 20;
+
   /** The largest TCP payload in one IPv4 packet: 65535 - 20 - 20. */
   static final int MAX_PAYLOAD = 65535 - IPV4_HEADER - TCP_HEADER;
 
@@ -34,11 +35,21 @@ final class PacketEncoder {
   }
 
   /**
-   * Writes an IP packet carrying one TCP segment at {@code out[at]}; returns its length.
-   * Addresses must be of one IP version; the payload at most {@link #MAX_PAYLOAD} bytes.
+   * Writes an IP packet carrying one TCP segment at {@code out[at]}; returns its length. Addresses
+   * must be of one IP version; the payload at most {@link #MAX_PAYLOAD} bytes.
    */
-  static int ipTcp(byte[] out, int at, InetSocketAddress source, InetSocketAddress destination,
-      int seq, int ack, int flags, int ipId, byte[] payload, int off, int len) {
+  static int ipTcp(
+      byte[] out,
+      int at,
+      InetSocketAddress source,
+      InetSocketAddress destination,
+      int seq,
+      int ack,
+      int flags,
+      int ipId,
+      byte[] payload,
+      int off,
+      int len) {
     byte[] src = source.getAddress().getAddress();
     byte[] dst = destination.getAddress().getAddress();
     int ipLength = src.length == 4 ? IPV4_HEADER : IPV6_HEADER;

@@ -8,8 +8,8 @@ import java.io.IOException;
  * start of the file) of the structure being read.
  *
  * <p>Design note: why a checked {@link IOException} and not a runtime exception. The reader's
- * callers already handle {@code IOException} from the underlying stream, and a malformed file is
- * a property of the input, not a programming error; the JDK's {@code ZipException} and {@code
+ * callers already handle {@code IOException} from the underlying stream, and a malformed file is a
+ * property of the input, not a programming error; the JDK's {@code ZipException} and {@code
  * CharacterCodingException} make the same choice. One {@code catch (IOException e)} covers both.
  *
  * <p>Immutable.
@@ -33,6 +33,7 @@ public final class PcapFormatException extends IOException {
 
   /** What was wrong. */
   private final Reason reason;
+
   /** Byte offset in the file of the header, record or block being read. */
   private final long offset;
 
@@ -53,22 +54,31 @@ public final class PcapFormatException extends IOException {
   }
 
   static PcapFormatException truncated(long offset, String what, long need, long have) {
-    return new PcapFormatException(Reason.TRUNCATED, offset, "truncated " + what,
-        "need " + need + " bytes, have " + have);
+    return new PcapFormatException(
+        Reason.TRUNCATED, offset, "truncated " + what, "need " + need + " bytes, have " + have);
   }
 
   static PcapFormatException badMagic(long offset, String what, int magic, String expected) {
-    return new PcapFormatException(Reason.BAD_MAGIC, offset, "bad " + what,
+    return new PcapFormatException(
+        Reason.BAD_MAGIC,
+        offset,
+        "bad " + what,
         String.format("0x%08x (expected: %s)", magic, expected));
   }
 
   static PcapFormatException unsupportedVersion(long offset, String what, int major, int minor) {
-    return new PcapFormatException(Reason.UNSUPPORTED_VERSION, offset, "unsupported " + what,
+    return new PcapFormatException(
+        Reason.UNSUPPORTED_VERSION,
+        offset,
+        "unsupported " + what,
         "version " + major + "." + minor);
   }
 
   static PcapFormatException badLength(long offset, String what, long value, String expected) {
-    return new PcapFormatException(Reason.BAD_LENGTH, offset, "bad length of " + what,
+    return new PcapFormatException(
+        Reason.BAD_LENGTH,
+        offset,
+        "bad length of " + what,
         value + " (expected: " + expected + ")");
   }
 

@@ -6,8 +6,8 @@ import java.util.Arrays;
 
 /**
  * The byte source under a capture reader: counts the offset of every byte read, reads exactly or
- * reports how much was there, skips without allocating, and decodes fixed-width integers in
- * either byte order.
+ * reports how much was there, skips without allocating, and decodes fixed-width integers in either
+ * byte order.
  *
  * <p>Ownership: borrows the stream; {@link PcapReader} closes it. Not thread-safe.
  */
@@ -16,6 +16,7 @@ final class PcapInput {
   private static final int EAGER_ALLOCATION_LIMIT = 256 * 1024;
 
   private final InputStream in;
+
   /** Bytes consumed so far: the file offset of the next byte. */
   private long offset;
 

@@ -10,10 +10,10 @@ import java.util.Objects;
 
 /**
  * Streams the packets of a capture file, one at a time, without loading the file: classic pcap
- * (either byte order; microsecond magic {@code a1b2c3d4} or nanosecond {@code a1b23c4d}) and
- * pcapng (sections in either byte order; several interfaces, each with its link type and
- * timestamp resolution; Enhanced and Simple Packet Blocks; other blocks skipped). The format is
- * detected from the first four bytes.
+ * (either byte order; microsecond magic {@code a1b2c3d4} or nanosecond {@code a1b23c4d}) and pcapng
+ * (sections in either byte order; several interfaces, each with its link type and timestamp
+ * resolution; Enhanced and Simple Packet Blocks; other blocks skipped). The format is detected from
+ * the first four bytes.
  *
  * <pre>{@code
  * try (PcapReader reader = PcapReader.open(path)) {
@@ -25,13 +25,13 @@ import java.util.Objects;
  * }
  * }</pre>
  *
- * <p><b>Errors.</b> A malformed file raises {@link PcapFormatException}, and nothing else, with
- * the offset of the header, record or block being read. The packets before it have been returned
- * already, so a file cut short inside its last packet yields every complete packet and then
- * {@link PcapFormatException.Reason#TRUNCATED}. The error is sticky: later calls throw it again.
- * A packet claiming more than {@link #MAX_PACKET_LENGTH} captured bytes is a lying length. An
- * empty file is TRUNCATED (it has no header). Simple Packet Blocks carry no timestamp; their
- * packets have timestamp 0.
+ * <p><b>Errors.</b> A malformed file raises {@link PcapFormatException}, and nothing else, with the
+ * offset of the header, record or block being read. The packets before it have been returned
+ * already, so a file cut short inside its last packet yields every complete packet and then {@link
+ * PcapFormatException.Reason#TRUNCATED}. The error is sticky: later calls throw it again. A packet
+ * claiming more than {@link #MAX_PACKET_LENGTH} captured bytes is a lying length. An empty file is
+ * TRUNCATED (it has no header). Simple Packet Blocks carry no timestamp; their packets have
+ * timestamp 0.
  *
  * <p><b>Memory.</b> One packet at a time: a packet's array is allocated after its length was
  * checked against the limit, and grows with the bytes actually present.
@@ -42,12 +42,15 @@ import java.util.Objects;
 public final class PcapReader implements Closeable {
   /** The largest captured length of one packet that is believed (16 MiB). */
   public static final int MAX_PACKET_LENGTH = 16 << 20;
+
   private static final int BUFFER_SIZE = 64 * 1024;
 
   private final InputStream stream;
   private final PcapInput in;
+
   /** The format's packet loop; null until the magic has been read. */
   private PacketSource source;
+
   /** The first format error, thrown again by every later call. */
   private PcapFormatException failure;
 
@@ -106,7 +109,7 @@ public final class PcapReader implements Closeable {
     if (magic == PcapngSource.SECTION_HEADER) {
       return PcapngSource.open(in);
     }
-    throw PcapFormatException.badMagic(0, "file magic", magic,
-        "a1b2c3d4 or a1b23c4d in either byte order, or pcapng 0a0d0d0a");
+    throw PcapFormatException.badMagic(
+        0, "file magic", magic, "a1b2c3d4 or a1b23c4d in either byte order, or pcapng 0a0d0d0a");
   }
 }

@@ -29,17 +29,17 @@ import java.util.Objects;
  * }</pre>
  *
  * <p>Outbound {@code ByteBuf}s (in {@code write}) are client-to-server bytes, inbound ones (in
- * {@code channelRead}) server-to-client. The handshake is written when the channel becomes
- * active, with the channel's local and remote addresses as client and server when they are IP
- * addresses of one version (otherwise 127.0.0.1:random and 127.0.0.1:9042); the FIN exchange when
- * it closes or becomes inactive. The file is flushed on {@code flush} and {@code
- * channelReadComplete}. Other messages pass unrecorded: a {@link FileRegion}'s bytes cannot be
- * read without consuming it, so its length is skipped in the client's sequence numbers, and the
- * file shows a missing segment there.
+ * {@code channelRead}) server-to-client. The handshake is written when the channel becomes active,
+ * with the channel's local and remote addresses as client and server when they are IP addresses of
+ * one version (otherwise 127.0.0.1:random and 127.0.0.1:9042); the FIN exchange when it closes or
+ * becomes inactive. The file is flushed on {@code flush} and {@code channelReadComplete}. Other
+ * messages pass unrecorded: a {@link FileRegion}'s bytes cannot be read without consuming it, so
+ * its length is skipped in the client's sequence numbers, and the file shows a missing segment
+ * there.
  *
  * <p><b>Errors.</b> Recording never breaks the channel: the first failure (an {@link IOException}
- * writing the file, or anything else thrown while recording) stops the recording, closes the
- * file, and is kept for {@link #recordingError()}.
+ * writing the file, or anything else thrown while recording) stops the recording, closes the file,
+ * and is kept for {@link #recordingError()}.
  *
  * <p><b>Ownership.</b> Every message is passed on unchanged: buffers are read with absolute gets
  * from their reader index, so their indices and reference counts are untouched. The handler owns
@@ -51,15 +51,21 @@ import java.util.Objects;
 public final class PcapRecordingHandler extends ChannelDuplexHandler {
   /** The stream to write, or null if {@link #file} or {@link #writer} was given. */
   private OutputStream out;
+
   /** The file to create at activation, or null. */
   private final Path file;
+
   private final Clock clock;
+
   /** Created at activation (or given); null before. */
   private PcapWriter writer;
+
   /** True once the recording has ended, normally or not. */
   private boolean done;
+
   /** The first failure; null while all is well. */
   private volatile IOException error;
+
   /** Copy buffer for reading ByteBufs; allocated at first use. */
   private byte[] scratch;
 
@@ -173,8 +179,10 @@ public final class PcapRecordingHandler extends ChannelDuplexHandler {
       out = new BufferedOutputStream(Files.newOutputStream(file), 64 * 1024);
     }
     PcapWriter.Builder b = PcapWriter.builder(out).clock(clock);
-    if (local instanceof InetSocketAddress l && remote instanceof InetSocketAddress r
-        && !l.isUnresolved() && !r.isUnresolved()
+    if (local instanceof InetSocketAddress l
+        && remote instanceof InetSocketAddress r
+        && !l.isUnresolved()
+        && !r.isUnresolved()
         && (l.getAddress() instanceof Inet4Address) == (r.getAddress() instanceof Inet4Address)) {
       b.client(l).server(r);
     }

@@ -15,9 +15,9 @@ import java.util.concurrent.ThreadLocalRandom;
 /**
  * Writes one TCP connection as a classic pcap file (microsecond timestamps, little-endian, link
  * type Ethernet) that Wireshark, tshark, tcpdump and {@link PcapReader} read: a three-way
- * handshake, data segments in both directions with consistent sequence and acknowledgment
- * numbers, and a FIN exchange at {@link #close}. IPv4 (with header checksum) or IPv6, and TCP with
- * its pseudo-header checksum; Ethernet MAC addresses are zero, as on Linux loopback.
+ * handshake, data segments in both directions with consistent sequence and acknowledgment numbers,
+ * and a FIN exchange at {@link #close}. IPv4 (with header checksum) or IPv6, and TCP with its
+ * pseudo-header checksum; Ethernet MAC addresses are zero, as on Linux loopback.
  *
  * <pre>{@code
  * try (PcapWriter w = PcapWriter.builder(Files.newOutputStream(path)).build()) {
@@ -37,8 +37,10 @@ import java.util.concurrent.ThreadLocalRandom;
 public final class PcapWriter implements Closeable, Flushable {
   /** Server port when none is given: the CQL native transport's. */
   public static final int DEFAULT_SERVER_PORT = 9042;
+
   /** The largest segment payload: what fits in one IPv4 packet (65535 - 40). */
   public static final int MAX_SEGMENT_SIZE = PacketEncoder.MAX_PAYLOAD;
+
   private static final int SNAP_LENGTH = 262144;
   private static final int RECORD_HEADER = 16;
 
@@ -47,13 +49,18 @@ public final class PcapWriter implements Closeable, Flushable {
   private final InetSocketAddress server;
   private final Clock clock;
   private final int maxSegmentSize;
+
   /** Next sequence number of each side. */
   private int clientSeq;
+
   private int serverSeq;
+
   /** IPv4 identification of the next packet. */
   private int ipId;
+
   private boolean open;
   private boolean closed;
+
   /** One packet record: record header, Ethernet, IP, TCP, payload. */
   private final byte[] packet;
 
@@ -65,8 +72,13 @@ public final class PcapWriter implements Closeable, Flushable {
     this.maxSegmentSize = b.maxSegmentSize;
     this.clientSeq = b.clientIsn != null ? b.clientIsn : client.hashCode() * 0x9E3779B9;
     this.serverSeq = b.serverIsn != null ? b.serverIsn : (server.hashCode() ^ clientSeq) * 31;
-    this.packet = new byte[RECORD_HEADER + PacketEncoder.ETHERNET_HEADER
-        + PacketEncoder.IPV6_HEADER + PacketEncoder.TCP_HEADER + maxSegmentSize];
+    this.packet =
+        new byte
+            [RECORD_HEADER
+                + PacketEncoder.ETHERNET_HEADER
+                + PacketEncoder.IPV6_HEADER
+                + PacketEncoder.TCP_HEADER
+                + maxSegmentSize];
   }
 
   /** A builder writing to {@code out}, which the writer will own. */
@@ -109,8 +121,8 @@ public final class PcapWriter implements Closeable, Flushable {
   }
 
   /**
-   * Advances one side's sequence number over {@code length} bytes it sent that cannot be
-   * recorded, so that readers see a missing segment rather than silently joined data.
+   * Advances one side's sequence number over {@code length} bytes it sent that cannot be recorded,
+   * so that readers see a missing segment rather than silently joined data.
    */
   void skip(boolean fromClient, long length) throws IOException {
     writeHandshake();
@@ -128,8 +140,8 @@ public final class PcapWriter implements Closeable, Flushable {
   }
 
   /**
-   * Writes the FIN exchange (client first) if the handshake was written, then flushes and
-   * closes the stream. Idempotent.
+   * Writes the FIN exchange (client first) if the handshake was written, then flushes and closes
+   * the stream. Idempotent.
    */
   @Override
   public void close() throws IOException {
@@ -177,8 +189,19 @@ public final class PcapWriter implements Closeable, Flushable {
     boolean ipv6 = !(src.getAddress() instanceof Inet4Address);
     int at = RECORD_HEADER;
     at += PacketEncoder.ethernet(packet, at, ipv6);
-    at += PacketEncoder.ipTcp(packet, at, src, dst, seq, ack, flags, ipId++,
-        data == null ? packet : data, data == null ? 0 : offset, length);
+    at +=
+        PacketEncoder.ipTcp(
+            packet,
+            at,
+            src,
+            dst,
+            seq,
+            ack,
+            flags,
+            ipId++,
+            data == null ? packet : data,
+            data == null ? 0 : offset,
+            length);
     int captured = at - RECORD_HEADER;
     Instant now = clock.instant();
     putLe32(packet, 0, (int) now.getEpochSecond());
@@ -213,9 +236,9 @@ public final class PcapWriter implements Closeable, Flushable {
   }
 
   /**
-   * Options of a {@link PcapWriter}. Defaults: client 127.0.0.1 on a random port from 49152,
-   * server 127.0.0.1:{@value PcapWriter#DEFAULT_SERVER_PORT}, the system UTC clock, segments of
-   * up to {@link PcapWriter#MAX_SEGMENT_SIZE} bytes. Not thread-safe.
+   * Options of a {@link PcapWriter}. Defaults: client 127.0.0.1 on a random port from 49152, server
+   * 127.0.0.1:{@value PcapWriter#DEFAULT_SERVER_PORT}, the system UTC clock, segments of up to
+   * {@link PcapWriter#MAX_SEGMENT_SIZE} bytes. Not thread-safe.
    */
   public static final class Builder {
     private final OutputStream out;
@@ -252,8 +275,8 @@ public final class PcapWriter implements Closeable, Flushable {
     /** The largest payload per segment, 1 to {@link PcapWriter#MAX_SEGMENT_SIZE}. */
     public Builder maxSegmentSize(int maxSegmentSize) {
       if (maxSegmentSize < 1 || maxSegmentSize > MAX_SEGMENT_SIZE) {
-        throw new IllegalArgumentException("maxSegmentSize: " + maxSegmentSize
-            + " (expected: 1-" + MAX_SEGMENT_SIZE + ")");
+        throw new IllegalArgumentException(
+            "maxSegmentSize: " + maxSegmentSize + " (expected: 1-" + MAX_SEGMENT_SIZE + ")");
       }
       this.maxSegmentSize = maxSegmentSize;
       return this;
@@ -268,8 +291,12 @@ public final class PcapWriter implements Closeable, Flushable {
 
     /** A writer; writes the pcap file header. */
     public PcapWriter build() throws IOException {
-      InetSocketAddress c = client != null ? client : new InetSocketAddress(
-          InetAddress.getLoopbackAddress(), ThreadLocalRandom.current().nextInt(49152, 65536));
+      InetSocketAddress c =
+          client != null
+              ? client
+              : new InetSocketAddress(
+                  InetAddress.getLoopbackAddress(),
+                  ThreadLocalRandom.current().nextInt(49152, 65536));
       if ((c.getAddress() instanceof Inet4Address)
           != (server.getAddress() instanceof Inet4Address)) {
         throw new IllegalArgumentException(

@@ -6,12 +6,12 @@ import java.util.List;
 
 /**
  * Reads pcapng files: Section Header Blocks in either byte order, Interface Description Blocks
- * (link type, snapshot length, {@code if_tsresol}, {@code if_tsoffset}), Enhanced and Simple
- * Packet Blocks; every other block type is skipped without being buffered. A new section forgets
- * the interfaces of the previous one.
+ * (link type, snapshot length, {@code if_tsresol}, {@code if_tsoffset}), Enhanced and Simple Packet
+ * Blocks; every other block type is skipped without being buffered. A new section forgets the
+ * interfaces of the previous one.
  *
- * <p>Every block is {@code <type><length> body <length>}; the two lengths must agree, be a
- * multiple of 4 and at least the block's fixed part.
+ * <p>Every block is {@code <type><length> body <length>}; the two lengths must agree, be a multiple
+ * of 4 and at least the block's fixed part.
  *
  * <p>Not thread-safe.
  */
@@ -21,8 +21,10 @@ final class PcapngSource implements PacketSource {
   private static final int SIMPLE_PACKET = 3;
   private static final int ENHANCED_PACKET = 6;
   private static final int BYTE_ORDER_MAGIC = 0x1A2B3C4D;
+
   /** Blocks read whole into memory (not packet data) may be at most this long. */
   private static final int MAX_METADATA_BLOCK = 1 << 20;
+
   private static final int OPTION_TSRESOL = 9;
   private static final int OPTION_TSOFFSET = 14;
 
@@ -30,10 +32,13 @@ final class PcapngSource implements PacketSource {
   private record Interface(int linkType, long snapLength, int tsresol, long offsetSeconds) {}
 
   private final PcapInput in;
+
   /** Byte order of the current section. */
   private boolean bigEndian;
+
   /** Interfaces of the current section, by id. */
   private final List<Interface> interfaces = new ArrayList<>();
+
   /** Reused header and fixed parts of blocks. */
   private final byte[] scratch = new byte[24];
 
@@ -50,7 +55,7 @@ final class PcapngSource implements PacketSource {
 
   @Override
   public PcapPacket next() throws IOException {
-    for (;;) {
+    for (; ; ) {
       long at = in.offset();
       int n = in.read(scratch, 0, 4);
       if (n == 0) {
@@ -95,16 +100,15 @@ final class PcapngSource implements PacketSource {
     check(at, "section header block", 24, 24, 4 + n);
     int magic = PcapInput.i32(scratch, 8, true);
     if (magic != BYTE_ORDER_MAGIC && Integer.reverseBytes(magic) != BYTE_ORDER_MAGIC) {
-      throw PcapFormatException.badMagic(at + 8, "pcapng byte-order magic", magic,
-          "1a2b3c4d in either byte order");
+      throw PcapFormatException.badMagic(
+          at + 8, "pcapng byte-order magic", magic, "1a2b3c4d in either byte order");
     }
     bigEndian = magic == BYTE_ORDER_MAGIC;
-    long length = checkLength(at, "section header block",
-        PcapInput.u32(scratch, 4, bigEndian), 28);
+    long length = checkLength(at, "section header block", PcapInput.u32(scratch, 4, bigEndian), 28);
     int major = PcapInput.u16(scratch, 12, bigEndian);
     if (major != 1) {
-      throw PcapFormatException.unsupportedVersion(at, "pcapng section",
-          major, PcapInput.u16(scratch, 14, bigEndian));
+      throw PcapFormatException.unsupportedVersion(
+          at, "pcapng section", major, PcapInput.u16(scratch, 14, bigEndian));
     }
     check(at, "section header block", length, length - 4, 24 + in.skip(length - 28));
     readTrailer(at, length, "section header block");
@@ -127,7 +131,9 @@ final class PcapngSource implements PacketSource {
         break;
       }
       if (pos + 4 + len > body.length) {
-        throw PcapFormatException.badField(at, "interface description block option " + code,
+        throw PcapFormatException.badField(
+            at,
+            "interface description block option " + code,
             "length " + len + " runs past the block (" + (body.length - pos - 4) + " bytes left)");
       }
       if (code == OPTION_TSRESOL && len >= 1) {
@@ -148,17 +154,22 @@ final class PcapngSource implements PacketSource {
     check(at, "enhanced packet block", length, 28, 8 + n);
     long id = PcapInput.u32(scratch, 0, bigEndian);
     Interface iface = interfaceOf(at, id, "enhanced");
-    long ticks = (PcapInput.u32(scratch, 4, bigEndian) << 32)
-        | PcapInput.u32(scratch, 8, bigEndian);
+    long ticks =
+        (PcapInput.u32(scratch, 4, bigEndian) << 32) | PcapInput.u32(scratch, 8, bigEndian);
     long captured = PcapInput.u32(scratch, 12, bigEndian);
     long original = PcapInput.u32(scratch, 16, bigEndian);
     if (captured > length - 32) {
-      throw PcapFormatException.badLength(at, "enhanced packet block data", captured,
+      throw PcapFormatException.badLength(
+          at,
+          "enhanced packet block data",
+          captured,
           "at most the block length " + length + " - 32");
     }
     byte[] data = readData(at, length, 28, captured, "enhanced packet block");
-    long nanos = Timestamps.add(Timestamps.ticksToNanos(ticks, iface.tsresol()),
-        Timestamps.secondsToNanos(iface.offsetSeconds()));
+    long nanos =
+        Timestamps.add(
+            Timestamps.ticksToNanos(ticks, iface.tsresol()),
+            Timestamps.secondsToNanos(iface.offsetSeconds()));
     return new PcapPacket(nanos, iface.linkType(), (int) id, data, original, at);
   }
 
@@ -184,8 +195,8 @@ final class PcapngSource implements PacketSource {
   private byte[] readData(long at, long length, int consumed, long captured, String what)
       throws IOException {
     if (captured > PcapReader.MAX_PACKET_LENGTH) {
-      throw PcapFormatException.badLength(at, what + " data", captured,
-          "at most " + PcapReader.MAX_PACKET_LENGTH);
+      throw PcapFormatException.badLength(
+          at, what + " data", captured, "at most " + PcapReader.MAX_PACKET_LENGTH);
     }
     byte[] data = in.readArray((int) captured);
     check(at, what, length, consumed + captured, consumed + data.length);
@@ -214,8 +225,7 @@ final class PcapngSource implements PacketSource {
   private long checkLength(long at, String what, long length, int minimum)
       throws PcapFormatException {
     if (length < minimum || (length & 3) != 0) {
-      throw PcapFormatException.badLength(at, what, length,
-          "a multiple of 4, at least " + minimum);
+      throw PcapFormatException.badLength(at, what, length, "a multiple of 4, at least " + minimum);
     }
     return length;
   }
@@ -225,14 +235,16 @@ final class PcapngSource implements PacketSource {
     check(at, what, length, length, length - 4 + n);
     long trailer = PcapInput.u32(scratch, 0, bigEndian);
     if (trailer != length) {
-      throw PcapFormatException.badLength(at, what + " (trailing length " + trailer + ")",
-          length, "both lengths equal");
+      throw PcapFormatException.badLength(
+          at, what + " (trailing length " + trailer + ")", length, "both lengths equal");
     }
   }
 
   private Interface interfaceOf(long at, long id, String block) throws PcapFormatException {
     if (id >= interfaces.size()) {
-      throw PcapFormatException.badField(at, "interface id of " + block + " packet block",
+      throw PcapFormatException.badField(
+          at,
+          "interface id of " + block + " packet block",
           id + " (expected: below " + interfaces.size() + ", the interfaces described so far)");
     }
     return interfaces.get((int) id);
@@ -240,7 +252,9 @@ final class PcapngSource implements PacketSource {
 
   private static int checkResolution(long at, int tsresol) throws PcapFormatException {
     if (!Timestamps.isValidResolution(tsresol)) {
-      throw PcapFormatException.badField(at, "if_tsresol",
+      throw PcapFormatException.badField(
+          at,
+          "if_tsresol",
           String.format("0x%02x (expected: 10^-n with n <= 18, or 2^-n with n <= 62)", tsresol));
     }
     return tsresol;

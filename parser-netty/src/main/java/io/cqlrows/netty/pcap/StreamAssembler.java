@@ -15,10 +15,10 @@ import java.util.TreeMap;
  *
  * <ul>
  *   <li><b>Duplicates</b> (every byte already delivered) are dropped.
- *   <li><b>Overlaps: the first copy wins.</b> Bytes already delivered or already buffered are
- *       kept; a later segment only contributes the bytes nobody supplied before, whatever it
- *       says about the others. This is what Linux does with data it has queued, and it makes the
- *       output independent of how retransmissions were split.
+ *   <li><b>Overlaps: the first copy wins.</b> Bytes already delivered or already buffered are kept;
+ *       a later segment only contributes the bytes nobody supplied before, whatever it says about
+ *       the others. This is what Linux does with data it has queued, and it makes the output
+ *       independent of how retransmissions were split.
  *   <li><b>Out-of-order</b> segments wait in a buffer until the hole before them fills.
  *   <li><b>Gaps.</b> A hole is given up, recorded as a gap and skipped when it can never fill: the
  *       peer acknowledged bytes beyond it (it has them, nobody will resend them), the buffered
@@ -34,20 +34,28 @@ final class StreamAssembler {
 
   /** Limit on buffered out-of-order bytes before the first hole is given up. */
   private final long maxBuffered;
+
   /** True once the sequence number of the first byte is known. */
   private boolean started;
+
   /** Sequence number of the next byte expected. */
   private int nextSeq;
+
   /** Stream offset of the next byte expected: bytes delivered plus bytes given up as gaps. */
   private long nextOffset;
+
   /** Highest stream offset a captured segment reached, including bytes cut by the snaplen. */
   private long seenEnd;
+
   /** Highest stream offset the peer acknowledged, or 0. */
   private long ackedEnd;
+
   /** Stream offset of the FIN, or -1. */
   private long finOffset = -1;
+
   /** Out-of-order runs by stream offset; they never overlap. */
   private final TreeMap<Long, Pending> pending = new TreeMap<>();
+
   private long pendingBytes;
   private final ByteStore store = new ByteStore();
   private long[] chunkOffsets = new long[8];
@@ -70,8 +78,8 @@ final class StreamAssembler {
   }
 
   /**
-   * A segment's payload {@code d[off, off + len)} at {@code seq}, followed by {@code missing}
-   * bytes the capture cut off.
+   * A segment's payload {@code d[off, off + len)} at {@code seq}, followed by {@code missing} bytes
+   * the capture cut off.
    */
   void segment(int seq, byte[] d, int off, int len, int missing, long timestampNanos) {
     if (!started) {
@@ -141,8 +149,12 @@ final class StreamAssembler {
       skipTo(end);
     }
     store.trim();
-    return new TcpStream(store, Arrays.copyOf(chunkOffsets, chunks),
-        Arrays.copyOf(chunkTimes, chunks), gaps, finOffset >= 0);
+    return new TcpStream(
+        store,
+        Arrays.copyOf(chunkOffsets, chunks),
+        Arrays.copyOf(chunkTimes, chunks),
+        gaps,
+        finOffset >= 0);
   }
 
   private long offsetOf(int seq) {

@@ -15,15 +15,22 @@ import java.net.InetSocketAddress;
 public final class TcpConnection {
   private final InetSocketAddress client;
   private final InetSocketAddress server;
+
   /** Capture time of the connection's first packet. */
   private final long startNanos;
+
   private final TcpStream clientToServer;
   private final TcpStream serverToClient;
   private final boolean startedMidStream;
   private final boolean closed;
 
-  TcpConnection(InetSocketAddress client, InetSocketAddress server, long startNanos,
-      TcpStream clientToServer, TcpStream serverToClient, boolean startedMidStream,
+  TcpConnection(
+      InetSocketAddress client,
+      InetSocketAddress server,
+      long startNanos,
+      TcpStream clientToServer,
+      TcpStream serverToClient,
+      boolean startedMidStream,
       boolean closed) {
     this.client = client;
     this.server = server;
@@ -60,8 +67,8 @@ public final class TcpConnection {
   }
 
   /**
-   * True if the connection's first captured packet was not a SYN or SYN-ACK: each stream starts
-   * at its first captured byte, which may be inside a frame, and the client was guessed.
+   * True if the connection's first captured packet was not a SYN or SYN-ACK: each stream starts at
+   * its first captured byte, which may be inside a frame, and the client was guessed.
    */
   public boolean startedMidStream() {
     return startedMidStream;
@@ -79,9 +86,18 @@ public final class TcpConnection {
 
   @Override
   public String toString() {
-    return "TcpConnection{" + client + " -> " + server + ", c2s=" + clientToServer.length()
-        + " bytes, s2c=" + serverToClient.length() + " bytes"
-        + (startedMidStream ? ", started mid-stream" : "") + (closed ? ", closed" : "")
-        + (hasGaps() ? ", with gaps" : "") + "}";
+    return "TcpConnection{"
+        + client
+        + " -> "
+        + server
+        + ", c2s="
+        + clientToServer.length()
+        + " bytes, s2c="
+        + serverToClient.length()
+        + " bytes"
+        + (startedMidStream ? ", started mid-stream" : "")
+        + (closed ? ", closed" : "")
+        + (hasGaps() ? ", with gaps" : "")
+        + "}";
   }
 }

@@ -22,28 +22,27 @@ import java.util.Set;
  * }
  * }</pre>
  *
- * <p><b>Decoding.</b> Ethernet (with VLAN tags), Linux SLL and SLL2, BSD NULL and LOOP, and raw
- * IP packets are decoded through IPv4 or IPv6 to TCP; everything else is ignored. Non-first IP
+ * <p><b>Decoding.</b> Ethernet (with VLAN tags), Linux SLL and SLL2, BSD NULL and LOOP, and raw IP
+ * packets are decoded through IPv4 or IPv6 to TCP; everything else is ignored. Non-first IP
  * fragments are skipped. Each kind of skipped or damaged packet is noted once in {@link
  * #warnings()}.
  *
- * <p><b>Connections</b> are told apart by their address/port pairs, and a new SYN on the same
- * pair after the first starts a new connection. {@link #finish()} lists them in the order they
- * started (the capture time of their first packet; ties in file order). The SYN sender is the
- * client. Without a captured handshake the connection is {@linkplain
- * TcpConnection#startedMidStream() started mid-stream}, each stream starts at its first captured
- * byte, and the server is guessed: the side on the server port given here, else on 9042 or 9142,
- * else the side with the lower port, else the receiver of the first payload byte.
+ * <p><b>Connections</b> are told apart by their address/port pairs, and a new SYN on the same pair
+ * after the first starts a new connection. {@link #finish()} lists them in the order they started
+ * (the capture time of their first packet; ties in file order). The SYN sender is the client.
+ * Without a captured handshake the connection is {@linkplain TcpConnection#startedMidStream()
+ * started mid-stream}, each stream starts at its first captured byte, and the server is guessed:
+ * the side on the server port given here, else on 9042 or 9142, else the side with the lower port,
+ * else the receiver of the first payload byte.
  *
- * <p><b>Streams</b> are reassembled by sequence number with 32-bit wraparound. Retransmitted
- * bytes are dropped; where segments overlap, the bytes received first are kept. Out-of-order
- * segments are buffered (at most {@code maxBufferedBytes} per direction) until the hole before
- * them fills. A hole becomes a {@link TcpStream.Gap} and is skipped when it can never fill: the
- * peer acknowledged bytes beyond it, the buffer limit was reached, or the capture ended.
- * Checksums are not verified (captures on the sending host carry unfinished ones).
+ * <p><b>Streams</b> are reassembled by sequence number with 32-bit wraparound. Retransmitted bytes
+ * are dropped; where segments overlap, the bytes received first are kept. Out-of-order segments are
+ * buffered (at most {@code maxBufferedBytes} per direction) until the hole before them fills. A
+ * hole becomes a {@link TcpStream.Gap} and is skipped when it can never fill: the peer acknowledged
+ * bytes beyond it, the buffer limit was reached, or the capture ended. Checksums are not verified
+ * (captures on the sending host carry unfinished ones).
  *
- * <p><b>Memory.</b> Packets are not kept; the reassembled streams and the out-of-order buffers
- * are.
+ * <p><b>Memory.</b> Packets are not kept; the reassembled streams and the out-of-order buffers are.
  *
  * <p>Not thread-safe: one reassembler per capture, fed from one thread.
  */
@@ -56,13 +55,17 @@ public final class TcpReassembler {
 
   /** The server port given, or 0 to guess. */
   private final int serverPort;
+
   private final long maxBufferedBytes;
   private final Set<String> warnings = new LinkedHashSet<>();
   private final PacketDecoder decoder = new PacketDecoder(warnings);
+
   /** The current connection of each address pair, under both directions. */
   private final Map<Flow, ConnectionTracker> current = new HashMap<>();
+
   /** Every connection, in order of their first packet in the file. */
   private final List<ConnectionTracker> all = new ArrayList<>();
+
   private boolean finished;
 
   /** A reassembler that guesses the server side when a handshake is missing. */
@@ -73,8 +76,8 @@ public final class TcpReassembler {
   /**
    * A reassembler with a known server port and a buffer limit.
    *
-   * @param serverPort the server's port, used when a connection's handshake was not captured; 0
-   *     to guess
+   * @param serverPort the server's port, used when a connection's handshake was not captured; 0 to
+   *     guess
    * @param maxBufferedBytes out-of-order bytes buffered per direction before the first hole is
    *     given up as a gap
    */
@@ -144,8 +147,8 @@ public final class TcpReassembler {
   }
 
   /**
-   * Ends the capture: gives up the remaining holes as gaps and returns the connections in the
-   * order they started. Call once.
+   * Ends the capture: gives up the remaining holes as gaps and returns the connections in the order
+   * they started. Call once.
    */
   public List<TcpConnection> finish() {
     if (finished) {

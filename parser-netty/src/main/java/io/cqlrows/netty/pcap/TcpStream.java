@@ -7,13 +7,13 @@ import java.util.Arrays;
 import java.util.List;
 
 /**
- * One direction of a reassembled TCP connection: the bytes received in order, when each run of
- * them arrived, and the gaps where bytes are missing for good.
+ * One direction of a reassembled TCP connection: the bytes received in order, when each run of them
+ * arrived, and the gaps where bytes are missing for good.
  *
  * <p><b>Offsets.</b> Every offset indexes {@link #bytes()}, which holds only bytes that were
- * captured: a {@link Gap} at offset {@code k} of length {@code n} means {@code n} bytes are
- * missing between {@code bytes()[k - 1]} and {@code bytes()[k]}. (The position in the sender's
- * byte stream is {@code k} plus the lengths of the earlier gaps.)
+ * captured: a {@link Gap} at offset {@code k} of length {@code n} means {@code n} bytes are missing
+ * between {@code bytes()[k - 1]} and {@code bytes()[k]}. (The position in the sender's byte stream
+ * is {@code k} plus the lengths of the earlier gaps.)
  *
  * <p>Ownership and threading: immutable; {@link #bytes()} returns a fresh copy.
  */
@@ -36,16 +36,20 @@ public final class TcpStream {
   public record Chunk(long offset, long length, long timestampNanos) {}
 
   private final ByteStore store;
+
   /** Start offset of each chunk, ascending. */
   private final long[] chunkOffsets;
+
   /** Capture time of each chunk. */
   private final long[] chunkTimes;
+
   private final List<Gap> gaps;
+
   /** True if the sender's FIN was captured. */
   private final boolean finished;
 
-  TcpStream(ByteStore store, long[] chunkOffsets, long[] chunkTimes, List<Gap> gaps,
-      boolean finished) {
+  TcpStream(
+      ByteStore store, long[] chunkOffsets, long[] chunkTimes, List<Gap> gaps, boolean finished) {
     this.store = store;
     this.chunkOffsets = chunkOffsets;
     this.chunkTimes = chunkTimes;
@@ -61,8 +65,8 @@ public final class TcpStream {
   /**
    * A copy of the bytes received, in order, without the gaps.
    *
-   * @throws IllegalStateException if the stream is longer than an array can be (2 GiB); use
-   *     {@link #copyTo}
+   * @throws IllegalStateException if the stream is longer than an array can be (2 GiB); use {@link
+   *     #copyTo}
    */
   public byte[] bytes() {
     return store.toArray();
@@ -114,7 +118,14 @@ public final class TcpStream {
 
   @Override
   public String toString() {
-    return "TcpStream{length=" + length() + ", chunks=" + chunkOffsets.length + ", gaps=" + gaps
-        + ", finished=" + finished + "}";
+    return "TcpStream{length="
+        + length()
+        + ", chunks="
+        + chunkOffsets.length
+        + ", gaps="
+        + gaps
+        + ", finished="
+        + finished
+        + "}";
   }
 }

@@ -1,9 +1,9 @@
 package io.cqlrows.netty.pcap;
 
 /**
- * Timestamp arithmetic for capture files: seconds and ticks of any pcapng resolution to
- * nanoseconds since the epoch. Saturates at {@link Long#MAX_VALUE} (the year 2262) instead of
- * overflowing, so that a garbage timestamp is merely wrong, never an exception. Stateless.
+ * Timestamp arithmetic for capture files: seconds and ticks of any pcapng resolution to nanoseconds
+ * since the epoch. Saturates at {@link Long#MAX_VALUE} (the year 2262) instead of overflowing, so
+ * that a garbage timestamp is merely wrong, never an exception. Stateless.
  */
 final class Timestamps {
   private static final long NANOS_PER_SECOND = 1_000_000_000L;

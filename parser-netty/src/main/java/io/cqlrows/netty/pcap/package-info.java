@@ -8,8 +8,8 @@
  *       byte offset.
  *   <li>{@link io.cqlrows.netty.pcap.TcpReassembler} decodes the link, IP and TCP layers of those
  *       packets and reassembles each connection's two byte streams into a {@link
- *       io.cqlrows.netty.pcap.TcpConnection} of two {@link io.cqlrows.netty.pcap.TcpStream}s,
- *       with the gaps it could not fill.
+ *       io.cqlrows.netty.pcap.TcpConnection} of two {@link io.cqlrows.netty.pcap.TcpStream}s, with
+ *       the gaps it could not fill.
  *   <li>{@link io.cqlrows.netty.pcap.PcapWriter} writes one synthetic TCP connection (handshake,
  *       data, FIN) as a classic pcap; {@link io.cqlrows.netty.pcap.PcapRecordingHandler} feeds it
  *       from a channel's traffic.
@@ -18,8 +18,8 @@
  * <p>Ownership: none of these types holds a {@code ByteBuf}; packets and streams are plain byte
  * arrays owned by the objects that return them. The recording handler reads the buffers that pass
  * through it without touching their indices or reference counts. Threading: readers, reassemblers
- * and writers are single-threaded objects for one caller; the recording handler is one instance
- * per channel, called from its event loop. Finished {@code TcpConnection}s and {@code TcpStream}s
- * are immutable.
+ * and writers are single-threaded objects for one caller; the recording handler is one instance per
+ * channel, called from its event loop. Finished {@code TcpConnection}s and {@code TcpStream}s are
+ * immutable.
  */
 package io.cqlrows.netty.pcap;

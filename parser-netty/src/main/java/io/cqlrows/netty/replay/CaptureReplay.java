@@ -12,8 +12,8 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Replays captured CQL connections for tests: the server's bytes (and, when known, the client's)
- * go through the same Netty decoders a driver uses, on an {@link EmbeddedChannel}. Framing and
+ * Replays captured CQL connections for tests: the server's bytes (and, when known, the client's) go
+ * through the same Netty decoders a driver uses, on an {@link EmbeddedChannel}. Framing and
  * compression are detected: v3/v4 frames with or without LZ4 or Snappy bodies, and v5 with the
  * switch to segments (uncompressed or LZ4) after READY.
  *
@@ -40,8 +40,8 @@ public final class CaptureReplay {
 
   /**
    * Every RESULT response of one connection's server-to-client bytes, in order, with the rows of
-   * ROWS results materialised. Queries are unknown and the cells of {@code No_metadata} results
-   * are raw bytes.
+   * ROWS results materialised. Queries are unknown and the cells of {@code No_metadata} results are
+   * raw bytes.
    *
    * @throws CqlFrameException if the byte stream is broken (connection-level)
    */
@@ -74,10 +74,20 @@ public final class CaptureReplay {
    *     them
    * @throws CqlFrameException if either byte stream is broken (connection-level)
    */
-  public static void replay(byte[] serverToClient, byte[] clientToServer,
-      ProtocolFeatures assumed, ReplayListener listener) {
-    ConnectionReplay.replay("connection", clientToServer, serverToClient, false, assumed,
-        new PreparedStatements(), ParseLimits.defaults(), listener);
+  public static void replay(
+      byte[] serverToClient,
+      byte[] clientToServer,
+      ProtocolFeatures assumed,
+      ReplayListener listener) {
+    ConnectionReplay.replay(
+        "connection",
+        clientToServer,
+        serverToClient,
+        false,
+        assumed,
+        new PreparedStatements(),
+        ParseLimits.defaults(),
+        listener);
   }
 
   /**
@@ -109,14 +119,28 @@ public final class CaptureReplay {
 
     @Override
     public void onResult(Response response, CqlResult result) {
-      results.add(new ReplayedResult(response.connection(), response.streamId(),
-          response.query(), result, rows.rows(), null, response.tablets()));
+      results.add(
+          new ReplayedResult(
+              response.connection(),
+              response.streamId(),
+              response.query(),
+              result,
+              rows.rows(),
+              null,
+              response.tablets()));
     }
 
     @Override
     public void onError(Response response, CqlFrameException error) {
-      results.add(new ReplayedResult(response.connection(), response.streamId(),
-          response.query(), null, List.of(), error, response.tablets()));
+      results.add(
+          new ReplayedResult(
+              response.connection(),
+              response.streamId(),
+              response.query(),
+              null,
+              List.of(),
+              error,
+              response.tablets()));
     }
   }
 }

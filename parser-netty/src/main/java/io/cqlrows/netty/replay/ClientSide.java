@@ -18,6 +18,7 @@ import java.util.Objects;
  */
 final class ClientSide {
   private final Map<Integer, ArrayDeque<Request>> byStream = new HashMap<>();
+
   /** The assumed features until a STARTUP is read, then that STARTUP's. */
   ProtocolFeatures features;
 
@@ -26,23 +27,29 @@ final class ClientSide {
   }
 
   void read(byte[] bytes, boolean midStream, ParseLimits limits, ReplayListener listener) {
-    ConnectionReplay.feed(bytes, midStream, true, limits, new ChannelInboundHandlerAdapter() {
-      @Override
-      public void channelRead(ChannelHandlerContext ctx, Object msg) {
-        if (msg instanceof Frame f) {
-          try {
-            listener.onFrame(true, f);
-            if (!f.isResponse()) {
-              add(RequestReader.read(f, features));
+    ConnectionReplay.feed(
+        bytes,
+        midStream,
+        true,
+        limits,
+        new ChannelInboundHandlerAdapter() {
+          @Override
+          public void channelRead(ChannelHandlerContext ctx, Object msg) {
+            if (msg instanceof Frame f) {
+              try {
+                listener.onFrame(true, f);
+                if (!f.isResponse()) {
+                  add(RequestReader.read(f, features));
+                }
+              } finally {
+                f.release();
+              }
+            } else {
+              ReferenceCountUtil.release(msg);
             }
-          } finally {
-            f.release();
           }
-        } else {
-          ReferenceCountUtil.release(msg);
-        }
-      }
-    }, listener);
+        },
+        listener);
   }
 
   private void add(Request r) {

@@ -6,10 +6,9 @@ import java.util.Map;
 
 /**
  * The prepared statements seen in a capture: statement id to CQL text and result columns, from
- * PREPARE requests and their PREPARED results, updated by {@code Metadata_changed} results (v5,
- * or v4 with ScyllaDB's {@code SCYLLA_USE_METADATA_ID}).
- * Shared by all connections of one capture (a driver may prepare on one connection and execute
- * on another). Not thread-safe.
+ * PREPARE requests and their PREPARED results, updated by {@code Metadata_changed} results (v5, or
+ * v4 with ScyllaDB's {@code SCYLLA_USE_METADATA_ID}). Shared by all connections of one capture (a
+ * driver may prepare on one connection and execute on another). Not thread-safe.
  */
 public final class PreparedStatements {
   /** One statement: its text (null if its PREPARE was not seen) and current result columns. */

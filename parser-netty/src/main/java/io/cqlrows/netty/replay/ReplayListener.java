@@ -3,12 +3,12 @@ package io.cqlrows.netty.replay;
 import io.cqlrows.core.CqlResult;
 import io.cqlrows.core.RowSink;
 import io.cqlrows.core.TabletRouting;
-import io.cqlrows.netty.frame.CqlServerError;
 import io.cqlrows.netty.frame.CqlFrameException;
+import io.cqlrows.netty.frame.CqlServerError;
 
 /**
- * Receives the RESULT responses of a replayed connection, in capture order. Called on the
- * replaying thread.
+ * Receives the RESULT responses of a replayed connection, in capture order. Called on the replaying
+ * thread.
  */
 public interface ReplayListener {
   /**
@@ -55,10 +55,10 @@ public interface ReplayListener {
    * @param streamId the stream id
    * @param request the matching request, or {@code null} if the client side is unknown
    * @param query the CQL text of the request (for an EXECUTE, of its PREPARE), or null
-   * @param tablets the {@link TabletRouting} of the response's custom payload, when the
-   *     connection uses {@link io.cqlrows.core.ProtocolFeatures#TABLETS_ROUTING_V1} and the
-   *     response has one; else {@code null}
+   * @param tablets the {@link TabletRouting} of the response's custom payload, when the connection
+   *     uses {@link io.cqlrows.core.ProtocolFeatures#TABLETS_ROUTING_V1} and the response has one;
+   *     else {@code null}
    */
-  record Response(String connection, int streamId, Request request, String query,
-      TabletRouting tablets) {}
+  record Response(
+      String connection, int streamId, Request request, String query, TabletRouting tablets) {}
 }

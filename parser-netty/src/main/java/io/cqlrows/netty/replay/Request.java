@@ -15,8 +15,13 @@ import java.util.Map;
  * @param skipMetadata whether an EXECUTE asked for {@code No_metadata} results
  * @param options the options of a STARTUP (e.g. {@code COMPRESSION}), else empty
  */
-public record Request(int streamId, Opcode opcode, String query, String preparedId,
-    boolean skipMetadata, Map<String, String> options) {
+public record Request(
+    int streamId,
+    Opcode opcode,
+    String query,
+    String preparedId,
+    boolean skipMetadata,
+    Map<String, String> options) {
   /** Copies the options. */
   public Request {
     options = Map.copyOf(options);

@@ -56,8 +56,8 @@ final class RequestReader {
     }
     b.skipBytes(2); // consistency
     int flags = frame.version() >= 5 ? b.readInt() : b.readUnsignedByte();
-    return new Request(frame.streamId(), Opcode.EXECUTE, null, id,
-        (flags & SKIP_METADATA) != 0, Map.of());
+    return new Request(
+        frame.streamId(), Opcode.EXECUTE, null, id, (flags & SKIP_METADATA) != 0, Map.of());
   }
 
   private static String longString(ByteBuf b) {

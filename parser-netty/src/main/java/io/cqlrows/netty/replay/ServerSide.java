@@ -10,12 +10,12 @@ import io.cqlrows.core.ResultReader;
 import io.cqlrows.core.RowSink;
 import io.cqlrows.core.RowsResult;
 import io.cqlrows.core.TabletRouting;
-import io.cqlrows.netty.frame.CqlServerError;
-import io.cqlrows.netty.frame.SupportedOptions;
 import io.cqlrows.netty.frame.CqlFrameException;
 import io.cqlrows.netty.frame.CqlFrameException.Reason;
+import io.cqlrows.netty.frame.CqlServerError;
 import io.cqlrows.netty.frame.Frame;
 import io.cqlrows.netty.frame.Opcode;
+import io.cqlrows.netty.frame.SupportedOptions;
 import io.cqlrows.netty.replay.ReplayListener.Response;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.channel.ChannelHandlerContext;
@@ -31,13 +31,19 @@ final class ServerSide extends ChannelInboundHandlerAdapter {
   private final PreparedStatements prepared;
   private final ParseLimits limits;
   private final ReplayListener listener;
+
   /** The connection's extensions, with SUPPORTED's parameters once it is read. */
   private ProtocolFeatures features;
+
   /** Made for the first response's version and the features; null until then. */
   private ResultReader reader;
 
-  ServerSide(String connection, ClientSide requests, PreparedStatements prepared,
-      ParseLimits limits, ReplayListener listener) {
+  ServerSide(
+      String connection,
+      ClientSide requests,
+      PreparedStatements prepared,
+      ParseLimits limits,
+      ReplayListener listener) {
     this.connection = connection;
     this.requests = requests;
     this.prepared = prepared;
@@ -59,7 +65,7 @@ final class ServerSide extends ChannelInboundHandlerAdapter {
         case RESULT -> result(frame, request);
         case SUPPORTED -> supported(frame);
         case ERROR -> error(frame, request);
-        default -> { }
+        default -> {}
       }
     } finally {
       frame.release();
@@ -87,9 +93,14 @@ final class ServerSide extends ChannelInboundHandlerAdapter {
     try {
       error = CqlServerError.decode(frame.body(), features);
     } catch (IllegalArgumentException e) {
-      listener.onError(response(frame.streamId(), request, null),
-          CqlFrameException.frameError(Reason.BAD_RESPONSE, frame.streamId(),
-              frame.bodyOffset(), "ERROR body: " + e.getMessage(), e));
+      listener.onError(
+          response(frame.streamId(), request, null),
+          CqlFrameException.frameError(
+              Reason.BAD_RESPONSE,
+              frame.streamId(),
+              frame.bodyOffset(),
+              "ERROR body: " + e.getMessage(),
+              e));
       return;
     }
     listener.onServerError(response(frame.streamId(), request, null), error);
@@ -97,8 +108,9 @@ final class ServerSide extends ChannelInboundHandlerAdapter {
 
   private ResultReader reader(Frame frame) {
     if (reader == null) {
-      reader = new ResultReader(Math.max(3, frame.version()), limits, features)
-          .rawCellsWithoutMetadata(true);
+      reader =
+          new ResultReader(Math.max(3, frame.version()), limits, features)
+              .rawCellsWithoutMetadata(true);
     }
     return reader;
   }
@@ -115,16 +127,18 @@ final class ServerSide extends ChannelInboundHandlerAdapter {
 
   private Request match(Frame frame) {
     return frame.isResponse() && frame.streamId() >= 0 && frame.opcode() != Opcode.EVENT
-        ? requests.poll(frame.streamId()) : null;
+        ? requests.poll(frame.streamId())
+        : null;
   }
 
   private void result(Frame frame, Request request) {
     TabletRouting tablets;
     try {
-      tablets = features.tabletsRoutingV1()
-          ? TabletRouting.fromPayload(frame.customPayload()) : null;
+      tablets =
+          features.tabletsRoutingV1() ? TabletRouting.fromPayload(frame.customPayload()) : null;
     } catch (CqlParseException e) {
-      listener.onError(response(frame.streamId(), request, null),
+      listener.onError(
+          response(frame.streamId(), request, null),
           CqlFrameException.badPayload(frame.streamId(), TabletRouting.PAYLOAD_KEY, e));
       return;
     }
@@ -140,8 +154,8 @@ final class ServerSide extends ChannelInboundHandlerAdapter {
     try {
       result = reader(frame).read(frame.body(), sink, columns);
     } catch (CqlParseException e) {
-      listener.onError(response,
-          CqlFrameException.badResult(frame.streamId(), frame.bodyOffset(), e));
+      listener.onError(
+          response, CqlFrameException.badResult(frame.streamId(), frame.bodyOffset(), e));
       return;
     }
     remember(request, result);
@@ -154,10 +168,14 @@ final class ServerSide extends ChannelInboundHandlerAdapter {
    */
   private void remember(Request request, CqlResult result) {
     if (result instanceof PreparedResult p) {
-      prepared.prepared("0x" + ByteBufUtil.hexDump(p.id()),
-          request == null ? null : request.query(), p.resultColumns());
-    } else if (result instanceof RowsResult r && r.metadata().metadataChanged()
-        && request != null && request.preparedId() != null) {
+      prepared.prepared(
+          "0x" + ByteBufUtil.hexDump(p.id()),
+          request == null ? null : request.query(),
+          p.resultColumns());
+    } else if (result instanceof RowsResult r
+        && r.metadata().metadataChanged()
+        && request != null
+        && request.preparedId() != null) {
       prepared.metadataChanged(request.preparedId(), r.metadata().columns());
     }
   }

@@ -8,16 +8,16 @@ import java.util.List;
 import java.util.Objects;
 
 /**
- * The {@code <query_parameters>} of QUERY and EXECUTE (section 4.1.4 of native_protocol_v4.spec
- * and v5.spec):
+ * The {@code <query_parameters>} of QUERY and EXECUTE (section 4.1.4 of native_protocol_v4.spec and
+ * v5.spec):
  *
  * <pre>
  * consistency[short] flags(v4: byte, v5: [int]) [n[short] value_1..value_n] [result_page_size[int]]
  *     [paging_state[bytes]] [serial_consistency[short]] [timestamp[long]]
  * </pre>
  *
- * <p>Positional values only (no {@code With names for values}); no keyspace or now_in_seconds
- * (v5 flags 0x80 and 0x100).
+ * <p>Positional values only (no {@code With names for values}); no keyspace or now_in_seconds (v5
+ * flags 0x80 and 0x100).
  *
  * <pre>{@code
  * QueryParameters p = QueryParameters.of(Consistency.LOCAL_ONE)
@@ -27,23 +27,28 @@ import java.util.Objects;
  * }</pre>
  *
  * <p><b>Ownership.</b> Values and the paging state are <em>viewed</em>, never copied, retained or
- * released: a {@link ByteBuf} or {@code byte[]} handed in is Borrowed until the request that
- * uses these parameters has been encoded, and must not be released or modified before then.
+ * released: a {@link ByteBuf} or {@code byte[]} handed in is Borrowed until the request that uses
+ * these parameters has been encoded, and must not be released or modified before then.
  *
- * <p><b>Threading.</b> Immutable: every {@code with...} returns a new instance. Safe to share
- * once the borrowed values are no longer modified.
+ * <p><b>Threading.</b> Immutable: every {@code with...} returns a new instance. Safe to share once
+ * the borrowed values are no longer modified.
  */
 public final class QueryParameters {
   /** Flag 0x01: a {@code [short]} n and n {@code [value]}s follow. */
   public static final int FLAG_VALUES = 0x01;
+
   /** Flag 0x02: {@code Skip_metadata}, ROWS results come back with {@code No_metadata}. */
   public static final int FLAG_SKIP_METADATA = 0x02;
+
   /** Flag 0x04: {@code result_page_size} follows. */
   public static final int FLAG_PAGE_SIZE = 0x04;
+
   /** Flag 0x08: {@code paging_state} follows. */
   public static final int FLAG_WITH_PAGING_STATE = 0x08;
+
   /** Flag 0x10: {@code serial_consistency} follows. */
   public static final int FLAG_WITH_SERIAL_CONSISTENCY = 0x10;
+
   /** Flag 0x20: a default {@code timestamp} follows. */
   public static final int FLAG_WITH_DEFAULT_TIMESTAMP = 0x20;
 
@@ -55,20 +60,31 @@ public final class QueryParameters {
   private static final long NO_TIMESTAMP = Long.MIN_VALUE;
 
   private final Consistency consistency;
+
   /** Positional values; a null element is a NULL value. Unmodifiable. */
   private final List<ByteBuffer> values;
+
   /** Page size in rows, or 0 for none. */
   private final int pageSize;
+
   /** Read-only view of the paging state, or null. */
   private final ByteBuffer pagingState;
+
   private final boolean skipMetadata;
+
   /** Serial consistency, or null. */
   private final Consistency serialConsistency;
+
   /** Default timestamp in microseconds, or {@link #NO_TIMESTAMP}. */
   private final long defaultTimestamp;
 
-  private QueryParameters(Consistency consistency, List<ByteBuffer> values, int pageSize,
-      ByteBuffer pagingState, boolean skipMetadata, Consistency serialConsistency,
+  private QueryParameters(
+      Consistency consistency,
+      List<ByteBuffer> values,
+      int pageSize,
+      ByteBuffer pagingState,
+      boolean skipMetadata,
+      Consistency serialConsistency,
       long defaultTimestamp) {
     this.consistency = Objects.requireNonNull(consistency, "consistency");
     this.values = values;
@@ -125,14 +141,26 @@ public final class QueryParameters {
     if (list.size() > 0xFFFF) {
       throw new IllegalArgumentException("values: " + list.size() + " (expected: <= 65535)");
     }
-    return new QueryParameters(consistency, Collections.unmodifiableList(list), pageSize,
-        pagingState, skipMetadata, serialConsistency, defaultTimestamp);
+    return new QueryParameters(
+        consistency,
+        Collections.unmodifiableList(list),
+        pageSize,
+        pagingState,
+        skipMetadata,
+        serialConsistency,
+        defaultTimestamp);
   }
 
   /** With a page size in rows; 0 or less for none (the server's default: everything at once). */
   public QueryParameters withPageSize(int pageSize) {
-    return new QueryParameters(consistency, values, Math.max(0, pageSize), pagingState,
-        skipMetadata, serialConsistency, defaultTimestamp);
+    return new QueryParameters(
+        consistency,
+        values,
+        Math.max(0, pageSize),
+        pagingState,
+        skipMetadata,
+        serialConsistency,
+        defaultTimestamp);
   }
 
   /**
@@ -142,20 +170,32 @@ public final class QueryParameters {
    */
   public QueryParameters withPagingState(ByteBuffer pagingState) {
     ByteBuffer view = pagingState == null ? null : pagingState.asReadOnlyBuffer();
-    return new QueryParameters(consistency, values, pageSize, view, skipMetadata,
-        serialConsistency, defaultTimestamp);
+    return new QueryParameters(
+        consistency, values, pageSize, view, skipMetadata, serialConsistency, defaultTimestamp);
   }
 
   /** With or without {@code Skip_metadata} (flag 0x02; meaningful for EXECUTE). */
   public QueryParameters withSkipMetadata(boolean skipMetadata) {
-    return new QueryParameters(consistency, values, pageSize, pagingState, skipMetadata,
-        serialConsistency, defaultTimestamp);
+    return new QueryParameters(
+        consistency,
+        values,
+        pageSize,
+        pagingState,
+        skipMetadata,
+        serialConsistency,
+        defaultTimestamp);
   }
 
   /** With a serial consistency ({@link Consistency#SERIAL} or {@code LOCAL_SERIAL}), or null. */
   public QueryParameters withSerialConsistency(Consistency serialConsistency) {
-    return new QueryParameters(consistency, values, pageSize, pagingState, skipMetadata,
-        serialConsistency, defaultTimestamp);
+    return new QueryParameters(
+        consistency,
+        values,
+        pageSize,
+        pagingState,
+        skipMetadata,
+        serialConsistency,
+        defaultTimestamp);
   }
 
   /**
@@ -167,8 +207,8 @@ public final class QueryParameters {
     if (micros < 0) {
       throw new IllegalArgumentException("timestamp: " + micros + " (expected: >= 0)");
     }
-    return new QueryParameters(consistency, values, pageSize, pagingState, skipMetadata,
-        serialConsistency, micros);
+    return new QueryParameters(
+        consistency, values, pageSize, pagingState, skipMetadata, serialConsistency, micros);
   }
 
   /** The consistency level. */

@@ -45,6 +45,7 @@ import java.util.function.Consumer;
 public final class Requests {
   /** The envelope header: version, flags, stream, opcode, length. */
   public static final int HEADER_LENGTH = 9;
+
   /** The CQL version every Cassandra since 2.0 accepts in STARTUP. */
   public static final String CQL_VERSION = "3.0.0";
 
@@ -65,10 +66,10 @@ public final class Requests {
    * Encoders for one connection.
    *
    * @param protocolVersion 4 or 5
-   * @param compression what STARTUP negotiates: {@link Compression#NONE}, {@link
-   *     Compression#LZ4}, or on v4 {@link Compression#SNAPPY}, whose requests are sent
-   *     uncompressed (the compression flag is per frame: the server's responses are compressed,
-   *     and this library has no Snappy compressor)
+   * @param compression what STARTUP negotiates: {@link Compression#NONE}, {@link Compression#LZ4},
+   *     or on v4 {@link Compression#SNAPPY}, whose requests are sent uncompressed (the compression
+   *     flag is per frame: the server's responses are compressed, and this library has no Snappy
+   *     compressor)
    * @param features the extensions STARTUP names ({@link ProtocolFeatures#NONE} for none): with
    *     {@link ProtocolFeatures#SCYLLA_USE_METADATA_ID} a v4 EXECUTE carries the {@code
    *     result_metadata_id}
@@ -102,13 +103,12 @@ public final class Requests {
   }
 
   /**
-   * The STARTUP options: {@code CQL_VERSION}, for LZ4 {@code COMPRESSION=lz4} (for Snappy
-   * {@code snappy}), then the
-   * extensions' own ({@link ProtocolFeatures#startupOptions()}; none for {@link
+   * The STARTUP options: {@code CQL_VERSION}, for LZ4 {@code COMPRESSION=lz4} (for Snappy {@code
+   * snappy}), then the extensions' own ({@link ProtocolFeatures#startupOptions()}; none for {@link
    * ProtocolFeatures#NONE}, so a Cassandra connection sends exactly the first two).
    */
-  public static Map<String, String> startupOptions(Compression compression,
-      ProtocolFeatures features) {
+  public static Map<String, String> startupOptions(
+      Compression compression, ProtocolFeatures features) {
     Map<String, String> options = new LinkedHashMap<>();
     options.put("CQL_VERSION", CQL_VERSION);
     if (compression == Compression.LZ4) {
@@ -132,8 +132,8 @@ public final class Requests {
    */
   public ByteBuf startup(ByteBufAllocator alloc, int streamId, Map<String, String> options) {
     Objects.requireNonNull(options, "options");
-    return envelope(alloc, streamId, Opcode.STARTUP, false,
-        body -> WireWriter.stringMap(body, options));
+    return envelope(
+        alloc, streamId, Opcode.STARTUP, false, body -> WireWriter.stringMap(body, options));
   }
 
   /**
@@ -142,19 +142,24 @@ public final class Requests {
    * @param query the CQL text
    * @param parameters consistency, values, paging; its values are read during this call
    */
-  public ByteBuf query(ByteBufAllocator alloc, int streamId, String query,
-      QueryParameters parameters) {
+  public ByteBuf query(
+      ByteBufAllocator alloc, int streamId, String query, QueryParameters parameters) {
     Objects.requireNonNull(query, "query");
     Objects.requireNonNull(parameters, "parameters");
-    return envelope(alloc, streamId, Opcode.QUERY, lz4Bodies, body -> {
-      WireWriter.longString(body, query);
-      parameters.writeTo(body, protocolVersion);
-    });
+    return envelope(
+        alloc,
+        streamId,
+        Opcode.QUERY,
+        lz4Bodies,
+        body -> {
+          WireWriter.longString(body, query);
+          parameters.writeTo(body, protocolVersion);
+        });
   }
 
   /**
-   * QUERY (§4.1.4) without values, at {@link Consistency#LOCAL_ONE}, with the server's default
-   * page size.
+   * QUERY (§4.1.4) without values, at {@link Consistency#LOCAL_ONE}, with the server's default page
+   * size.
    *
    * @param query the CQL text
    */
@@ -165,12 +170,17 @@ public final class Requests {
   /** PREPARE (§4.1.5): the query, and on v5 its flags ({@code [int]} 0: no keyspace). */
   public ByteBuf prepare(ByteBufAllocator alloc, int streamId, String query) {
     Objects.requireNonNull(query, "query");
-    return envelope(alloc, streamId, Opcode.PREPARE, lz4Bodies, body -> {
-      WireWriter.longString(body, query);
-      if (protocolVersion >= 5) {
-        body.writeInt(0);
-      }
-    });
+    return envelope(
+        alloc,
+        streamId,
+        Opcode.PREPARE,
+        lz4Bodies,
+        body -> {
+          WireWriter.longString(body, query);
+          if (protocolVersion >= 5) {
+            body.writeInt(0);
+          }
+        });
   }
 
   /**
@@ -183,22 +193,33 @@ public final class Requests {
    * @param parameters consistency, values, paging, {@code Skip_metadata}; its values are read
    *     during this call
    */
-  public ByteBuf execute(ByteBufAllocator alloc, int streamId, byte[] id,
-      byte[] resultMetadataId, QueryParameters parameters) {
+  public ByteBuf execute(
+      ByteBufAllocator alloc,
+      int streamId,
+      byte[] id,
+      byte[] resultMetadataId,
+      QueryParameters parameters) {
     Objects.requireNonNull(id, "id");
     Objects.requireNonNull(parameters, "parameters");
     boolean withMetadataId = features.hasResultMetadataId(protocolVersion);
     if (withMetadataId && resultMetadataId == null) {
-      throw new IllegalArgumentException("resultMetadataId: null (expected: an id on v"
-          + protocolVersion + (protocolVersion < 5 ? " with SCYLLA_USE_METADATA_ID)" : ")"));
+      throw new IllegalArgumentException(
+          "resultMetadataId: null (expected: an id on v"
+              + protocolVersion
+              + (protocolVersion < 5 ? " with SCYLLA_USE_METADATA_ID)" : ")"));
     }
-    return envelope(alloc, streamId, Opcode.EXECUTE, lz4Bodies, body -> {
-      WireWriter.shortBytes(body, "id", id);
-      if (withMetadataId) {
-        WireWriter.shortBytes(body, "result_metadata_id", resultMetadataId);
-      }
-      parameters.writeTo(body, protocolVersion);
-    });
+    return envelope(
+        alloc,
+        streamId,
+        Opcode.EXECUTE,
+        lz4Bodies,
+        body -> {
+          WireWriter.shortBytes(body, "id", id);
+          if (withMetadataId) {
+            WireWriter.shortBytes(body, "result_metadata_id", resultMetadataId);
+          }
+          parameters.writeTo(body, protocolVersion);
+        });
   }
 
   /**
@@ -210,15 +231,20 @@ public final class Requests {
    */
   public ByteBuf authResponse(ByteBufAllocator alloc, int streamId, byte[] token) {
     Objects.requireNonNull(token, "token");
-    return envelope(alloc, streamId, Opcode.AUTH_RESPONSE, false, body -> {
-      body.writeInt(token.length);
-      body.writeBytes(token);
-    });
+    return envelope(
+        alloc,
+        streamId,
+        Opcode.AUTH_RESPONSE,
+        false,
+        body -> {
+          body.writeInt(token.length);
+          body.writeBytes(token);
+        });
   }
 
   /**
-   * The SASL PLAIN token of {@code PasswordAuthenticator}: {@code NUL username NUL password},
-   * in UTF-8. The caller should overwrite it once it is sent.
+   * The SASL PLAIN token of {@code PasswordAuthenticator}: {@code NUL username NUL password}, in
+   * UTF-8. The caller should overwrite it once it is sent.
    */
   public static byte[] plainToken(String username, char[] password) {
     byte[] user = username.getBytes(StandardCharsets.UTF_8);
@@ -233,8 +259,8 @@ public final class Requests {
   }
 
   /**
-   * Sets the stream id of an encoded envelope in place (a driver encodes on the caller's thread
-   * and allocates the stream on the event loop).
+   * Sets the stream id of an encoded envelope in place (a driver encodes on the caller's thread and
+   * allocates the stream on the event loop).
    *
    * @param envelope an envelope from this class, header at its reader index. Borrowed.
    */
@@ -243,7 +269,11 @@ public final class Requests {
     envelope.setShort(envelope.readerIndex() + 2, streamId);
   }
 
-  private ByteBuf envelope(ByteBufAllocator alloc, int streamId, Opcode opcode, boolean compress,
+  private ByteBuf envelope(
+      ByteBufAllocator alloc,
+      int streamId,
+      Opcode opcode,
+      boolean compress,
       Consumer<ByteBuf> bodyWriter) {
     checkStreamId(streamId);
     ByteBuf out = alloc.buffer();
@@ -269,8 +299,8 @@ public final class Requests {
     }
   }
 
-  private static void writeCompressed(ByteBufAllocator alloc, ByteBuf out,
-      Consumer<ByteBuf> bodyWriter) {
+  private static void writeCompressed(
+      ByteBufAllocator alloc, ByteBuf out, Consumer<ByteBuf> bodyWriter) {
     ByteBuf plain = alloc.buffer();
     try {
       bodyWriter.accept(plain);

@@ -6,9 +6,8 @@
  * io.cqlrows.netty.internal.SegmentEncoder} packs envelopes into v5 segments on the way out.
  *
  * <p>Ownership: every encoded envelope or segment belongs to the caller (or to the next outbound
- * handler), which writes or releases it; values handed in are borrowed and read during the
- * encoding call. Threading: {@code Requests}, {@code QueryParameters} and {@code Consistency}
- * are immutable and thread-safe; {@code SegmentEncoder} is one instance per channel, used from
- * its event loop.
+ * handler), which writes or releases it; values handed in are borrowed and read during the encoding
+ * call. Threading: {@code Requests}, {@code QueryParameters} and {@code Consistency} are immutable
+ * and thread-safe; {@code SegmentEncoder} is one instance per channel, used from its event loop.
  */
 package io.cqlrows.netty.request;

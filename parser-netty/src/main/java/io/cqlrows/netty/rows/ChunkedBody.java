@@ -13,9 +13,9 @@ import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.CompositeByteBuf;
 
 /**
- * The one RESULT body of a connection that arrives as a {@link FrameHead} and {@link
- * FrameChunk}s: either its rows are parsed as the chunks arrive ({@link #stream}), or the chunks
- * are gathered without copying into a whole {@link Frame} ({@link #gather}). Idle between bodies.
+ * The one RESULT body of a connection that arrives as a {@link FrameHead} and {@link FrameChunk}s:
+ * either its rows are parsed as the chunks arrive ({@link #stream}), or the chunks are gathered
+ * without copying into a whole {@link Frame} ({@link #gather}). Idle between bodies.
  *
  * <p>Owns the gathered buffer until it is handed on as a frame, and releases it when the body is
  * abandoned or {@link #release()}d. Not thread-safe: used on its handler's event loop.
@@ -23,12 +23,16 @@ import io.netty.buffer.CompositeByteBuf;
 final class ChunkedBody {
   /** The frame whose body arrives, or null when idle. */
   private FrameHead head;
+
   /** Its rows being parsed, when streamed. */
   private ResultStream stream;
+
   /** Its chunks gathered into a whole body, otherwise. */
   private CompositeByteBuf gathered;
+
   /** Its parse failed (and was reported): the rest of its chunks are dropped. */
   private boolean dropping;
+
   /** The tablet routing of its custom payload, or null. */
   private TabletRouting tablets;
 
@@ -39,8 +43,12 @@ final class ChunkedBody {
    */
   void begin(FrameHead h) {
     if (head != null) {
-      throw outOfOrder("frame head on stream " + h.streamId() + " while the body of stream "
-          + head.streamId() + " is incomplete");
+      throw outOfOrder(
+          "frame head on stream "
+              + h.streamId()
+              + " while the body of stream "
+              + head.streamId()
+              + " is incomplete");
     }
     head = h;
   }
@@ -62,9 +70,9 @@ final class ChunkedBody {
   }
 
   /**
-   * Drops the rest of the body: its parse failed and the caller reported it, or nobody waits for
-   * it any more (a late answer to a request that timed out, dropped from its head on). Its chunks
-   * are released as they arrive, no row reaches a sink, and its end reports nothing.
+   * Drops the rest of the body: its parse failed and the caller reported it, or nobody waits for it
+   * any more (a late answer to a request that timed out, dropped from its head on). Its chunks are
+   * released as they arrive, no row reaches a sink, and its end reports nothing.
    */
   void drop() {
     dropping = true;
@@ -112,8 +120,8 @@ final class ChunkedBody {
       return null;
     } catch (CqlParseException e) {
       dropping = true;
-      return new RowsFailure(head.streamId(),
-          CqlFrameException.badResult(head.streamId(), head.bodyOffset(), e));
+      return new RowsFailure(
+          head.streamId(), CqlFrameException.badResult(head.streamId(), head.bodyOffset(), e));
     }
   }
 
@@ -123,8 +131,15 @@ final class ChunkedBody {
     if (gathered != null) {
       CompositeByteBuf body = gathered;
       gathered = null;
-      return new Frame(h.version(), h.response(), h.flags(), h.streamId(), h.opcode(),
-          h.prelude(), body, h.bodyOffset());
+      return new Frame(
+          h.version(),
+          h.response(),
+          h.flags(),
+          h.streamId(),
+          h.opcode(),
+          h.prelude(),
+          body,
+          h.bodyOffset());
     }
     TabletRouting routing = tablets;
     ResultStream s = endStream();
@@ -132,13 +147,19 @@ final class ChunkedBody {
       return null;
     }
     FramePrelude p = h.prelude();
-    return new RowsResponse(h.streamId(), s.result(), h.flags(), p.warnings(), p.tracingId(),
-        p.customPayload(), routing);
+    return new RowsResponse(
+        h.streamId(),
+        s.result(),
+        h.flags(),
+        p.warnings(),
+        p.tracingId(),
+        p.customPayload(),
+        routing);
   }
 
   /**
-   * Closes the streamed parse; returns it, or null if its failure was already reported or the
-   * body was dropped.
+   * Closes the streamed parse; returns it, or null if its failure was already reported or the body
+   * was dropped.
    */
   private ResultStream endStream() {
     ResultStream s = stream;
@@ -157,8 +178,8 @@ final class ChunkedBody {
    * Ends a body the connection cut off.
    *
    * @param why why the connection ended
-   * @return the failure of a streamed body's stream (TRUNCATED, naming the last complete row),
-   *     or null: idle, gathering (its registration fails with the others) or already failed
+   * @return the failure of a streamed body's stream (TRUNCATED, naming the last complete row), or
+   *     null: idle, gathering (its registration fails with the others) or already failed
    */
   RowsFailure abandon(String why) {
     if (head == null) {
@@ -172,8 +193,10 @@ final class ChunkedBody {
       return null;
     }
     ResultStream s = endStream();
-    return s == null ? null : new RowsFailure(h.streamId(),
-        CqlFrameException.truncatedStream(h.streamId(), why, s.truncatedError()));
+    return s == null
+        ? null
+        : new RowsFailure(
+            h.streamId(), CqlFrameException.truncatedStream(h.streamId(), why, s.truncatedError()));
   }
 
   /** Bytes held: the gathered body, or the row in progress of a streamed one; 0 when idle. */

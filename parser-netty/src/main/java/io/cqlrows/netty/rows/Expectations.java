@@ -9,12 +9,12 @@ import java.util.BitSet;
 import java.util.Objects;
 
 /**
- * The stream ids of one connection, 0 to 32767 (native_protocol_v5.spec section 2.4.1.3), and
- * what each one in use waits for. An id is in use from its registration until its response
- * arrives (or fails); an <em>orphaned</em> id belongs to a request that timed out or was
- * cancelled, and stays in use, with nothing registered, until the late response arrives or the
- * connection ends, so that it is never reused while the server may still answer it. Ids are
- * handed out round-robin from after the last one, so a just-released id is not reused at once.
+ * The stream ids of one connection, 0 to 32767 (native_protocol_v5.spec section 2.4.1.3), and what
+ * each one in use waits for. An id is in use from its registration until its response arrives (or
+ * fails); an <em>orphaned</em> id belongs to a request that timed out or was cancelled, and stays
+ * in use, with nothing registered, until the late response arrives or the connection ends, so that
+ * it is never reused while the server may still answer it. Ids are handed out round-robin from
+ * after the last one, so a just-released id is not reused at once.
  *
  * <p>Not thread-safe: used on the handler's event loop.
  */
@@ -28,8 +28,8 @@ final class Expectations {
    * @param request the in-flight request whose future the response completes, or null for a
    *     registration made with {@code expect} (the response is fired downstream)
    */
-  record Expectation(RowSink sink, ResultColumns preparedColumns, boolean streaming,
-      InFlightRequest request) {}
+  record Expectation(
+      RowSink sink, ResultColumns preparedColumns, boolean streaming, InFlightRequest request) {}
 
   private final IntObjectMap<Expectation> byStream = new IntObjectHashMap<>();
   private final BitSet used = new BitSet(COUNT);
@@ -53,8 +53,11 @@ final class Expectations {
       throw new IllegalStateException("stream " + streamId + " already has a registered sink");
     }
     if (used.get(streamId)) {
-      throw new IllegalStateException("stream " + streamId + " is in use by a request that"
-          + " timed out or was cancelled and may still be answered");
+      throw new IllegalStateException(
+          "stream "
+              + streamId
+              + " is in use by a request that"
+              + " timed out or was cancelled and may still be answered");
     }
     take(streamId);
     byStream.put(streamId, expectation);

@@ -12,6 +12,7 @@ final class InFlightRequest {
   final int streamId;
   final CompletableFuture<RowsResponse> future;
   final Duration timeout;
+
   /** Fires at the deadline; cancelled when the request ends first. */
   ScheduledFuture<?> deadline;
 

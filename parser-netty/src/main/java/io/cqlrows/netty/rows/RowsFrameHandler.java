@@ -35,33 +35,31 @@ import java.util.function.Function;
 
 /**
  * Parses RESULT responses into the {@link RowSink} registered for their stream, and keeps the
- * connection's requests in flight: which stream id each one uses, its deadline, and the future
- * its response completes.
+ * connection's requests in flight: which stream id each one uses, its deadline, and the future its
+ * response completes.
  *
  * <p><b>Sending</b> ({@link #send}): the handler picks a free stream id, writes it into the
- * request, registers the sink, writes the request and returns a future of the response. A RESULT
- * is parsed into the sink and completes the future with a {@link RowsResponse}; an ERROR fails it
- * with a {@link CqlServerError}; a response the parser rejects fails it with a frame-local {@link
+ * request, registers the sink, writes the request and returns a future of the response. A RESULT is
+ * parsed into the sink and completes the future with a {@link RowsResponse}; an ERROR fails it with
+ * a {@link CqlServerError}; a response the parser rejects fails it with a frame-local {@link
  * CqlFrameException}. Nothing of such a request reaches the handlers after this one.
  *
  * <p><b>Deadlines and orphans.</b> Every request sent has a deadline. When it passes, the future
  * fails with a {@link CqlConnectionException} ({@code REQUEST_TIMEOUT}), the sink is dropped (a
- * response being streamed into it stops), and the stream id becomes <em>orphaned</em>: it stays
- * in use until the late response arrives, which is then released unread (and never reaches the
- * default sink or a later request), or until the connection ends. A future cancelled by its
- * caller orphans its id the same way. More orphans than the handler allows mark the connection
- * broken ({@code TOO_MANY_ORPHANS}): every pending request fails with that, and the channel is
- * closed.
+ * response being streamed into it stops), and the stream id becomes <em>orphaned</em>: it stays in
+ * use until the late response arrives, which is then released unread (and never reaches the default
+ * sink or a later request), or until the connection ends. A future cancelled by its caller orphans
+ * its id the same way. More orphans than the handler allows mark the connection broken ({@code
+ * TOO_MANY_ORPHANS}): every pending request fails with that, and the channel is closed.
  *
  * <p><b>Registering</b> ({@link #expect}): a driver that picks stream ids itself (a replay, a
- * server, a proxy) registers the sink before writing the request: the next response on that
- * stream consumes the registration. If it is a RESULT, the body is parsed into the sink and a
- * {@link RowsResponse} (or a {@link RowsFailure}) is fired downstream in place of the frame; any
- * other response is passed downstream unchanged. Ids in use by sent requests cannot be
- * registered, and the ids of registrations are not picked for sent requests. A RESULT on a stream
- * without a registration goes to the default sink factory, if one was given; when there is none
- * or it returns {@code null}, the frame is passed downstream. Requests and server events pass
- * through.
+ * server, a proxy) registers the sink before writing the request: the next response on that stream
+ * consumes the registration. If it is a RESULT, the body is parsed into the sink and a {@link
+ * RowsResponse} (or a {@link RowsFailure}) is fired downstream in place of the frame; any other
+ * response is passed downstream unchanged. Ids in use by sent requests cannot be registered, and
+ * the ids of registrations are not picked for sent requests. A RESULT on a stream without a
+ * registration goes to the default sink factory, if one was given; when there is none or it returns
+ * {@code null}, the frame is passed downstream. Requests and server events pass through.
  *
  * <p><b>Protocol extensions.</b> The reader's {@link ProtocolFeatures} apply (see {@link
  * #negotiated}); with {@link ProtocolFeatures#TABLETS_ROUTING_V1} the {@value
@@ -74,52 +72,60 @@ import java.util.function.Function;
  * CqlFrameException} from the decoder. A connection-level error ({@link CqlFrameException} with
  * {@code connectionLevel()}, or a {@link CqlConnectionException} such as a reset or a failed TLS
  * handshake) fails every pending request at once with that error, and every registration with a
- * {@link RowsFailure}, in stream order; the exception itself, like every other, passes
- * downstream. The connection closing fails what is pending with {@code CLOSED_BY_CLIENT} (a close
- * that passed through this handler) or {@code CLOSED_BY_SERVER}; input cut off inside a response
- * counts as the server closing. A handler made by {@link #forConnection} closes the channel
- * itself after a connection-level error, since nothing more can be decoded on it.
+ * {@link RowsFailure}, in stream order; the exception itself, like every other, passes downstream.
+ * The connection closing fails what is pending with {@code CLOSED_BY_CLIENT} (a close that passed
+ * through this handler) or {@code CLOSED_BY_SERVER}; input cut off inside a response counts as the
+ * server closing. A handler made by {@link #forConnection} closes the channel itself after a
+ * connection-level error, since nothing more can be decoded on it.
  *
- * <p><b>Streaming.</b> When the decoders {@linkplain
- * io.cqlrows.netty.CqlPipeline#streamResultsFrom stream large results}, a RESULT arrives as a
- * {@link FrameHead} and {@link FrameChunk}s. For a stream registered as streaming, its rows are
- * parsed as the chunks arrive: each complete row reaches the sink at once, and only the bytes of
- * the row in progress are kept ({@link ResultStream}). For any other stream the chunks are
- * gathered (without copying) into a {@link Frame}, handled as above; handlers after this one
- * never see heads or chunks. If the connection fails or closes while a body is streamed, its
- * registration gets a {@link RowsFailure} whose {@link RowsFailure#parseError()} is TRUNCATED and
- * names the last complete row.
+ * <p><b>Streaming.</b> When the decoders {@linkplain io.cqlrows.netty.CqlPipeline#streamResultsFrom
+ * stream large results}, a RESULT arrives as a {@link FrameHead} and {@link FrameChunk}s. For a
+ * stream registered as streaming, its rows are parsed as the chunks arrive: each complete row
+ * reaches the sink at once, and only the bytes of the row in progress are kept ({@link
+ * ResultStream}). For any other stream the chunks are gathered (without copying) into a {@link
+ * Frame}, handled as above; handlers after this one never see heads or chunks. If the connection
+ * fails or closes while a body is streamed, its registration gets a {@link RowsFailure} whose
+ * {@link RowsFailure#parseError()} is TRUNCATED and names the last complete row.
  *
  * <p><b>Ownership.</b> This handler owns a request handed to {@link #send} (it writes it, or
  * releases it when it cannot be sent). It releases the frames it parses or answers requests with,
- * and the chunks it receives; a frame it passes on belongs to the next handler, which releases
- * it. Sinks are called during {@code channelRead} and see borrowed buffers only.
+ * and the chunks it receives; a frame it passes on belongs to the next handler, which releases it.
+ * Sinks are called during {@code channelRead} and see borrowed buffers only.
  *
- * <p><b>Threading.</b> One instance per channel; not {@code @Sharable}. {@link #send} may be
- * called from any thread, and its futures complete on the event loop (do not block in their
- * callbacks); every other method is called from the channel's event loop.
+ * <p><b>Threading.</b> One instance per channel; not {@code @Sharable}. {@link #send} may be called
+ * from any thread, and its futures complete on the event loop (do not block in their callbacks);
+ * every other method is called from the channel's event loop.
  */
 public final class RowsFrameHandler extends ChannelDuplexHandler {
   /** The deadline of a request sent without one: 30 seconds. */
   public static final Duration DEFAULT_REQUEST_TIMEOUT = Duration.ofSeconds(30);
+
   /** How many orphaned stream ids a connection keeps before it is treated as broken: 256. */
   public static final int DEFAULT_MAX_ORPHANS = 256;
 
   /** Parses bodies; holds this connection's compiled column sets. */
   private ResultReader reader;
+
   /** Sink for a RESULT nobody registered for; may return null. Null for none. */
   private final Function<Frame, RowSink> defaultSinks;
+
   private final Duration requestTimeout;
   private final int maxOrphans;
+
   /** Whether a connection-level error closes the channel (a client connection). */
   private final boolean ownsConnection;
+
   /** Registrations and stream ids. */
   private final Expectations expectations = new Expectations();
+
   /** The body arriving in chunks, if any. */
   private final ChunkedBody body = new ChunkedBody();
+
   private ChannelHandlerContext ctx;
+
   /** What ended the connection, for the requests sent after it; null while it is usable. */
   private Throwable broken;
+
   /** A close passed through this handler: the client closed the connection. */
   private boolean closedByClient;
 
@@ -129,8 +135,8 @@ public final class RowsFrameHandler extends ChannelDuplexHandler {
    *
    * @param reader the connection's RESULT reader
    * @param defaultSinks a sink for a RESULT on a stream without registration, or {@code null} to
-   *     pass such a frame downstream; it may return {@code null} for the same. It must not keep
-   *     or release the frame it is shown.
+   *     pass such a frame downstream; it may return {@code null} for the same. It must not keep or
+   *     release the frame it is shown.
    */
   public RowsFrameHandler(ResultReader reader, Function<Frame, RowSink> defaultSinks) {
     this(reader, defaultSinks, DEFAULT_REQUEST_TIMEOUT, DEFAULT_MAX_ORPHANS, false);
@@ -141,8 +147,12 @@ public final class RowsFrameHandler extends ChannelDuplexHandler {
     this(reader, null);
   }
 
-  private RowsFrameHandler(ResultReader reader, Function<Frame, RowSink> defaultSinks,
-      Duration requestTimeout, int maxOrphans, boolean ownsConnection) {
+  private RowsFrameHandler(
+      ResultReader reader,
+      Function<Frame, RowSink> defaultSinks,
+      Duration requestTimeout,
+      int maxOrphans,
+      boolean ownsConnection) {
     this.reader = Objects.requireNonNull(reader, "reader");
     this.defaultSinks = defaultSinks;
     this.requestTimeout = checkTimeout(requestTimeout);
@@ -161,8 +171,11 @@ public final class RowsFrameHandler extends ChannelDuplexHandler {
    * @param requestTimeout the deadline of a request sent without one; positive
    * @param maxOrphans the most orphaned stream ids the connection keeps; one more breaks it
    */
-  public static RowsFrameHandler forConnection(ResultReader reader,
-      Function<Frame, RowSink> defaultSinks, Duration requestTimeout, int maxOrphans) {
+  public static RowsFrameHandler forConnection(
+      ResultReader reader,
+      Function<Frame, RowSink> defaultSinks,
+      Duration requestTimeout,
+      int maxOrphans) {
     return new RowsFrameHandler(reader, defaultSinks, requestTimeout, maxOrphans, true);
   }
 
@@ -172,26 +185,30 @@ public final class RowsFrameHandler extends ChannelDuplexHandler {
   }
 
   /**
-   * Sends a request on a free stream id and returns the future of its response. May be called
-   * from any thread: the request is written from the event loop.
+   * Sends a request on a free stream id and returns the future of its response. May be called from
+   * any thread: the request is written from the event loop.
    *
    * @param request an encoded request envelope (from {@link Requests}) with any stream id; the
-   *     handler writes the id it picks into it. Ownership passes to this handler: it is written,
-   *     or released if it cannot be.
+   *     handler writes the id it picks into it. Ownership passes to this handler: it is written, or
+   *     released if it cannot be.
    * @param sink receives the rows of a ROWS result, on the event loop
-   * @param preparedColumns the columns of an EXECUTE sent with {@code Skip_metadata} (its
-   *     {@code No_metadata} rows are decoded with them), or {@code null}
+   * @param preparedColumns the columns of an EXECUTE sent with {@code Skip_metadata} (its {@code
+   *     No_metadata} rows are decoded with them), or {@code null}
    * @param timeout the request's deadline, from now; positive
-   * @param streaming whether the rows of a large result reach the sink while it arrives, when
-   *     the decoders stream it ({@link io.cqlrows.netty.CqlPipeline#streamResultsFrom})
+   * @param streaming whether the rows of a large result reach the sink while it arrives, when the
+   *     decoders stream it ({@link io.cqlrows.netty.CqlPipeline#streamResultsFrom})
    * @return completed on the event loop with the parsed RESULT; failed with a {@link
    *     CqlServerError} for an ERROR, a {@link CqlFrameException} for a response that cannot be
    *     used or a broken connection, a {@link CqlConnectionException} for a deadline, a closed or
    *     reset connection, or no free stream id. Cancelling it orphans the stream id.
    * @throws IllegalStateException if the handler is not in a pipeline
    */
-  public CompletableFuture<RowsResponse> send(ByteBuf request, RowSink sink,
-      ResultColumns preparedColumns, Duration timeout, boolean streaming) {
+  public CompletableFuture<RowsResponse> send(
+      ByteBuf request,
+      RowSink sink,
+      ResultColumns preparedColumns,
+      Duration timeout,
+      boolean streaming) {
     Objects.requireNonNull(request, "request");
     ChannelHandlerContext c = ctx;
     try {
@@ -214,16 +231,25 @@ public final class RowsFrameHandler extends ChannelDuplexHandler {
       loop.execute(() -> start(request, sink, preparedColumns, streaming, timeout, future));
     } catch (RejectedExecutionException e) {
       request.release();
-      future.completeExceptionally(new CqlConnectionException(
-          CqlConnectionException.Reason.CLOSED_BY_CLIENT, address(), -1,
-          "the connection's event loop is shut down", e));
+      future.completeExceptionally(
+          new CqlConnectionException(
+              CqlConnectionException.Reason.CLOSED_BY_CLIENT,
+              address(),
+              -1,
+              "the connection's event loop is shut down",
+              e));
     }
     return future;
   }
 
   /** Takes an id, registers, writes, and starts the deadline; on the event loop. */
-  private void start(ByteBuf request, RowSink sink, ResultColumns preparedColumns,
-      boolean streaming, Duration timeout, CompletableFuture<RowsResponse> future) {
+  private void start(
+      ByteBuf request,
+      RowSink sink,
+      ResultColumns preparedColumns,
+      boolean streaming,
+      Duration timeout,
+      CompletableFuture<RowsResponse> future) {
     if (future.isDone()) {
       request.release(); // cancelled before it was sent
       return;
@@ -237,10 +263,17 @@ public final class RowsFrameHandler extends ChannelDuplexHandler {
     int id = expectations.allocate();
     if (id < 0) {
       request.release();
-      future.completeExceptionally(new CqlConnectionException(
-          CqlConnectionException.Reason.STREAMS_EXHAUSTED, address(), -1, "all "
-              + Expectations.COUNT + " stream ids are in use (" + expectations.orphans()
-              + " of them orphaned)", null));
+      future.completeExceptionally(
+          new CqlConnectionException(
+              CqlConnectionException.Reason.STREAMS_EXHAUSTED,
+              address(),
+              -1,
+              "all "
+                  + Expectations.COUNT
+                  + " stream ids are in use ("
+                  + expectations.orphans()
+                  + " of them orphaned)",
+              null));
       return;
     }
     try {
@@ -254,16 +287,20 @@ public final class RowsFrameHandler extends ChannelDuplexHandler {
     InFlightRequest r = new InFlightRequest(id, future, timeout);
     expectations.put(id, new Expectation(sink, preparedColumns, streaming, r));
     r.deadline = ctx.executor().schedule(() -> expire(r), nanos(timeout), TimeUnit.NANOSECONDS);
-    future.whenComplete((response, error) -> {
-      if (error instanceof CancellationException) {
-        onLoop(() -> orphan(r));
-      }
-    });
-    ctx.channel().writeAndFlush(request).addListener(f -> {
-      if (!f.isSuccess()) {
-        writeFailed(r, f.cause());
-      }
-    });
+    future.whenComplete(
+        (response, error) -> {
+          if (error instanceof CancellationException) {
+            onLoop(() -> orphan(r));
+          }
+        });
+    ctx.channel()
+        .writeAndFlush(request)
+        .addListener(
+            f -> {
+              if (!f.isSuccess()) {
+                writeFailed(r, f.cause());
+              }
+            });
   }
 
   /** Why a request cannot be sent now, or null. */
@@ -305,8 +342,13 @@ public final class RowsFrameHandler extends ChannelDuplexHandler {
       return;
     }
     r.deadline = null;
-    r.fail(new CqlConnectionException(CqlConnectionException.Reason.REQUEST_TIMEOUT, address(),
-        r.streamId, "no response within " + r.timeout.toMillis() + " ms", null));
+    r.fail(
+        new CqlConnectionException(
+            CqlConnectionException.Reason.REQUEST_TIMEOUT,
+            address(),
+            r.streamId,
+            "no response within " + r.timeout.toMillis() + " ms",
+            null));
     orphan(r);
   }
 
@@ -324,22 +366,31 @@ public final class RowsFrameHandler extends ChannelDuplexHandler {
     }
     int orphans = expectations.orphan(r.streamId);
     if (orphans > maxOrphans) {
-      breakConnection(new CqlConnectionException(CqlConnectionException.Reason.TOO_MANY_ORPHANS,
-          address(), -1, orphans + " requests timed out or were cancelled while their answers"
-              + " may still come (expected: at most " + maxOrphans + ")", null));
+      breakConnection(
+          new CqlConnectionException(
+              CqlConnectionException.Reason.TOO_MANY_ORPHANS,
+              address(),
+              -1,
+              orphans
+                  + " requests timed out or were cancelled while their answers"
+                  + " may still come (expected: at most "
+                  + maxOrphans
+                  + ")",
+              null));
     }
   }
 
   /**
-   * A request could not be written. When the socket failed under it (reset, closed by the
-   * server, a broken pipe), the connection is gone for every request, which all fail with that,
-   * as they would have on the next read; otherwise (the client closed, an encoder failed) only
-   * this one fails.
+   * A request could not be written. When the socket failed under it (reset, closed by the server, a
+   * broken pipe), the connection is gone for every request, which all fail with that, as they would
+   * have on the next read; otherwise (the client closed, an encoder failed) only this one fails.
    */
   private void writeFailed(InFlightRequest r, Throwable cause) {
     if (broken == null && !closedByClient) {
-      CqlConnectionException lost = cause instanceof ClosedChannelException
-          ? closed("", cause) : CqlConnectionException.from(cause, address());
+      CqlConnectionException lost =
+          cause instanceof ClosedChannelException
+              ? closed("", cause)
+              : CqlConnectionException.from(cause, address());
       if (lost != null) {
         breakConnection(lost);
       }
@@ -350,9 +401,15 @@ public final class RowsFrameHandler extends ChannelDuplexHandler {
     expectations.remove(r.streamId);
     Throwable why = broken;
     if (why == null) {
-      why = closedByClient ? closed("", cause) : new CqlConnectionException(
-          CqlConnectionException.Reason.IO_ERROR, address(), r.streamId,
-          "request not written: " + cause, cause);
+      why =
+          closedByClient
+              ? closed("", cause)
+              : new CqlConnectionException(
+                  CqlConnectionException.Reason.IO_ERROR,
+                  address(),
+                  r.streamId,
+                  "request not written: " + cause,
+                  cause);
     }
     r.fail(why);
   }
@@ -368,8 +425,8 @@ public final class RowsFrameHandler extends ChannelDuplexHandler {
   }
 
   /**
-   * Registers the sink for the next response on {@code streamId}, the response to an EXECUTE:
-   * a {@code No_metadata} ROWS result is decoded with {@code preparedColumns}.
+   * Registers the sink for the next response on {@code streamId}, the response to an EXECUTE: a
+   * {@code No_metadata} ROWS result is decoded with {@code preparedColumns}.
    *
    * @param streamId the request's stream id, 0-32767
    * @param sink receives the rows
@@ -381,10 +438,10 @@ public final class RowsFrameHandler extends ChannelDuplexHandler {
   }
 
   /**
-   * As {@link #expect(int, RowSink, ResultColumns)}, and if the decoder streams the response
-   * (see the class comment), its rows reach the sink while the frame is still arriving. The
-   * values, events and errors are the same as for a whole frame; a response that is not
-   * streamed (small, compressed v3/v4, or streaming off) is parsed whole.
+   * As {@link #expect(int, RowSink, ResultColumns)}, and if the decoder streams the response (see
+   * the class comment), its rows reach the sink while the frame is still arriving. The values,
+   * events and errors are the same as for a whole frame; a response that is not streamed (small,
+   * compressed v3/v4, or streaming off) is parsed whole.
    *
    * @throws IllegalStateException if the stream id is in use
    */
@@ -393,9 +450,9 @@ public final class RowsFrameHandler extends ChannelDuplexHandler {
   }
 
   /**
-   * Drops the registration of {@code streamId}: its response, if it still comes, is handled as
-   * one nobody registered for, and a body being streamed into its sink stops reaching it. For a
-   * request sent through {@link #send}, this is the same as cancelling its future.
+   * Drops the registration of {@code streamId}: its response, if it still comes, is handled as one
+   * nobody registered for, and a body being streamed into its sink stops reaching it. For a request
+   * sent through {@link #send}, this is the same as cancelling its future.
    *
    * @return whether there was one
    */
@@ -435,9 +492,9 @@ public final class RowsFrameHandler extends ChannelDuplexHandler {
   }
 
   /**
-   * Applies the protocol extensions a client negotiated after this handler was made (it learns
-   * them from SUPPORTED) to every RESULT parsed from now on: call on the event loop before
-   * writing STARTUP. The reader's compiled column sets are dropped.
+   * Applies the protocol extensions a client negotiated after this handler was made (it learns them
+   * from SUPPORTED) to every RESULT parsed from now on: call on the event loop before writing
+   * STARTUP. The reader's compiled column sets are dropped.
    */
   public void negotiated(ProtocolFeatures features) {
     reader = reader.withFeatures(features);
@@ -505,10 +562,17 @@ public final class RowsFrameHandler extends ChannelDuplexHandler {
       return;
     }
     try {
-      r.fail(frame.opcode() == Opcode.ERROR ? serverError(frame)
-          : CqlFrameException.frameError(Reason.BAD_RESPONSE, frame.streamId(),
-              frame.bodyOffset(), "opcode: " + frame.opcode()
-                  + " (expected: RESULT or ERROR in answer to a request)", null));
+      r.fail(
+          frame.opcode() == Opcode.ERROR
+              ? serverError(frame)
+              : CqlFrameException.frameError(
+                  Reason.BAD_RESPONSE,
+                  frame.streamId(),
+                  frame.bodyOffset(),
+                  "opcode: "
+                      + frame.opcode()
+                      + " (expected: RESULT or ERROR in answer to a request)",
+                  null));
     } finally {
       frame.release();
     }
@@ -526,8 +590,12 @@ public final class RowsFrameHandler extends ChannelDuplexHandler {
     try {
       return CqlServerError.decode(frame.body(), reader.features());
     } catch (IllegalArgumentException e) {
-      return CqlFrameException.frameError(Reason.BAD_RESPONSE, frame.streamId(),
-          frame.bodyOffset(), "ERROR body: " + e.getMessage(), e);
+      return CqlFrameException.frameError(
+          Reason.BAD_RESPONSE,
+          frame.streamId(),
+          frame.bodyOffset(),
+          "ERROR body: " + e.getMessage(),
+          e);
     }
   }
 
@@ -627,11 +695,17 @@ public final class RowsFrameHandler extends ChannelDuplexHandler {
     }
     try {
       CqlResult result = reader.read(frame.body(), sink, prepared);
-      return new RowsResponse(frame.streamId(), result, frame.flags(), frame.warnings(),
-          frame.tracingId(), frame.customPayload(), tablets);
+      return new RowsResponse(
+          frame.streamId(),
+          result,
+          frame.flags(),
+          frame.warnings(),
+          frame.tracingId(),
+          frame.customPayload(),
+          tablets);
     } catch (CqlParseException e) {
-      return new RowsFailure(frame.streamId(),
-          CqlFrameException.badResult(frame.streamId(), frame.bodyOffset(), e));
+      return new RowsFailure(
+          frame.streamId(), CqlFrameException.badResult(frame.streamId(), frame.bodyOffset(), e));
     } finally {
       frame.release();
     }
@@ -654,7 +728,8 @@ public final class RowsFrameHandler extends ChannelDuplexHandler {
         ctx.fireChannelRead(new RowsFailure(stream, e));
         return;
       }
-    } else if (cause instanceof CqlFrameException || cause instanceof CqlConnectionException
+    } else if (cause instanceof CqlFrameException
+        || cause instanceof CqlConnectionException
         || ownsConnection) {
       // the byte stream or the socket is unusable: no pending response can arrive any more
       breakConnection(cause);
@@ -685,7 +760,8 @@ public final class RowsFrameHandler extends ChannelDuplexHandler {
    * input cut off inside a response, which is the connection closing.
    */
   private Throwable forRequests(Throwable cause) {
-    if (cause instanceof CqlFrameException e && e.connectionLevel()
+    if (cause instanceof CqlFrameException e
+        && e.connectionLevel()
         && e.reason() == Reason.TRUNCATED) {
       return closed(" inside a response (" + e.getMessage() + ")", e);
     }
@@ -694,25 +770,34 @@ public final class RowsFrameHandler extends ChannelDuplexHandler {
 
   /** The connection-level error for registrations: theirs is a {@link CqlFrameException}. */
   private static CqlFrameException forRegistrations(Throwable cause) {
-    return cause instanceof CqlFrameException e ? e
-        : CqlFrameException.connectionError(Reason.CONNECTION_CLOSED, -1, null,
-            String.valueOf(cause.getMessage()), cause);
+    return cause instanceof CqlFrameException e
+        ? e
+        : CqlFrameException.connectionError(
+            Reason.CONNECTION_CLOSED, -1, null, String.valueOf(cause.getMessage()), cause);
   }
 
   private CqlConnectionException closed(String where, Throwable cause) {
     return closedByClient
-        ? new CqlConnectionException(CqlConnectionException.Reason.CLOSED_BY_CLIENT, address(), -1,
-            "connection closed by the client" + where, cause)
-        : new CqlConnectionException(CqlConnectionException.Reason.CLOSED_BY_SERVER, address(), -1,
-            "connection closed by the server" + where, cause);
+        ? new CqlConnectionException(
+            CqlConnectionException.Reason.CLOSED_BY_CLIENT,
+            address(),
+            -1,
+            "connection closed by the client" + where,
+            cause)
+        : new CqlConnectionException(
+            CqlConnectionException.Reason.CLOSED_BY_SERVER,
+            address(),
+            -1,
+            "connection closed by the server" + where,
+            cause);
   }
 
   /**
    * Fails every sent request with {@code forRequests} and every registration with a {@link
    * RowsFailure} of {@code forRegistrations}, in stream order; frees every stream id.
    */
-  private void failPending(ChannelHandlerContext ctx, Throwable forRequests,
-      CqlFrameException forRegistrations) {
+  private void failPending(
+      ChannelHandlerContext ctx, Throwable forRequests, CqlFrameException forRegistrations) {
     for (int stream : expectations.registeredStreams()) {
       Expectation e = expectations.get(stream);
       if (e.request() != null) {
@@ -748,8 +833,15 @@ public final class RowsFrameHandler extends ChannelDuplexHandler {
       broken = closed("", null);
     }
     abandonBody(ctx, "connection closed before the body was complete");
-    failPending(ctx, broken, CqlFrameException.connectionError(Reason.CONNECTION_CLOSED, -1,
-        null, "connection closed before the response arrived", null));
+    failPending(
+        ctx,
+        broken,
+        CqlFrameException.connectionError(
+            Reason.CONNECTION_CLOSED,
+            -1,
+            null,
+            "connection closed before the response arrived",
+            null));
     super.channelInactive(ctx);
   }
 

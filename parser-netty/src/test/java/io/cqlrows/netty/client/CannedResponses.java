@@ -14,8 +14,8 @@ import java.util.List;
  * What {@link FakeCqlServer} answers, by request (bodies built with {@link CqlBytes}):
  *
  * <ul>
- *   <li>{@code SELECT ...}: ROWS {@code (stream int, query varchar)}, one row: the request's
- *       stream id and text.
+ *   <li>{@code SELECT ...}: ROWS {@code (stream int, query varchar)}, one row: the request's stream
+ *       id and text.
  *   <li>{@code HOLD ...}: nothing until {@code RELEASE}, which is answered first, then every held
  *       request, in one flush; or until {@link #releaseHeld} (without a {@code RELEASE}).
  *   <li>{@code FAIL ...}: ERROR Invalid (0x2200). {@code NEVER}: no answer. {@code CLOSE}: the
@@ -25,16 +25,16 @@ import java.util.List;
  *   <li>{@code PAGE}: one row with {@code Has_more_pages} and paging state {@code 0xCAFE}; with
  *       that paging state, the last row without.
  *   <li>{@code ALTER}: Void; the statement's result gets a third column and a new metadata id.
- *   <li>PREPARE: id {@code 0x0102}, metadata id {@code 0x0A} (or {@code 0x0B} after ALTER), one
- *       int variable, result {@code (id int, name varchar[, extra varchar])}. EXECUTE: one row
- *       {@code (the bound int, "executed"[, "extra"])}: with {@code No_metadata} when asked to
- *       skip it, and with {@code Metadata_changed} (v5, or v4 with SCYLLA_USE_METADATA_ID) when
- *       the request's metadata id is stale.
- *   <li>ScyllaDB extensions, once {@link #negotiate} saw them in STARTUP: {@code SELECT ... IF
- *       ...} prepared with the LWT bit 0x80000000 in its prepared flags; {@code TABLETS}: rows
- *       with a {@code tablets-routing-v1} custom payload ({@link #TABLET_FIRST}, {@link
- *       #TABLET_LAST}, two replicas); {@code RATELIMIT}: the rate-limit error 0xF000 (a write,
- *       rejected by the coordinator), or Config_error without the extension.
+ *   <li>PREPARE: id {@code 0x0102}, metadata id {@code 0x0A} (or {@code 0x0B} after ALTER), one int
+ *       variable, result {@code (id int, name varchar[, extra varchar])}. EXECUTE: one row {@code
+ *       (the bound int, "executed"[, "extra"])}: with {@code No_metadata} when asked to skip it,
+ *       and with {@code Metadata_changed} (v5, or v4 with SCYLLA_USE_METADATA_ID) when the
+ *       request's metadata id is stale.
+ *   <li>ScyllaDB extensions, once {@link #negotiate} saw them in STARTUP: {@code SELECT ... IF ...}
+ *       prepared with the LWT bit 0x80000000 in its prepared flags; {@code TABLETS}: rows with a
+ *       {@code tablets-routing-v1} custom payload ({@link #TABLET_FIRST}, {@link #TABLET_LAST}, two
+ *       replicas); {@code RATELIMIT}: the rate-limit error 0xF000 (a write, rejected by the
+ *       coordinator), or Config_error without the extension.
  * </ul>
  *
  * <p>One instance per connection; not thread-safe.
@@ -93,8 +93,8 @@ final class CannedResponses {
 
   /** An ERROR response. */
   static Response error(int streamId, int code, String message) {
-    return new Response(streamId, Opcode.ERROR,
-        CqlBytes.create().int32(code).string(message).toArray());
+    return new Response(
+        streamId, Opcode.ERROR, CqlBytes.create().int32(code).string(message).toArray());
   }
 
   /** The responses to one request, in order; empty for none. */
@@ -131,8 +131,12 @@ final class CannedResponses {
       if (!tablets) {
         return List.of(rows);
       }
-      byte[] payload = CqlBytes.create().int16(1).string("tablets-routing-v1")
-          .bytes(ByteBufUtil.hexDump(tabletRouting())).toArray();
+      byte[] payload =
+          CqlBytes.create()
+              .int16(1)
+              .string("tablets-routing-v1")
+              .bytes(ByteBufUtil.hexDump(tabletRouting()))
+              .toArray();
       byte[] body = new byte[payload.length + rows.body().length];
       System.arraycopy(payload, 0, body, 0, payload.length);
       System.arraycopy(rows.body(), 0, body, payload.length, rows.body().length);
@@ -176,22 +180,35 @@ final class CannedResponses {
       for (int i = 0; i < big.length; i++) {
         big[i] = (byte) (i * 31);
       }
-      return rows(r, rowsHeader(GLOBAL_TABLES_SPEC, 1).columnSpec("v", BLOB).int32(1)
-          .bytes(ByteBufUtil.hexDump(big)));
+      return rows(
+          r,
+          rowsHeader(GLOBAL_TABLES_SPEC, 1)
+              .columnSpec("v", BLOB)
+              .int32(1)
+              .bytes(ByteBufUtil.hexDump(big)));
     }
     if (q.equals("PAGE")) {
       boolean first = r.pagingState() == null;
-      CqlBytes b = CqlBytes.create().int32(KIND_ROWS)
-          .int32(GLOBAL_TABLES_SPEC | (first ? HAS_MORE_PAGES : 0)).int32(1);
+      CqlBytes b =
+          CqlBytes.create()
+              .int32(KIND_ROWS)
+              .int32(GLOBAL_TABLES_SPEC | (first ? HAS_MORE_PAGES : 0))
+              .int32(1);
       if (first) {
         b.bytes("cafe");
       }
-      b.string("ks").string("t").columnSpec("page", INT).int32(1).bytes(first ? "00000001"
-          : "00000002");
+      b.string("ks")
+          .string("t")
+          .columnSpec("page", INT)
+          .int32(1)
+          .bytes(first ? "00000001" : "00000002");
       return rows(r, b);
     }
-    CqlBytes b = rowsHeader(GLOBAL_TABLES_SPEC, 2).columnSpec("stream", INT)
-        .columnSpec("query", VARCHAR).int32(1);
+    CqlBytes b =
+        rowsHeader(GLOBAL_TABLES_SPEC, 2)
+            .columnSpec("stream", INT)
+            .columnSpec("query", VARCHAR)
+            .int32(1);
     b.bytes(String.format("%08x", r.streamId())).bytes(hex(q));
     return rows(r, b);
   }
@@ -204,21 +221,30 @@ final class CannedResponses {
     if (!rateLimitError) {
       return error(stream, 0x2300, "Per-partition rate limit reached");
     }
-    return new Response(stream, Opcode.ERROR, CqlBytes.create().int32(RATE_LIMIT_ERROR)
-        .string("Per-partition rate limit reached").int8(1).int8(1).toArray());
+    return new Response(
+        stream,
+        Opcode.ERROR,
+        CqlBytes.create()
+            .int32(RATE_LIMIT_ERROR)
+            .string("Per-partition rate limit reached")
+            .int8(1)
+            .int8(1)
+            .toArray());
   }
 
   /** {@code tuple<bigint, bigint, list<frozen<tuple<uuid, int>>>>}, as server.cc writes it. */
   static byte[] tabletRouting() {
     CqlBytes list = CqlBytes.create().int32(2);
     for (String[] replica : new String[][] {{REPLICA_1, "00000001"}, {REPLICA_2, "00000000"}}) {
-      byte[] tuple = CqlBytes.create().bytes(replica[0].replace("-", ""))
-          .bytes(replica[1]).toArray();
+      byte[] tuple =
+          CqlBytes.create().bytes(replica[0].replace("-", "")).bytes(replica[1]).toArray();
       list.bytes(ByteBufUtil.hexDump(tuple));
     }
-    return CqlBytes.create().bytes(String.format("%016x", TABLET_FIRST))
+    return CqlBytes.create()
+        .bytes(String.format("%016x", TABLET_FIRST))
         .bytes(String.format("%016x", TABLET_LAST))
-        .bytes(ByteBufUtil.hexDump(list.toArray())).toArray();
+        .bytes(ByteBufUtil.hexDump(list.toArray()))
+        .toArray();
   }
 
   private Response prepared(DecodedRequest r) {
@@ -228,8 +254,13 @@ final class CannedResponses {
     }
     // prepared metadata: Global_tables_spec (and the LWT bit), one variable, pk_count 1 (index 0)
     boolean lwt = lwtMark && r.query().contains(" IF ");
-    b.int32(GLOBAL_TABLES_SPEC | (lwt ? LWT_FLAG : 0)).int32(1).int32(1).int16(0)
-        .string("ks").string("t").columnSpec("id", INT);
+    b.int32(GLOBAL_TABLES_SPEC | (lwt ? LWT_FLAG : 0))
+        .int32(1)
+        .int32(1)
+        .int16(0)
+        .string("ks")
+        .string("t")
+        .columnSpec("id", INT);
     resultColumns(b, GLOBAL_TABLES_SPEC);
     return new Response(r.streamId(), Opcode.RESULT, b.toArray());
   }
@@ -239,7 +270,9 @@ final class CannedResponses {
     boolean skip = (r.flags() & 0x02) != 0;
     CqlBytes b = CqlBytes.create().int32(KIND_ROWS);
     if (stale) {
-      b.int32(GLOBAL_TABLES_SPEC | METADATA_CHANGED).int32(columnCount()).int16(1)
+      b.int32(GLOBAL_TABLES_SPEC | METADATA_CHANGED)
+          .int32(columnCount())
+          .int16(1)
           .hex(metadataId());
       specs(b.string("ks").string("t"));
     } else if (skip) {
@@ -275,8 +308,7 @@ final class CannedResponses {
   }
 
   private static CqlBytes rowsHeader(int flags, int columns) {
-    return CqlBytes.create().int32(KIND_ROWS).int32(flags).int32(columns).string("ks")
-        .string("t");
+    return CqlBytes.create().int32(KIND_ROWS).int32(flags).int32(columns).string("ks").string("t");
   }
 
   private static String hex(String text) {

@@ -24,8 +24,8 @@ import org.junit.jupiter.params.provider.CsvSource;
 /**
  * {@link CqlClient} against a {@link FakeCqlServer} that asks for {@code PasswordAuthenticator}:
  * SASL PLAIN in one AUTH_RESPONSE, AUTH_SUCCESS completing the connection (v5 in segments from
- * AUTHENTICATE on), bad credentials failing it with the server's error, and no credentials
- * failing it before anything is sent.
+ * AUTHENTICATE on), bad credentials failing it with the server's error, and no credentials failing
+ * it before anything is sent.
  */
 class CqlClientAuthTest {
   private static final long TIMEOUT_SECONDS = 10;
@@ -57,8 +57,9 @@ class CqlClientAuthTest {
       throws Exception {
     server = new FakeCqlServer(group, version, compression);
     server.password = "s3cret";
-    return CqlClient.connect("127.0.0.1", server.port(), version, compression, credentials,
-        group, p -> {}).get(TIMEOUT_SECONDS, TimeUnit.SECONDS);
+    return CqlClient.connect(
+            "127.0.0.1", server.port(), version, compression, credentials, group, p -> {})
+        .get(TIMEOUT_SECONDS, TimeUnit.SECONDS);
   }
 
   @ParameterizedTest
@@ -67,28 +68,32 @@ class CqlClientAuthTest {
       throws Exception {
     client = connect(version, compression, new Credentials("cassandra", "s3cret".toCharArray()));
     RowsCollector rows = new RowsCollector();
-    client.query("SELECT stream, query FROM ks.t", rows, 0, null)
+    client
+        .query("SELECT stream, query FROM ks.t", rows, 0, null)
         .get(TIMEOUT_SECONDS, TimeUnit.SECONDS);
     assertEquals("SELECT stream, query FROM ks.t", rows.rows().get(0).getString("query"));
     assertEquals(1, server.authTokens.size());
-    assertArrayEquals("\0cassandra\0s3cret".getBytes(StandardCharsets.UTF_8),
-        server.authTokens.get(0));
+    assertArrayEquals(
+        "\0cassandra\0s3cret".getBytes(StandardCharsets.UTF_8), server.authTokens.get(0));
     assertEquals(Opcode.QUERY, server.requests.get(2).opcode(), "OPTIONS, STARTUP, then QUERY");
   }
 
   @ParameterizedTest
   @CsvSource({"4, LZ4", "5, NONE"})
   void aWrongPasswordFailsTheConnectionWithTheServersError(int version, Compression compression) {
-    ExecutionException e = assertThrows(ExecutionException.class,
-        () -> connect(version, compression, new Credentials("cassandra", "nope".toCharArray())));
+    ExecutionException e =
+        assertThrows(
+            ExecutionException.class,
+            () ->
+                connect(version, compression, new Credentials("cassandra", "nope".toCharArray())));
     CqlServerError error = assertInstanceOf(CqlServerError.class, e.getCause());
     assertEquals(0x0100, error.code());
   }
 
   @Test
   void withoutCredentialsTheConnectionFailsAtAuthenticate() {
-    ExecutionException e = assertThrows(ExecutionException.class,
-        () -> connect(4, Compression.NONE, null));
+    ExecutionException e =
+        assertThrows(ExecutionException.class, () -> connect(4, Compression.NONE, null));
     assertInstanceOf(IllegalStateException.class, e.getCause());
     assertEquals(0, server.authTokens.size());
   }

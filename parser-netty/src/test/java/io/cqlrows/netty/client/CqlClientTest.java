@@ -47,10 +47,9 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 /**
- * {@link CqlClient} against {@link FakeCqlServer} on a local socket, in v4 and v5, with and
- * without LZ4: the handshake, rows, concurrent streams, errors, closing, prepared statements with
- * {@code Skip_metadata} and {@code Metadata_changed}, paging, and envelopes larger than a
- * segment.
+ * {@link CqlClient} against {@link FakeCqlServer} on a local socket, in v4 and v5, with and without
+ * LZ4: the handshake, rows, concurrent streams, errors, closing, prepared statements with {@code
+ * Skip_metadata} and {@code Metadata_changed}, paging, and envelopes larger than a segment.
  */
 class CqlClientTest {
   private static final long TIMEOUT_SECONDS = 10;
@@ -95,8 +94,11 @@ class CqlClientTest {
     assertEquals(Opcode.OPTIONS, options.opcode());
     DecodedRequest startup = server.requests.get(1);
     assertEquals(Opcode.STARTUP, startup.opcode());
-    assertEquals(compression == Compression.LZ4 ? Map.of("CQL_VERSION", "3.0.0", "COMPRESSION",
-        "lz4") : Map.of("CQL_VERSION", "3.0.0"), startup.options());
+    assertEquals(
+        compression == Compression.LZ4
+            ? Map.of("CQL_VERSION", "3.0.0", "COMPRESSION", "lz4")
+            : Map.of("CQL_VERSION", "3.0.0"),
+        startup.options());
     assertEquals(0, options.streamId());
     assertEquals(0, startup.streamId());
     assertEquals(ProtocolFeatures.NONE, client.features());
@@ -135,18 +137,18 @@ class CqlClientTest {
   void anErrorFailsOnlyItsRequest(int version, Compression compression) throws Exception {
     connect(version, compression);
     CompletableFuture<QueryResult> held = client.query("HOLD it", new RowsCollector(), 0, null);
-    CompletableFuture<QueryResult> failing = client.query("FAIL now", new RowsCollector(), 0,
-        null);
-    CompletableFuture<QueryResult> release = client.query("RELEASE", new RowsCollector(), 0,
-        null);
+    CompletableFuture<QueryResult> failing = client.query("FAIL now", new RowsCollector(), 0, null);
+    CompletableFuture<QueryResult> release = client.query("RELEASE", new RowsCollector(), 0, null);
 
     CqlServerError error = assertInstanceOf(CqlServerError.class, failure(failing));
     assertEquals(CqlServerError.INVALID, error.code());
     assertEquals("cannot run: FAIL now", error.serverMessage());
     assertEquals(1, get(held).rows().rowCount());
     assertEquals(1, get(release).rows().rowCount());
-    assertEquals(1, get(client.query("SELECT again", new RowsCollector(), 0, null)).rows()
-        .rowCount(), "the connection goes on");
+    assertEquals(
+        1,
+        get(client.query("SELECT again", new RowsCollector(), 0, null)).rows().rowCount(),
+        "the connection goes on");
   }
 
   @ParameterizedTest
@@ -160,8 +162,10 @@ class CqlClientTest {
 
     CqlConnectionException e = assertInstanceOf(CqlConnectionException.class, failure(pending));
     assertEquals(CqlConnectionException.Reason.CLOSED_BY_CLIENT, e.reason());
-    CqlConnectionException late = assertInstanceOf(CqlConnectionException.class,
-        failure(client.query("SELECT late", new RowsCollector(), 0, null)));
+    CqlConnectionException late =
+        assertInstanceOf(
+            CqlConnectionException.class,
+            failure(client.query("SELECT late", new RowsCollector(), 0, null)));
     assertEquals(CqlConnectionException.Reason.CLOSED_BY_CLIENT, late.reason());
     client = null;
   }
@@ -181,8 +185,8 @@ class CqlClientTest {
 
   @ParameterizedTest
   @CsvSource({"4, NONE", "4, LZ4", "5, NONE", "5, LZ4"})
-  void executeSkipsMetadataAndDecodesWithThePreparedColumns(int version,
-      Compression compression) throws Exception {
+  void executeSkipsMetadataAndDecodesWithThePreparedColumns(int version, Compression compression)
+      throws Exception {
     connect(version, compression);
     PreparedResult prepared = get(client.prepare("SELECT id, name FROM ks.t WHERE id = ?"));
     assertEquals(CannedResponses.PREPARED_ID, ByteBufUtil.hexDump(prepared.id()));
@@ -205,8 +209,8 @@ class CqlClientTest {
   void metadataChangedReplacesTheStatementsColumnsAndMetadataId() throws Exception {
     connect(5, Compression.LZ4);
     PreparedResult prepared = get(client.prepare("SELECT * FROM ks.t WHERE id = ?"));
-    assertEquals(VoidResult.KIND, get(client.query("ALTER", new RowsCollector(), 0, null))
-        .result().kind());
+    assertEquals(
+        VoidResult.KIND, get(client.query("ALTER", new RowsCollector(), 0, null)).result().kind());
 
     RowsCollector changed = new RowsCollector();
     QueryResult first = get(client.execute(prepared, changed, 0, null, int32(1)));
@@ -270,13 +274,20 @@ class CqlClientTest {
    */
   @ParameterizedTest
   @CsvSource({"4, NONE", "4, LZ4", "5, NONE", "5, LZ4"})
-  void theCustomizerCanRecordTheWholeConnection(int version, Compression compression,
-      @TempDir Path dir) throws Exception {
+  void theCustomizerCanRecordTheWholeConnection(
+      int version, Compression compression, @TempDir Path dir) throws Exception {
     server = new FakeCqlServer(group, version, compression);
     Path pcap = dir.resolve("conn.pcap");
     PcapRecordingHandler recorder = new PcapRecordingHandler(pcap);
-    client = get(CqlClient.connect("127.0.0.1", server.port(), version, compression, group,
-        p -> p.addFirst("pcap", recorder)));
+    client =
+        get(
+            CqlClient.connect(
+                "127.0.0.1",
+                server.port(),
+                version,
+                compression,
+                group,
+                p -> p.addFirst("pcap", recorder)));
     RowsCollector live = new RowsCollector();
     get(client.query("SELECT recorded FROM ks.t", live, 0, null));
     get(client.close());
@@ -287,22 +298,31 @@ class CqlClientTest {
     assertEquals(1, connections.size());
     TcpConnection c = connections.get(0);
     assertFalse(c.startedMidStream(), "the handshake was recorded");
-    List<ReplayedResult> replayed = CaptureReplay.results(c.serverToClient().bytes(),
-        c.clientToServer().bytes());
+    List<ReplayedResult> replayed =
+        CaptureReplay.results(c.serverToClient().bytes(), c.clientToServer().bytes());
     assertEquals(1, replayed.size());
     assertEquals("SELECT recorded FROM ks.t", replayed.get(0).query());
-    assertEquals(live.rows().get(0).getInt("stream"), replayed.get(0).rows().get(0)
-        .getInt("stream"));
+    assertEquals(
+        live.rows().get(0).getInt("stream"), replayed.get(0).rows().get(0).getInt("stream"));
     assertEquals("SELECT recorded FROM ks.t", replayed.get(0).rows().get(0).getString("query"));
   }
 
   @Test
   void aCustomizerThatThrowsFailsTheConnect() throws Exception {
     server = new FakeCqlServer(group, 4, Compression.NONE);
-    IllegalStateException e = assertInstanceOf(IllegalStateException.class, failure(
-        CqlClient.connect("127.0.0.1", server.port(), 4, Compression.NONE, group, p -> {
-          throw new IllegalStateException("no");
-        })));
+    IllegalStateException e =
+        assertInstanceOf(
+            IllegalStateException.class,
+            failure(
+                CqlClient.connect(
+                    "127.0.0.1",
+                    server.port(),
+                    4,
+                    Compression.NONE,
+                    group,
+                    p -> {
+                      throw new IllegalStateException("no");
+                    })));
     assertEquals("no", e.getMessage());
   }
 
@@ -310,8 +330,10 @@ class CqlClientTest {
   void anErrorAnsweringStartupFailsTheConnect() throws Exception {
     server = new FakeCqlServer(group, 5, Compression.NONE);
     server.refuseStartup = true;
-    CqlServerError e = assertInstanceOf(CqlServerError.class, failure(
-        CqlClient.connect("127.0.0.1", server.port(), 5, Compression.NONE, group)));
+    CqlServerError e =
+        assertInstanceOf(
+            CqlServerError.class,
+            failure(CqlClient.connect("127.0.0.1", server.port(), 5, Compression.NONE, group)));
     assertEquals(0x000A, e.code());
   }
 
@@ -320,15 +342,18 @@ class CqlClientTest {
     FakeCqlServer closed = new FakeCqlServer(group, 4, Compression.NONE);
     int port = closed.port();
     closed.close();
-    assertThrows(ExecutionException.class, () -> get(
-        CqlClient.connect("127.0.0.1", port, 4, Compression.NONE, group)));
+    assertThrows(
+        ExecutionException.class,
+        () -> get(CqlClient.connect("127.0.0.1", port, 4, Compression.NONE, group)));
   }
 
   @Test
   void rejectsVersionsAndCompressionsItCannotSpeak() {
-    assertThrows(IllegalArgumentException.class,
+    assertThrows(
+        IllegalArgumentException.class,
         () -> CqlClient.connect("127.0.0.1", 9042, 3, Compression.NONE, group));
-    assertThrows(IllegalArgumentException.class,
+    assertThrows(
+        IllegalArgumentException.class,
         () -> CqlClient.connect("127.0.0.1", 9042, 5, Compression.SNAPPY, group));
   }
 
@@ -350,8 +375,11 @@ class CqlClientTest {
   }
 
   private int streamOf(String query) {
-    return server.requests.stream().filter(r -> query.equals(r.query())).findFirst()
-        .orElseThrow().streamId();
+    return server.requests.stream()
+        .filter(r -> query.equals(r.query()))
+        .findFirst()
+        .orElseThrow()
+        .streamId();
   }
 
   private DecodedRequest last(Opcode opcode) {
@@ -373,8 +401,8 @@ class CqlClientTest {
   }
 
   private static Throwable failure(CompletableFuture<?> future) {
-    ExecutionException e = assertThrows(ExecutionException.class,
-        () -> future.get(TIMEOUT_SECONDS, TimeUnit.SECONDS));
+    ExecutionException e =
+        assertThrows(ExecutionException.class, () -> future.get(TIMEOUT_SECONDS, TimeUnit.SECONDS));
     return e.getCause();
   }
 

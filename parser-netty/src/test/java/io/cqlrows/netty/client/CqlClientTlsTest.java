@@ -44,8 +44,8 @@ import org.junit.jupiter.params.provider.CsvSource;
  * {@link CqlClient} over TLS to a {@link FakeCqlServer} with a server {@code SslHandler} and the
  * test certificates: queries in v4 and v5 with LZ4; the host name checked by default against the
  * address or {@link TlsOptions#serverName}, and SNI sent for a name only; each kind of failed
- * handshake a {@link CqlConnectionException} with its reason, well within the connect timeout;
- * and nothing, the password least of all, written in clear before the handshake completes.
+ * handshake a {@link CqlConnectionException} with its reason, well within the connect timeout; and
+ * nothing, the password least of all, written in clear before the handshake completes.
  */
 class CqlClientTlsTest {
   private static final long TIMEOUT_SECONDS = 30;
@@ -76,32 +76,40 @@ class CqlClientTlsTest {
     }
   }
 
-  private void serve(int version, Compression compression, Pem serverCert,
-      ClientAuth clientAuth) throws Exception {
+  private void serve(int version, Compression compression, Pem serverCert, ClientAuth clientAuth)
+      throws Exception {
     server = new FakeCqlServer(group, version, compression);
-    server.tls = SslContextBuilder.forServer(serverCert.certificateChain().toFile(),
-        serverCert.privateKey().toFile()).sslProvider(SslProvider.JDK)
-        .trustManager(certs.caPem().toFile()).clientAuth(clientAuth).build();
+    server.tls =
+        SslContextBuilder.forServer(
+                serverCert.certificateChain().toFile(), serverCert.privateKey().toFile())
+            .sslProvider(SslProvider.JDK)
+            .trustManager(certs.caPem().toFile())
+            .clientAuth(clientAuth)
+            .build();
   }
 
   private static SslContext trusting(java.nio.file.Path ca) throws Exception {
-    return SslContextBuilder.forClient().sslProvider(SslProvider.JDK)
-        .trustManager(ca.toFile()).build();
+    return SslContextBuilder.forClient()
+        .sslProvider(SslProvider.JDK)
+        .trustManager(ca.toFile())
+        .build();
   }
 
   private CqlClient.Builder builder(int version, Compression compression, TlsOptions tls) {
-    return CqlClient.builder("127.0.0.1", server.port()).protocolVersion(version)
-        .compression(compression).tls(tls).connectTimeout(Duration.ofSeconds(10));
+    return CqlClient.builder("127.0.0.1", server.port())
+        .protocolVersion(version)
+        .compression(compression)
+        .tls(tls)
+        .connectTimeout(Duration.ofSeconds(10));
   }
 
   private static <T> T get(CompletableFuture<T> future) throws Exception {
     return future.get(TIMEOUT_SECONDS, TimeUnit.SECONDS);
   }
 
-  private static CqlConnectionException connectFailure(CompletableFuture<?> future,
-      Reason reason) {
-    ExecutionException e = assertThrows(ExecutionException.class,
-        () -> future.get(TIMEOUT_SECONDS, TimeUnit.SECONDS));
+  private static CqlConnectionException connectFailure(CompletableFuture<?> future, Reason reason) {
+    ExecutionException e =
+        assertThrows(ExecutionException.class, () -> future.get(TIMEOUT_SECONDS, TimeUnit.SECONDS));
     CqlConnectionException c = assertInstanceOf(CqlConnectionException.class, e.getCause());
     assertEquals(reason, c.reason(), c.getMessage());
     return c;
@@ -109,11 +117,10 @@ class CqlClientTlsTest {
 
   @ParameterizedTest
   @CsvSource({"4, LZ4", "5, LZ4", "5, NONE"})
-  void queriesOverTlsWithTheAddressChecked(int version, Compression compression)
-      throws Exception {
+  void queriesOverTlsWithTheAddressChecked(int version, Compression compression) throws Exception {
     serve(version, compression, certs.server(), ClientAuth.NONE);
-    client = get(builder(version, compression, TlsOptions.of(trusting(certs.caPem())))
-        .connect(group));
+    client =
+        get(builder(version, compression, TlsOptions.of(trusting(certs.caPem()))).connect(group));
     RowsCollector rows = new RowsCollector();
     get(client.query("SELECT over tls", rows, 0, null));
     assertEquals("SELECT over tls", rows.rows().get(0).getString("query"));
@@ -128,8 +135,13 @@ class CqlClientTlsTest {
   @Test
   void aServerNameIsSentAsSniAndCheckedInsteadOfTheHost() throws Exception {
     serve(4, Compression.NONE, certs.server(), ClientAuth.NONE);
-    client = get(builder(4, Compression.NONE, TlsOptions.of(trusting(certs.caPem()))
-        .serverName(TestCertificates.SERVER_DNS)).connect(group));
+    client =
+        get(
+            builder(
+                    4,
+                    Compression.NONE,
+                    TlsOptions.of(trusting(certs.caPem())).serverName(TestCertificates.SERVER_DNS))
+                .connect(group));
     get(client.query("SELECT 1", new RowsCollector(), 0, null));
     assertEquals(List.of(TestCertificates.SERVER_DNS), server.serverNames);
   }
@@ -139,8 +151,7 @@ class CqlClientTlsTest {
     serve(4, Compression.NONE, certs.server(), ClientAuth.NONE);
     TlsOptions other = TlsOptions.of(trusting(certs.caPem())).serverName("wrong.example");
     connectFailure(builder(4, Compression.NONE, other).connect(group), Reason.TLS_HOST_MISMATCH);
-    client = get(builder(4, Compression.NONE, other.withoutHostnameVerification())
-        .connect(group));
+    client = get(builder(4, Compression.NONE, other.withoutHostnameVerification()).connect(group));
     get(client.query("SELECT 1", new RowsCollector(), 0, null));
   }
 
@@ -148,8 +159,9 @@ class CqlClientTlsTest {
   void aCertificateFromAnotherAuthorityIsUntrusted() throws Exception {
     serve(5, Compression.LZ4, certs.wrongCaServer(), ClientAuth.NONE);
     long start = System.nanoTime();
-    connectFailure(builder(5, Compression.LZ4, TlsOptions.of(trusting(certs.caPem())))
-        .connect(group), Reason.TLS_UNTRUSTED);
+    connectFailure(
+        builder(5, Compression.LZ4, TlsOptions.of(trusting(certs.caPem()))).connect(group),
+        Reason.TLS_UNTRUSTED);
     assertTrue(System.nanoTime() - start < TimeUnit.SECONDS.toNanos(10), "within the timeout");
     assertEquals(0, server.queries().size());
   }
@@ -157,19 +169,24 @@ class CqlClientTlsTest {
   @Test
   void anExpiredCertificateIsExpired() throws Exception {
     serve(4, Compression.NONE, certs.expiredServer(), ClientAuth.NONE);
-    connectFailure(builder(4, Compression.NONE, TlsOptions.of(trusting(certs.caPem())))
-        .connect(group), Reason.TLS_EXPIRED);
+    connectFailure(
+        builder(4, Compression.NONE, TlsOptions.of(trusting(certs.caPem()))).connect(group),
+        Reason.TLS_EXPIRED);
   }
 
   @Test
   void aServerThatRequiresAClientCertificateGetsOneOrRefuses() throws Exception {
     serve(5, Compression.LZ4, certs.server(), ClientAuth.REQUIRE);
-    connectFailure(builder(5, Compression.LZ4, TlsOptions.of(trusting(certs.caPem())))
-        .connect(group), Reason.TLS_CLIENT_CERT_REQUIRED);
+    connectFailure(
+        builder(5, Compression.LZ4, TlsOptions.of(trusting(certs.caPem()))).connect(group),
+        Reason.TLS_CLIENT_CERT_REQUIRED);
     Pem mine = certs.client();
-    SslContext withCertificate = SslContextBuilder.forClient().sslProvider(SslProvider.JDK)
-        .trustManager(certs.caPem().toFile())
-        .keyManager(mine.certificateChain().toFile(), mine.privateKey().toFile()).build();
+    SslContext withCertificate =
+        SslContextBuilder.forClient()
+            .sslProvider(SslProvider.JDK)
+            .trustManager(certs.caPem().toFile())
+            .keyManager(mine.certificateChain().toFile(), mine.privateKey().toFile())
+            .build();
     client = get(builder(5, Compression.LZ4, TlsOptions.of(withCertificate)).connect(group));
     get(client.query("SELECT 1", new RowsCollector(), 0, null));
   }
@@ -180,8 +197,11 @@ class CqlClientTlsTest {
     serve(4, Compression.NONE, certs.server(), ClientAuth.NONE);
     server.password = PASSWORD;
     Credentials credentials = new Credentials("cassandra", PASSWORD.toCharArray());
-    client = get(builder(4, Compression.NONE, TlsOptions.of(trusting(certs.caPem())))
-        .credentials(credentials).connect(group));
+    client =
+        get(
+            builder(4, Compression.NONE, TlsOptions.of(trusting(certs.caPem())))
+                .credentials(credentials)
+                .connect(group));
     get(client.query("SELECT 1", new RowsCollector(), 0, null));
     assertEquals(1, server.authTokens.size(), "the server authenticated the client");
     String wire = new String(server.rawReceived(), StandardCharsets.ISO_8859_1);
@@ -190,8 +210,8 @@ class CqlClientTlsTest {
   }
 
   /**
-   * A peer that accepts the connection and never answers the ClientHello: the connect timeout
-   * ends the attempt, and nothing but the ClientHello was written (no OPTIONS, no credentials).
+   * A peer that accepts the connection and never answers the ClientHello: the connect timeout ends
+   * the attempt, and nothing but the ClientHello was written (no OPTIONS, no credentials).
    */
   @Test
   void aSilentPeerEndsAtTheConnectTimeoutHavingReceivedOnlyTheClientHello() throws Exception {
@@ -199,11 +219,17 @@ class CqlClientTlsTest {
       silent.setSoTimeout(10_000);
       Credentials credentials = new Credentials("cassandra", PASSWORD.toCharArray());
       long start = System.nanoTime();
-      CompletableFuture<CqlClient> connecting = CqlClient.builder("127.0.0.1",
-          silent.getLocalPort()).tls(TlsOptions.of(SslContextBuilder.forClient()
-              .trustManager(InsecureTrustManagerFactory.INSTANCE).build())
-              .withoutHostnameVerification())
-          .credentials(credentials).connectTimeout(Duration.ofMillis(800)).connect(group);
+      CompletableFuture<CqlClient> connecting =
+          CqlClient.builder("127.0.0.1", silent.getLocalPort())
+              .tls(
+                  TlsOptions.of(
+                          SslContextBuilder.forClient()
+                              .trustManager(InsecureTrustManagerFactory.INSTANCE)
+                              .build())
+                      .withoutHostnameVerification())
+              .credentials(credentials)
+              .connectTimeout(Duration.ofMillis(800))
+              .connect(group);
       ByteArrayOutputStream received = new ByteArrayOutputStream();
       try (Socket s = silent.accept()) {
         s.setSoTimeout(5_000);
@@ -226,11 +252,13 @@ class CqlClientTlsTest {
 
   @Test
   void aClientContextIsRequired() throws Exception {
-    SslContext serverContext = SslContextBuilder.forServer(
-        certs.server().certificateChain().toFile(), certs.server().privateKey().toFile())
-        .build();
+    SslContext serverContext =
+        SslContextBuilder.forServer(
+                certs.server().certificateChain().toFile(), certs.server().privateKey().toFile())
+            .build();
     assertThrows(IllegalArgumentException.class, () -> TlsOptions.of(serverContext));
-    assertThrows(IllegalArgumentException.class,
+    assertThrows(
+        IllegalArgumentException.class,
         () -> TlsOptions.of(trusting(certs.caPem())).serverName(" "));
   }
 }

@@ -1,14 +1,10 @@
 package io.cqlrows.netty.client;
 
-import io.cqlrows.core.ParseLimits;
 import io.cqlrows.netty.CqlPipeline;
 import io.cqlrows.netty.compression.Compression;
 import io.cqlrows.netty.frame.Frame;
 import io.cqlrows.netty.frame.Opcode;
-import io.cqlrows.netty.internal.BytesToFrameDecoder;
 import io.cqlrows.netty.internal.Compressors;
-import io.cqlrows.netty.internal.SegmentEncoder;
-import io.cqlrows.netty.internal.SegmentFormat;
 import io.cqlrows.netty.request.DecodedRequest;
 import io.cqlrows.testing.CqlBytes;
 import io.netty.bootstrap.ServerBootstrap;
@@ -21,9 +17,9 @@ import io.netty.channel.EventLoopGroup;
 import io.netty.channel.group.ChannelGroup;
 import io.netty.channel.group.DefaultChannelGroup;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
-import io.netty.util.concurrent.GlobalEventExecutor;
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslHandler;
+import io.netty.util.concurrent.GlobalEventExecutor;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -47,8 +43,8 @@ import javax.net.ssl.SNIServerName;
  * each request by its text ({@link CannedResponses}). v4 response bodies are LZ4-compressed when
  * LZ4 was negotiated, as Cassandra does. Every request it decodes is recorded.
  *
- * <p>{@link #scylla} makes it answer as ScyllaDB does (transport/server.cc): protocol v4 at most,
- * a request in a newer version answered with a protocol error in a v4 header on stream 0, the
+ * <p>{@link #scylla} makes it answer as ScyllaDB does (transport/server.cc): protocol v4 at most, a
+ * request in a newer version answered with a protocol error in a v4 header on stream 0, the
  * protocol extensions advertised in SUPPORTED and applied when STARTUP names them.
  */
 public final class FakeCqlServer {
@@ -57,43 +53,57 @@ public final class FakeCqlServer {
 
   private final int version;
   private final Compression compression;
+
   /** The SUPPORTED multimap. */
   private final Map<String, List<String>> supported;
+
   /** ScyllaDB: refuses newer versions, applies extensions. */
   private final boolean scylla;
+
   private final ChannelGroup children = new DefaultChannelGroup(GlobalEventExecutor.INSTANCE);
   private final Channel server;
+
   /** Every request received, in order, over all connections. */
   final List<DecodedRequest> requests = new CopyOnWriteArrayList<>();
+
   /** When set, STARTUP is answered with an ERROR. */
   volatile boolean refuseStartup;
+
   /** When set, STARTUP is answered with a protocol error with this message. */
   volatile String refuseStartupWith;
+
   /**
    * When set, STARTUP is answered with AUTHENTICATE ({@code PasswordAuthenticator}), and an
    * AUTH_RESPONSE with the SASL PLAIN token of {@code cassandra} and this password with
    * AUTH_SUCCESS; any other token with a bad-credentials ERROR.
    */
   public volatile String password;
+
   /** The tokens of the AUTH_RESPONSEs received. */
   final List<byte[]> authTokens = new CopyOnWriteArrayList<>();
+
   /** Connections accepted so far. */
   final AtomicInteger connections = new AtomicInteger();
+
   /** The handlers of the connections accepted so far, for {@link #answerHeld}. */
   private final List<Connection> handlers = new CopyOnWriteArrayList<>();
+
   /**
-   * When set (before a client connects), connections speak TLS with this server context: an
-   * {@code SslHandler} at the head of each connection's pipeline, after the raw-bytes recorder.
+   * When set (before a client connects), connections speak TLS with this server context: an {@code
+   * SslHandler} at the head of each connection's pipeline, after the raw-bytes recorder.
    */
   public volatile SslContext tls;
+
   /**
-   * When set, asked for each QUERY (its stream id and text) before the canned answers: the bytes
-   * it returns are written as they are in place of them (a hostile response built by the test),
-   * and null leaves the request to the canned answers.
+   * When set, asked for each QUERY (its stream id and text) before the canned answers: the bytes it
+   * returns are written as they are in place of them (a hostile response built by the test), and
+   * null leaves the request to the canned answers.
    */
   public volatile BiFunction<Integer, String, byte[]> rawAnswers;
+
   /** Every byte received from clients, as it came off the socket (before TLS). */
   private final ByteArrayOutputStream raw = new ByteArrayOutputStream();
+
   /** The SNI host names of the TLS handshakes completed so far; "" for none. */
   public final List<String> serverNames = new CopyOnWriteArrayList<>();
 
@@ -104,11 +114,11 @@ public final class FakeCqlServer {
   }
 
   /**
-   * A ScyllaDB-like server: v4, advertising {@code extensions} (keys of {@link
-   * #SCYLLA_EXTENSIONS} with its values) besides the sharding options.
+   * A ScyllaDB-like server: v4, advertising {@code extensions} (keys of {@link #SCYLLA_EXTENSIONS}
+   * with its values) besides the sharding options.
    */
-  static FakeCqlServer scylla(EventLoopGroup group, Compression compression,
-      String... extensions) throws InterruptedException {
+  static FakeCqlServer scylla(EventLoopGroup group, Compression compression, String... extensions)
+      throws InterruptedException {
     Map<String, List<String>> supported = new LinkedHashMap<>();
     supported.put("COMPRESSION", List.of("lz4", "snappy"));
     supported.put("CQL_VERSION", List.of("3.3.1"));
@@ -123,55 +133,76 @@ public final class FakeCqlServer {
     return new FakeCqlServer(group, 4, compression, supported, true);
   }
 
-  private FakeCqlServer(EventLoopGroup group, int version, Compression compression,
-      Map<String, List<String>> supported, boolean scylla) throws InterruptedException {
+  private FakeCqlServer(
+      EventLoopGroup group,
+      int version,
+      Compression compression,
+      Map<String, List<String>> supported,
+      boolean scylla)
+      throws InterruptedException {
     this.version = version;
     this.compression = compression;
     this.supported = supported;
     this.scylla = scylla;
-    this.server = new ServerBootstrap()
-        .group(group)
-        .channel(NioServerSocketChannel.class)
-        .childHandler(new ChannelInitializer<Channel>() {
-          @Override
-          protected void initChannel(Channel ch) {
-            children.add(ch);
-            connections.incrementAndGet();
-            // the server's side of the same handlers: requests pass the rows handler untouched
-            CqlPipeline.install(ch.pipeline(), version, compression);
-            SslContext context = tls;
-            if (context != null) {
-              SslHandler ssl = context.newHandler(ch.alloc());
-              ssl.handshakeFuture().addListener(f -> {
-                if (f.isSuccess()
-                    && ssl.engine().getSession() instanceof ExtendedSSLSession session) {
-                  List<SNIServerName> names = session.getRequestedServerNames();
-                  serverNames.add(names.isEmpty() ? ""
-                      : new String(names.get(0).getEncoded(), StandardCharsets.US_ASCII));
-                }
-              });
-              ch.pipeline().addFirst("tls", ssl);
-            }
-            ch.pipeline().addFirst("raw", new ChannelInboundHandlerAdapter() {
-              @Override
-              public void channelRead(ChannelHandlerContext ctx, Object msg) {
-                ByteBuf b = (ByteBuf) msg;
-                synchronized (raw) {
-                  try {
-                    b.getBytes(b.readerIndex(), raw, b.readableBytes());
-                  } catch (IOException e) {
-                    throw new UncheckedIOException(e); // a ByteArrayOutputStream does not throw
+    this.server =
+        new ServerBootstrap()
+            .group(group)
+            .channel(NioServerSocketChannel.class)
+            .childHandler(
+                new ChannelInitializer<Channel>() {
+                  @Override
+                  protected void initChannel(Channel ch) {
+                    children.add(ch);
+                    connections.incrementAndGet();
+                    // the server's side of the same handlers: requests pass the rows handler
+                    // untouched
+                    CqlPipeline.install(ch.pipeline(), version, compression);
+                    SslContext context = tls;
+                    if (context != null) {
+                      SslHandler ssl = context.newHandler(ch.alloc());
+                      ssl.handshakeFuture()
+                          .addListener(
+                              f -> {
+                                if (f.isSuccess()
+                                    && ssl.engine().getSession()
+                                        instanceof ExtendedSSLSession session) {
+                                  List<SNIServerName> names = session.getRequestedServerNames();
+                                  serverNames.add(
+                                      names.isEmpty()
+                                          ? ""
+                                          : new String(
+                                              names.get(0).getEncoded(),
+                                              StandardCharsets.US_ASCII));
+                                }
+                              });
+                      ch.pipeline().addFirst("tls", ssl);
+                    }
+                    ch.pipeline()
+                        .addFirst(
+                            "raw",
+                            new ChannelInboundHandlerAdapter() {
+                              @Override
+                              public void channelRead(ChannelHandlerContext ctx, Object msg) {
+                                ByteBuf b = (ByteBuf) msg;
+                                synchronized (raw) {
+                                  try {
+                                    b.getBytes(b.readerIndex(), raw, b.readableBytes());
+                                  } catch (IOException e) {
+                                    throw new UncheckedIOException(
+                                        e); // a ByteArrayOutputStream does not throw
+                                  }
+                                }
+                                ctx.fireChannelRead(msg);
+                              }
+                            });
+                    Connection handler = new Connection();
+                    handlers.add(handler);
+                    ch.pipeline().addLast(handler);
                   }
-                }
-                ctx.fireChannelRead(msg);
-              }
-            });
-            Connection handler = new Connection();
-            handlers.add(handler);
-            ch.pipeline().addLast(handler);
-          }
-        })
-        .bind("127.0.0.1", 0).sync().channel();
+                })
+            .bind("127.0.0.1", 0)
+            .sync()
+            .channel();
   }
 
   public int port() {
@@ -233,8 +264,10 @@ public final class FakeCqlServer {
   /** One connection: decodes requests, writes canned responses. */
   private final class Connection extends ChannelInboundHandlerAdapter {
     private final CannedResponses canned = new CannedResponses(version);
+
     /** v4 LZ4 bodies from READY on (ScyllaDB) or after it (Cassandra). */
     private boolean compressing;
+
     /** Set when the handler is added, before any request. */
     private volatile ChannelHandlerContext ctx;
 
@@ -249,12 +282,15 @@ public final class FakeCqlServer {
       if (c == null || !c.channel().isActive()) {
         return;
       }
-      c.executor().submit(() -> {
-        for (CannedResponses.Response r : canned.releaseHeld()) {
-          c.write(envelope(c, r));
-        }
-        c.flush();
-      }).sync();
+      c.executor()
+          .submit(
+              () -> {
+                for (CannedResponses.Response r : canned.releaseHeld()) {
+                  c.write(envelope(c, r));
+                }
+                c.flush();
+              })
+          .sync();
     }
 
     @Override
@@ -264,8 +300,11 @@ public final class FakeCqlServer {
       try {
         if (scylla && frame.version() > version) {
           // server.cc: "Invalid or unsupported protocol version", stream 0, this version's header
-          ctx.writeAndFlush(envelope(ctx, CannedResponses.error(0, 0x000A,
-              "Invalid or unsupported protocol version: " + frame.version())));
+          ctx.writeAndFlush(
+              envelope(
+                  ctx,
+                  CannedResponses.error(
+                      0, 0x000A, "Invalid or unsupported protocol version: " + frame.version())));
           return;
         }
         if (frame.opcode() == Opcode.AUTH_RESPONSE) {
@@ -278,8 +317,11 @@ public final class FakeCqlServer {
       }
       requests.add(request);
       if (request.opcode() == Opcode.OPTIONS) {
-        ctx.writeAndFlush(envelope(ctx, new CannedResponses.Response(request.streamId(),
-            Opcode.SUPPORTED, stringMultimap(supported))));
+        ctx.writeAndFlush(
+            envelope(
+                ctx,
+                new CannedResponses.Response(
+                    request.streamId(), Opcode.SUPPORTED, stringMultimap(supported))));
       } else if (request.opcode() == Opcode.STARTUP) {
         if (scylla) {
           canned.negotiate(request.options());
@@ -299,16 +341,28 @@ public final class FakeCqlServer {
 
     private void startup(ChannelHandlerContext ctx, DecodedRequest request) {
       if (refuseStartup || refuseStartupWith != null) {
-        ctx.writeAndFlush(envelope(ctx, CannedResponses.error(request.streamId(), 0x000A,
-            refuseStartupWith != null ? refuseStartupWith : "refused by the test")));
+        ctx.writeAndFlush(
+            envelope(
+                ctx,
+                CannedResponses.error(
+                    request.streamId(),
+                    0x000A,
+                    refuseStartupWith != null ? refuseStartupWith : "refused by the test")));
         return;
       }
       if (password != null) {
         // AUTHENTICATE ends the unframed handshake as READY does (native_protocol_v5.spec 2.3.1)
         compressing = true;
-        ctx.writeAndFlush(envelope(ctx, new CannedResponses.Response(request.streamId(),
-            Opcode.AUTHENTICATE, 0, CqlBytes.create()
-                .string("org.apache.cassandra.auth.PasswordAuthenticator").toArray())));
+        ctx.writeAndFlush(
+            envelope(
+                ctx,
+                new CannedResponses.Response(
+                    request.streamId(),
+                    Opcode.AUTHENTICATE,
+                    0,
+                    CqlBytes.create()
+                        .string("org.apache.cassandra.auth.PasswordAuthenticator")
+                        .toArray())));
         if (version >= 5) {
           CqlPipeline.get(ctx.channel()).switchToSegments();
         }
@@ -317,8 +371,9 @@ public final class FakeCqlServer {
       // READY goes out unframed; on v5 everything after it is in segments. ScyllaDB compresses
       // READY itself (server.cc), Cassandra only what follows it.
       compressing = scylla;
-      ctx.writeAndFlush(envelope(ctx, new CannedResponses.Response(request.streamId(),
-          Opcode.READY, new byte[0])));
+      ctx.writeAndFlush(
+          envelope(
+              ctx, new CannedResponses.Response(request.streamId(), Opcode.READY, new byte[0])));
       compressing = true;
       if (version >= 5) {
         CqlPipeline.get(ctx.channel()).switchToSegments();
@@ -338,11 +393,19 @@ public final class FakeCqlServer {
       body.getBytes(body.readerIndex() + 4, token);
       authTokens.add(token);
       byte[] expected = ("\0cassandra\0" + password).getBytes(StandardCharsets.UTF_8);
-      ctx.writeAndFlush(envelope(ctx, Arrays.equals(token, expected)
-          ? new CannedResponses.Response(frame.streamId(), Opcode.AUTH_SUCCESS, 0,
-              CqlBytes.create().int32(-1).toArray())
-          : CannedResponses.error(frame.streamId(), 0x0100,
-              "Provided username cassandra and/or password are incorrect")));
+      ctx.writeAndFlush(
+          envelope(
+              ctx,
+              Arrays.equals(token, expected)
+                  ? new CannedResponses.Response(
+                      frame.streamId(),
+                      Opcode.AUTH_SUCCESS,
+                      0,
+                      CqlBytes.create().int32(-1).toArray())
+                  : CannedResponses.error(
+                      frame.streamId(),
+                      0x0100,
+                      "Provided username cassandra and/or password are incorrect")));
     }
 
     /** A response envelope; v4 LZ4 bodies compressed. Ownership transferred. */
@@ -355,8 +418,11 @@ public final class FakeCqlServer {
         body = compressed;
       }
       ByteBuf out = ctx.alloc().buffer(9 + body.readableBytes());
-      out.writeByte(0x80 | version).writeByte((compress ? Frame.FLAG_COMPRESSION : 0) | r.flags())
-          .writeShort(r.streamId()).writeByte(r.opcode().code()).writeInt(body.readableBytes())
+      out.writeByte(0x80 | version)
+          .writeByte((compress ? Frame.FLAG_COMPRESSION : 0) | r.flags())
+          .writeShort(r.streamId())
+          .writeByte(r.opcode().code())
+          .writeInt(body.readableBytes())
           .writeBytes(body);
       body.release();
       return out;
@@ -366,10 +432,11 @@ public final class FakeCqlServer {
   /** A {@code [string multimap]}. */
   private static byte[] stringMultimap(Map<String, List<String>> map) {
     CqlBytes b = CqlBytes.create().int16(map.size());
-    map.forEach((k, values) -> {
-      b.string(k).int16(values.size());
-      values.forEach(b::string);
-    });
+    map.forEach(
+        (k, values) -> {
+          b.string(k).int16(values.size());
+          values.forEach(b::string);
+        });
     return b.toArray();
   }
 }

@@ -31,10 +31,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The README's Netty example is real code: the {@code java} block between the {@code
- * netty:begin} and {@code netty:end} markers, compiled ({@link ReadmeBlocks}) and run against
- * {@link FakeCqlServer} speaking v5 with LZ4 segments. It imports at most five cqlrows types and
- * names the compression once.
+ * The README's Netty example is real code: the {@code java} block between the {@code netty:begin}
+ * and {@code netty:end} markers, compiled ({@link ReadmeBlocks}) and run against {@link
+ * FakeCqlServer} speaking v5 with LZ4 segments. It imports at most five cqlrows types and names the
+ * compression once.
  */
 class NettyQuickStartTest {
   @TempDir static Path work;
@@ -91,18 +91,23 @@ class NettyQuickStartTest {
   @Test
   void anErrorResponseFailsTheResult() throws Exception {
     CompletableFuture<?> result = run("FAIL this one");
-    ExecutionException e = assertThrows(ExecutionException.class,
-        () -> result.get(10, TimeUnit.SECONDS));
+    ExecutionException e =
+        assertThrows(ExecutionException.class, () -> result.get(10, TimeUnit.SECONDS));
     CqlServerError error = assertInstanceOf(CqlServerError.class, e.getCause());
     assertEquals(CqlServerError.INVALID, error.code());
   }
 
   private CompletableFuture<?> run(String query) throws Exception {
     Object app = selectOnce.getConstructor(String.class).newInstance(query);
-    Channel channel = new Bootstrap().group(group).channel(NioSocketChannel.class)
-        .handler((ChannelHandler) app).connect("127.0.0.1", server.port()).sync().channel();
-    CompletableFuture<?> result =
-        (CompletableFuture<?>) selectOnce.getField("result").get(app);
+    Channel channel =
+        new Bootstrap()
+            .group(group)
+            .channel(NioSocketChannel.class)
+            .handler((ChannelHandler) app)
+            .connect("127.0.0.1", server.port())
+            .sync()
+            .channel();
+    CompletableFuture<?> result = (CompletableFuture<?>) selectOnce.getField("result").get(app);
     result.whenComplete((r, e) -> channel.close());
     return result;
   }

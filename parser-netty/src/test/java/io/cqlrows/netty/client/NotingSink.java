@@ -6,8 +6,8 @@ import io.cqlrows.core.sink.RowsCollector;
 import java.util.List;
 
 /**
- * Delegates to a {@link RowsCollector} and adds its name to a shared list when its result ends:
- * the order in which responses were parsed, on the event loop.
+ * Delegates to a {@link RowsCollector} and adds its name to a shared list when its result ends: the
+ * order in which responses were parsed, on the event loop.
  */
 final class NotingSink implements RowSink {
   private final String name;

@@ -40,8 +40,12 @@ import org.junit.jupiter.params.provider.EnumSource;
  */
 class ScyllaClientTest {
   private static final long TIMEOUT_SECONDS = 10;
-  private static final String[] ALL = {"SCYLLA_LWT_ADD_METADATA_MARK", "SCYLLA_RATE_LIMIT_ERROR",
-      "TABLETS_ROUTING_V1", "SCYLLA_USE_METADATA_ID"};
+  private static final String[] ALL = {
+    "SCYLLA_LWT_ADD_METADATA_MARK",
+    "SCYLLA_RATE_LIMIT_ERROR",
+    "TABLETS_ROUTING_V1",
+    "SCYLLA_USE_METADATA_ID"
+  };
   private static EventLoopGroup group;
 
   private FakeCqlServer server;
@@ -68,7 +72,9 @@ class ScyllaClientTest {
   }
 
   @ParameterizedTest
-  @EnumSource(value = Compression.class, names = {"NONE", "LZ4"})
+  @EnumSource(
+      value = Compression.class,
+      names = {"NONE", "LZ4"})
   void askedForV5ItReconnectsOnV4AndNegotiatesEveryExtension(Compression compression)
       throws Exception {
     server = FakeCqlServer.scylla(group, compression, ALL);
@@ -76,8 +82,12 @@ class ScyllaClientTest {
 
     assertEquals(4, client.protocolVersion());
     assertEquals(2, server.connections.get(), "the refused v5 connection, then the v4 one");
-    assertEquals(List.of("SCYLLA_USE_METADATA_ID", "SCYLLA_LWT_ADD_METADATA_MARK",
-        "TABLETS_ROUTING_V1", "SCYLLA_RATE_LIMIT_ERROR"),
+    assertEquals(
+        List.of(
+            "SCYLLA_USE_METADATA_ID",
+            "SCYLLA_LWT_ADD_METADATA_MARK",
+            "TABLETS_ROUTING_V1",
+            "SCYLLA_RATE_LIMIT_ERROR"),
         List.copyOf(client.features().extensions()));
     assertEquals(0x80000000, client.features().lwtMask());
     assertEquals(OptionalInt.of(0xF000), client.features().rateLimitErrorCode());
@@ -108,12 +118,14 @@ class ScyllaClientTest {
     client = get(CqlClient.connect("127.0.0.1", server.port(), 4, Compression.NONE, group));
     assertEquals(1, server.connections.get());
     assertEquals(List.of("TABLETS_ROUTING_V1"), List.copyOf(client.features().extensions()));
-    assertEquals(Map.of("CQL_VERSION", "3.0.0", "TABLETS_ROUTING_V1", ""),
-        server.requests.get(1).options());
+    assertEquals(
+        Map.of("CQL_VERSION", "3.0.0", "TABLETS_ROUTING_V1", ""), server.requests.get(1).options());
   }
 
   @ParameterizedTest
-  @EnumSource(value = Compression.class, names = {"NONE", "LZ4"})
+  @EnumSource(
+      value = Compression.class,
+      names = {"NONE", "LZ4"})
   void v4PreparedStatementsCarryAndFollowTheResultMetadataId(Compression compression)
       throws Exception {
     server = FakeCqlServer.scylla(group, compression, ALL);
@@ -168,7 +180,9 @@ class ScyllaClientTest {
   }
 
   @ParameterizedTest
-  @EnumSource(value = Compression.class, names = {"NONE", "LZ4"})
+  @EnumSource(
+      value = Compression.class,
+      names = {"NONE", "LZ4"})
   void tabletRoutingArrivesWithTheResult(Compression compression) throws Exception {
     server = FakeCqlServer.scylla(group, compression, ALL);
     client = get(CqlClient.connect("127.0.0.1", server.port(), 4, compression, group));
@@ -178,9 +192,10 @@ class ScyllaClientTest {
     TabletRouting tablets = result.tablets();
     assertEquals(CannedResponses.TABLET_FIRST, tablets.firstToken());
     assertEquals(CannedResponses.TABLET_LAST, tablets.lastToken());
-    assertEquals(List.of(
-        new TabletRouting.Replica(UUID.fromString(CannedResponses.REPLICA_1), 1),
-        new TabletRouting.Replica(UUID.fromString(CannedResponses.REPLICA_2), 0)),
+    assertEquals(
+        List.of(
+            new TabletRouting.Replica(UUID.fromString(CannedResponses.REPLICA_1), 1),
+            new TabletRouting.Replica(UUID.fromString(CannedResponses.REPLICA_2), 0)),
         tablets.replicas());
     assertEquals("TABLETS", rows.rows().get(0).getString("query"));
 
@@ -191,8 +206,9 @@ class ScyllaClientTest {
   void theRateLimitErrorHasItsFields() throws Exception {
     server = FakeCqlServer.scylla(group, Compression.NONE, ALL);
     client = get(CqlClient.connect("127.0.0.1", server.port(), 4, Compression.NONE, group));
-    CqlServerError e = assertInstanceOf(CqlServerError.class,
-        failure(client.query("RATELIMIT", new RowsCollector(), 0, null)));
+    CqlServerError e =
+        assertInstanceOf(
+            CqlServerError.class, failure(client.query("RATELIMIT", new RowsCollector(), 0, null)));
     assertEquals(CannedResponses.RATE_LIMIT_ERROR, e.code());
     assertTrue(e.isRateLimitError());
     assertEquals("Rate_limit_error", e.codeName());
@@ -207,8 +223,9 @@ class ScyllaClientTest {
   void withoutTheExtensionARateLimitIsAConfigError() throws Exception {
     server = FakeCqlServer.scylla(group, Compression.NONE, "SCYLLA_USE_METADATA_ID");
     client = get(CqlClient.connect("127.0.0.1", server.port(), 4, Compression.NONE, group));
-    CqlServerError e = assertInstanceOf(CqlServerError.class,
-        failure(client.query("RATELIMIT", new RowsCollector(), 0, null)));
+    CqlServerError e =
+        assertInstanceOf(
+            CqlServerError.class, failure(client.query("RATELIMIT", new RowsCollector(), 0, null)));
     assertEquals(0x2300, e.code());
     assertFalse(e.isRateLimitError());
     assertEquals(-1, e.opType());
@@ -218,8 +235,10 @@ class ScyllaClientTest {
   void aServerThatRefusesV4TooFailsTheConnectWithItsError() throws Exception {
     server = new FakeCqlServer(group, 4, Compression.NONE);
     server.refuseStartupWith = "Invalid or unsupported protocol version: 4";
-    CqlServerError e = assertInstanceOf(CqlServerError.class,
-        failure(CqlClient.connect("127.0.0.1", server.port(), 4, Compression.NONE, group)));
+    CqlServerError e =
+        assertInstanceOf(
+            CqlServerError.class,
+            failure(CqlClient.connect("127.0.0.1", server.port(), 4, Compression.NONE, group)));
     assertEquals(0x000A, e.code());
     assertEquals(1, server.connections.get(), "no fallback below v4");
   }
@@ -243,8 +262,8 @@ class ScyllaClientTest {
   }
 
   private static Throwable failure(CompletableFuture<?> future) {
-    ExecutionException e = assertThrows(ExecutionException.class,
-        () -> future.get(TIMEOUT_SECONDS, TimeUnit.SECONDS));
+    ExecutionException e =
+        assertThrows(ExecutionException.class, () -> future.get(TIMEOUT_SECONDS, TimeUnit.SECONDS));
     return e.getCause();
   }
 }

@@ -32,37 +32,41 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 /**
- * {@link CqlClient} with all {@value #STREAM_IDS} stream ids of its connection in use, against
- * a {@link FakeCqlServer} that answers none of them ({@code HOLD} and {@code NEVER}). What the
- * client does then:
+ * {@link CqlClient} with all {@value #STREAM_IDS} stream ids of its connection in use, against a
+ * {@link FakeCqlServer} that answers none of them ({@code HOLD} and {@code NEVER}). What the client
+ * does then:
  *
  * <ul>
  *   <li>the next request (QUERY or PREPARE) fails with a {@link CqlConnectionException} ({@code
- *       STREAMS_EXHAUSTED}), at once: a
- *       request made on the event loop returns a future that has already failed. Nothing is
- *       written for it (no write reaches the socket), its envelope is released, its sink sees
- *       nothing, and the requests in flight stay in flight on a connection that stays open;
- *   <li>when one response arrives, its id is free: the next request takes that id and succeeds,
- *       and while it is in flight the request after it fails again;
+ *       STREAMS_EXHAUSTED}), at once: a request made on the event loop returns a future that has
+ *       already failed. Nothing is written for it (no write reaches the socket), its envelope is
+ *       released, its sink sees nothing, and the requests in flight stay in flight on a connection
+ *       that stays open;
+ *   <li>when one response arrives, its id is free: the next request takes that id and succeeds, and
+ *       while it is in flight the request after it fails again;
  *   <li>closing the connection fails every request still in flight with a {@link
  *       CqlConnectionException} ({@code CLOSED_BY_CLIENT}).
  * </ul>
  *
  * <p>Tagged {@code load}: its 32,768 requests take a quarter of a minute, so {@code mvn verify}
- * leaves it out and {@code -Pload} runs it ({@code InFlightRequestsTest} checks the same
- * exhaustion on an embedded channel in every build).
+ * leaves it out and {@code -Pload} runs it ({@code InFlightRequestsTest} checks the same exhaustion
+ * on an embedded channel in every build).
  */
 @Tag("load")
 class StreamIdExhaustionTest {
   private static final long TIMEOUT_SECONDS = 60;
+
   /** Stream ids 0 to 32767. */
   private static final int STREAM_IDS = 32768;
+
   /** OPTIONS and STARTUP. */
   private static final int HANDSHAKE_REQUESTS = 2;
+
   private static EventLoopGroup group;
 
   private FakeCqlServer server;
   private CqlClient client;
+
   /** What the client writes to its socket: the handler at the head of its pipeline. */
   private volatile WriteCounter socketWrites;
 
@@ -88,15 +92,22 @@ class StreamIdExhaustionTest {
 
   @ParameterizedTest
   @CsvSource({"4, NONE", "5, LZ4"})
-  void theRequestAfterTheLastFreeIdFailsAtOnceAndAFreedIdIsTakenAgain(int version,
-      Compression compression) throws Exception {
+  void theRequestAfterTheLastFreeIdFailsAtOnceAndAFreedIdIsTakenAgain(
+      int version, Compression compression) throws Exception {
     server = new FakeCqlServer(group, version, compression);
-    client = get(CqlClient.connect("127.0.0.1", server.port(), version, compression, group,
-        p -> {
-          WriteCounter counter = new WriteCounter();
-          socketWrites = counter;
-          p.addFirst("socket-writes", counter);
-        }));
+    client =
+        get(
+            CqlClient.connect(
+                "127.0.0.1",
+                server.port(),
+                version,
+                compression,
+                group,
+                p -> {
+                  WriteCounter counter = new WriteCounter();
+                  socketWrites = counter;
+                  p.addFirst("socket-writes", counter);
+                }));
     PreparedResult prepared = get(client.prepare("SELECT id, name FROM ks.t WHERE id = ?"));
 
     // every id in use: one request the server answers on demand, the others never
@@ -117,12 +128,12 @@ class StreamIdExhaustionTest {
     Throwable refused = failure(client.query("SELECT one too many", refusedRows, 0, null));
     assertExhausted(refused);
     // and on the event loop: the future has failed when the call returns
-    CompletableFuture<QueryResult> onLoop = onEventLoop(
-        () -> client.query("SELECT on the loop", new RowsCollector(), 0, null));
+    CompletableFuture<QueryResult> onLoop =
+        onEventLoop(() -> client.query("SELECT on the loop", new RowsCollector(), 0, null));
     assertTrue(onLoop.isCompletedExceptionally(), "failed at once");
     assertExhausted(failure(onLoop));
-    CompletableFuture<PreparedResult> prepare = onEventLoop(
-        () -> client.prepare("SELECT name FROM ks.t WHERE id = ?"));
+    CompletableFuture<PreparedResult> prepare =
+        onEventLoop(() -> client.prepare("SELECT name FROM ks.t WHERE id = ?"));
     assertTrue(prepare.isCompletedExceptionally(), "PREPARE failed at once");
     assertExhausted(failure(prepare));
 
@@ -131,7 +142,9 @@ class StreamIdExhaustionTest {
     assertEquals(List.of(), LeakCheckExtension.collectLeaks(), "refused envelopes released");
     assertTrue(client.channel().isActive(), "the connection stays open");
     assertFalse(held.isDone());
-    assertEquals(0, never.stream().filter(CompletableFuture::isDone).count(),
+    assertEquals(
+        0,
+        never.stream().filter(CompletableFuture::isDone).count(),
         "the requests in flight stay in flight");
     assertEquals(received, server.requests.size());
 
@@ -147,9 +160,12 @@ class StreamIdExhaustionTest {
 
     // its response freed the id again: in one event loop task, a request takes it and the one
     // after it is refused (no response can be read in between)
-    List<CompletableFuture<QueryResult>> pair = onEventLoop(() -> List.of(
-        client.execute(prepared, new RowsCollector(), 0, null, new byte[] {0, 0, 0, 7}),
-        client.query("SELECT second", new RowsCollector(), 0, null)));
+    List<CompletableFuture<QueryResult>> pair =
+        onEventLoop(
+            () ->
+                List.of(
+                    client.execute(prepared, new RowsCollector(), 0, null, new byte[] {0, 0, 0, 7}),
+                    client.query("SELECT second", new RowsCollector(), 0, null)));
     assertTrue(pair.get(1).isCompletedExceptionally(), "no free id for the second");
     assertExhausted(failure(pair.get(1)));
     QueryResult executed = get(pair.get(0));
@@ -196,8 +212,8 @@ class StreamIdExhaustionTest {
   }
 
   private static Throwable failure(CompletableFuture<?> future) {
-    ExecutionException e = assertThrows(ExecutionException.class,
-        () -> future.get(TIMEOUT_SECONDS, TimeUnit.SECONDS));
+    ExecutionException e =
+        assertThrows(ExecutionException.class, () -> future.get(TIMEOUT_SECONDS, TimeUnit.SECONDS));
     return e.getCause();
   }
 

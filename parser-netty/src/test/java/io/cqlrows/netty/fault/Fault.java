@@ -5,23 +5,21 @@ import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * One fault for {@link FaultProxy} to inject into the server-to-client byte stream of a
- * connection, at a protocol boundary: it targets the response (v4 frame, v5 envelope) that
- * follows the first {@code afterResponses} responses the server sends once the fault is armed
- * (counted from the connection's start for {@link FaultProxy#faultNextConnection}: the replies
- * to OPTIONS and STARTUP are responses 0 and 1, so {@code afterResponses(2)} is the answer to
- * the first request after the handshake; AUTHENTICATE, AUTH_CHALLENGE and AUTH_SUCCESS count
- * too).
+ * One fault for {@link FaultProxy} to inject into the server-to-client byte stream of a connection,
+ * at a protocol boundary: it targets the response (v4 frame, v5 envelope) that follows the first
+ * {@code afterResponses} responses the server sends once the fault is armed (counted from the
+ * connection's start for {@link FaultProxy#faultNextConnection}: the replies to OPTIONS and STARTUP
+ * are responses 0 and 1, so {@code afterResponses(2)} is the answer to the first request after the
+ * handshake; AUTHENTICATE, AUTH_CHALLENGE and AUTH_SUCCESS count too).
  *
- * <p>Where the response is cut ({@link Kind#CUT}, {@link Kind#RESET}, {@link Kind#STALL}):
- * after its 9-byte header and half of its body (mid-header, after 4 bytes, for an empty body).
- * On v5 after the handshake the responses travel in segments: the cut falls at that point of
- * the envelope in an uncompressed segment, and in the middle of the segment's payload in an
- * LZ4 segment (whose bytes do not map to the envelope's); for an envelope sliced across
- * segments, in its first slice.
+ * <p>Where the response is cut ({@link Kind#CUT}, {@link Kind#RESET}, {@link Kind#STALL}): after
+ * its 9-byte header and half of its body (mid-header, after 4 bytes, for an empty body). On v5
+ * after the handshake the responses travel in segments: the cut falls at that point of the envelope
+ * in an uncompressed segment, and in the middle of the segment's payload in an LZ4 segment (whose
+ * bytes do not map to the envelope's); for an envelope sliced across segments, in its first slice.
  *
- * <p>Single use: a fault fires at most once, on the first connection that reaches its target
- * (also when armed on several), and {@link #fired()} then completes. Thread-safe.
+ * <p>Single use: a fault fires at most once, on the first connection that reaches its target (also
+ * when armed on several), and {@link #fired()} then completes. Thread-safe.
  */
 public final class Fault {
   /** The body length {@link Kind#OVERSIZE} writes into the target's header. */
@@ -32,18 +30,18 @@ public final class Fault {
     /** Forwards the response up to the cut, then closes the client connection (FIN). */
     CUT,
     /**
-     * Forwards the response up to the cut, then, once that is flushed and 20 ms later, resets
-     * the client connection (SO_LINGER 0: RST).
+     * Forwards the response up to the cut, then, once that is flushed and 20 ms later, resets the
+     * client connection (SO_LINGER 0: RST).
      */
     RESET,
     /**
-     * Forwards the response up to the cut, then nothing more from the server: both connections
-     * stay open, the proxy stops reading the server; the client's bytes still reach it.
+     * Forwards the response up to the cut, then nothing more from the server: both connections stay
+     * open, the proxy stops reading the server; the client's bytes still reach it.
      */
     STALL,
     /**
-     * From the target response on, forwards the server's bytes {@link #chunkBytes()} at a time,
-     * one chunk per {@link #delay()} (the proxy stops reading the server while 64 KiB wait).
+     * From the target response on, forwards the server's bytes {@link #chunkBytes()} at a time, one
+     * chunk per {@link #delay()} (the proxy stops reading the server while 64 KiB wait).
      */
     DRIP,
     /**
@@ -54,16 +52,16 @@ public final class Fault {
      */
     DROP,
     /**
-     * The target's header declares a body of {@link #OVERSIZE_LENGTH} bytes; the bytes stay as
-     * they were. On v5 the segment carrying the header is written anew with valid CRCs (an
-     * LZ4 segment stored uncompressed), so the change reaches the envelope decoder.
+     * The target's header declares a body of {@link #OVERSIZE_LENGTH} bytes; the bytes stay as they
+     * were. On v5 the segment carrying the header is written anew with valid CRCs (an LZ4 segment
+     * stored uncompressed), so the change reaches the envelope decoder.
      */
     OVERSIZE,
     /**
-     * One bit of the target is flipped: on v5 after the handshake in the middle of its
-     * segment's on-wire payload, CRC32 left as it was (so the client sees a mismatch); on v4
-     * and before the v5 handshake in the middle of its body (of its header's flags byte if the
-     * body is empty), where nothing checks it.
+     * One bit of the target is flipped: on v5 after the handshake in the middle of its segment's
+     * on-wire payload, CRC32 left as it was (so the client sees a mismatch); on v4 and before the
+     * v5 handshake in the middle of its body (of its header's flags byte if the body is empty),
+     * where nothing checks it.
      */
     BITFLIP
   }
@@ -72,8 +70,15 @@ public final class Fault {
   public record Fired(int connection, long response, int opcode, int streamId) {
     @Override
     public String toString() {
-      return "connection " + connection + ", response " + response + " (opcode 0x"
-          + Integer.toHexString(opcode) + ", stream " + streamId + ")";
+      return "connection "
+          + connection
+          + ", response "
+          + response
+          + " (opcode 0x"
+          + Integer.toHexString(opcode)
+          + ", stream "
+          + streamId
+          + ")";
     }
   }
 
@@ -170,8 +175,11 @@ public final class Fault {
 
   @Override
   public String toString() {
-    return kind + " after " + afterResponses + " responses"
-        + (kind == Kind.DRIP ? " (" + chunkBytes + " bytes every " + delay.toMillis() + " ms)"
-            : "") + (hasFired() ? ", fired: " + fired.join() : "");
+    return kind
+        + " after "
+        + afterResponses
+        + " responses"
+        + (kind == Kind.DRIP ? " (" + chunkBytes + " bytes every " + delay.toMillis() + " ms)" : "")
+        + (hasFired() ? ", fired: " + fired.join() : "");
   }
 }

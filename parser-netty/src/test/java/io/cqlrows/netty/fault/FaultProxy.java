@@ -37,12 +37,12 @@ import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 
 /**
- * A TCP proxy for tests that injects {@link Fault}s into CQL connections: it listens on
- * 127.0.0.1 (an ephemeral port) and forwards each connection it accepts to an upstream server
- * (the live Cassandra, or a test's own), both ways, byte for byte unless a fault says
- * otherwise. It follows the server's framing ({@link ServerStream}: v3/v4 frames, v5 envelopes
- * and segments, LZ4 or not, known from the client's STARTUP) so that faults fall on protocol
- * boundaries; the client's bytes are passed on unchanged.
+ * A TCP proxy for tests that injects {@link Fault}s into CQL connections: it listens on 127.0.0.1
+ * (an ephemeral port) and forwards each connection it accepts to an upstream server (the live
+ * Cassandra, or a test's own), both ways, byte for byte unless a fault says otherwise. It follows
+ * the server's framing ({@link ServerStream}: v3/v4 frames, v5 envelopes and segments, LZ4 or not,
+ * known from the client's STARTUP) so that faults fall on protocol boundaries; the client's bytes
+ * are passed on unchanged.
  *
  * <pre>{@code
  * try (FaultProxy proxy = FaultProxy.start(server.host(), server.port())) {
@@ -54,21 +54,22 @@ import java.util.function.Consumer;
  * }
  * }</pre>
  *
- * <p>Faults are armed for the next connection ({@link #faultNextConnection}) or at run time
- * ({@link #fault}: on the connections open now, counting their responses from now, and on those
- * accepted later until it fires). One fault at a time per connection: arming another replaces
- * an armed one that has not fired. A process killed mid-response is {@link ProxyProcess}: this
- * class's {@link #main} in a child JVM.
+ * <p>Faults are armed for the next connection ({@link #faultNextConnection}) or at run time ({@link
+ * #fault}: on the connections open now, counting their responses from now, and on those accepted
+ * later until it fires). One fault at a time per connection: arming another replaces an armed one
+ * that has not fired. A process killed mid-response is {@link ProxyProcess}: this class's {@link
+ * #main} in a child JVM.
  *
- * <p>Ownership: the proxy owns its one event loop thread, its channels and every buffer in
- * flight; {@link #close()} closes all connections, releases what they hold and ends the thread.
- * Threading: all I/O runs on that thread; every public method may be called from any thread.
+ * <p>Ownership: the proxy owns its one event loop thread, its channels and every buffer in flight;
+ * {@link #close()} closes all connections, releases what they hold and ends the thread. Threading:
+ * all I/O runs on that thread; every public method may be called from any thread.
  */
 public final class FaultProxy implements AutoCloseable {
   private static final int DRIP_HIGH = 64 * 1024;
   private static final int DRIP_LOW = 16 * 1024;
   private static final int STARTUP_LIMIT = 64 * 1024;
   private static final long RESET_DELAY_MILLIS = 20;
+
   /** How long {@link #main} runs at most. */
   private static final long MAX_CHILD_MINUTES = 10;
 
@@ -87,18 +88,22 @@ public final class FaultProxy implements AutoCloseable {
     this.upstream = upstream;
     this.group = EventLoops.nio(1);
     try {
-      server = new ServerBootstrap()
-          .group(group)
-          .channel(NioServerSocketChannel.class)
-          .childOption(ChannelOption.AUTO_READ, false)
-          .childOption(ChannelOption.TCP_NODELAY, true)
-          .childHandler(new ChannelInitializer<Channel>() {
-            @Override
-            protected void initChannel(Channel ch) {
-              ch.pipeline().addLast(new Connection(accepted.getAndIncrement()).clientSide);
-            }
-          })
-          .bind(new InetSocketAddress(loopback(), 0)).sync().channel();
+      server =
+          new ServerBootstrap()
+              .group(group)
+              .channel(NioServerSocketChannel.class)
+              .childOption(ChannelOption.AUTO_READ, false)
+              .childOption(ChannelOption.TCP_NODELAY, true)
+              .childHandler(
+                  new ChannelInitializer<Channel>() {
+                    @Override
+                    protected void initChannel(Channel ch) {
+                      ch.pipeline().addLast(new Connection(accepted.getAndIncrement()).clientSide);
+                    }
+                  })
+              .bind(new InetSocketAddress(loopback(), 0))
+              .sync()
+              .channel();
     } catch (InterruptedException | RuntimeException e) {
       group.shutdownGracefully(0, 1, TimeUnit.SECONDS);
       throw e;
@@ -131,8 +136,8 @@ public final class FaultProxy implements AutoCloseable {
 
   /**
    * Arms {@code fault} on every open connection (its responses counted from now) and on every
-   * connection accepted later, until it fires. Returns once it is armed on the open ones (at
-   * most 5 s later), so that the server's next bytes are subject to it.
+   * connection accepted later, until it fires. Returns once it is armed on the open ones (at most 5
+   * s later), so that the server's next bytes are subject to it.
    */
   public void fault(Fault fault) throws InterruptedException {
     global.set(fault);
@@ -140,8 +145,8 @@ public final class FaultProxy implements AutoCloseable {
   }
 
   /**
-   * Disarms every fault that has not fired, and returns once that is done on the open
-   * connections (at most 5 s later); a drip or stall in progress goes on.
+   * Disarms every fault that has not fired, and returns once that is done on the open connections
+   * (at most 5 s later); a drip or stall in progress goes on.
    */
   public void clearFaults() throws InterruptedException {
     next.set(null);
@@ -191,8 +196,8 @@ public final class FaultProxy implements AutoCloseable {
   }
 
   /**
-   * Closes every connection and the listening socket, and ends the event loop thread (waits up
-   * to 5 s). Idempotent; keeps an interrupt in the thread's status.
+   * Closes every connection and the listening socket, and ends the event loop thread (waits up to 5
+   * s). Idempotent; keeps an interrupt in the thread's status.
    */
   @Override
   public void close() {
@@ -267,11 +272,20 @@ public final class FaultProxy implements AutoCloseable {
     public void terminate(Fault.Kind kind) {
       switch (kind) {
         case CUT -> client.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(f -> closeBoth());
-        case RESET -> client.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(f ->
-            client.eventLoop().schedule(() -> {
-              client.config().setOption(ChannelOption.SO_LINGER, 0);
-              closeBoth();
-            }, RESET_DELAY_MILLIS, TimeUnit.MILLISECONDS));
+        case RESET ->
+            client
+                .writeAndFlush(Unpooled.EMPTY_BUFFER)
+                .addListener(
+                    f ->
+                        client
+                            .eventLoop()
+                            .schedule(
+                                () -> {
+                                  client.config().setOption(ChannelOption.SO_LINGER, 0);
+                                  closeBoth();
+                                },
+                                RESET_DELAY_MILLIS,
+                                TimeUnit.MILLISECONDS));
         case STALL -> {
           client.flush();
           stalled = true;
@@ -287,8 +301,10 @@ public final class FaultProxy implements AutoCloseable {
         drip = fault;
         dripQueue = client.alloc().heapBuffer();
         long millis = fault.delay().toMillis();
-        dripTask = client.eventLoop().scheduleWithFixedDelay(this::dripOnce, millis, millis,
-            TimeUnit.MILLISECONDS);
+        dripTask =
+            client
+                .eventLoop()
+                .scheduleWithFixedDelay(this::dripOnce, millis, millis, TimeUnit.MILLISECONDS);
       }
     }
 
@@ -302,7 +318,9 @@ public final class FaultProxy implements AutoCloseable {
         client.writeAndFlush(client.alloc().buffer(n).writeBytes(dripQueue, n));
         dripQueue.discardSomeReadBytes();
       }
-      if (dripQueue.readableBytes() < DRIP_LOW && !stalled && !upstreamClosed
+      if (dripQueue.readableBytes() < DRIP_LOW
+          && !stalled
+          && !upstreamClosed
           && client.isWritable()) {
         upstreamChannel.config().setAutoRead(true);
       }
@@ -342,8 +360,10 @@ public final class FaultProxy implements AutoCloseable {
 
     /** Reads the client's unframed envelopes up to its STARTUP, for its COMPRESSION. */
     private void watchStartup(ByteBuf in) {
-      startup.writeBytes(in, in.readerIndex(), Math.min(in.readableBytes(),
-          STARTUP_LIMIT - startup.readableBytes()));
+      startup.writeBytes(
+          in,
+          in.readerIndex(),
+          Math.min(in.readableBytes(), STARTUP_LIMIT - startup.readableBytes()));
       int guard = 64;
       while (startup != null && startup.readableBytes() >= 9 && guard-- > 0) {
         int r = startup.readerIndex();
@@ -395,15 +415,17 @@ public final class FaultProxy implements AutoCloseable {
             .option(ChannelOption.AUTO_READ, false)
             .handler(new UpstreamSide())
             .connect(upstream)
-            .addListener((ChannelFutureListener) f -> {
-              if (f.isSuccess()) {
-                upstreamChannel = f.channel();
-                upstreamChannel.config().setAutoRead(true);
-                client.config().setAutoRead(true);
-              } else {
-                client.close();
-              }
-            });
+            .addListener(
+                (ChannelFutureListener)
+                    f -> {
+                      if (f.isSuccess()) {
+                        upstreamChannel = f.channel();
+                        upstreamChannel.config().setAutoRead(true);
+                        client.config().setAutoRead(true);
+                      } else {
+                        client.close();
+                      }
+                    });
       }
 
       @Override
@@ -424,7 +446,9 @@ public final class FaultProxy implements AutoCloseable {
 
       @Override
       public void channelWritabilityChanged(ChannelHandlerContext ctx) {
-        if (client.isWritable() && upstreamChannel != null && !stalled
+        if (client.isWritable()
+            && upstreamChannel != null
+            && !stalled
             && (dripQueue == null || dripQueue.readableBytes() < DRIP_LOW)) {
           upstreamChannel.config().setAutoRead(true);
         }
@@ -488,10 +512,10 @@ public final class FaultProxy implements AutoCloseable {
     try {
       int n = body.readUnsignedShort();
       for (int i = 0; i < n; i++) {
-        String key = body.readCharSequence(body.readUnsignedShort(), StandardCharsets.UTF_8)
-            .toString();
-        String value = body.readCharSequence(body.readUnsignedShort(), StandardCharsets.UTF_8)
-            .toString();
+        String key =
+            body.readCharSequence(body.readUnsignedShort(), StandardCharsets.UTF_8).toString();
+        String value =
+            body.readCharSequence(body.readUnsignedShort(), StandardCharsets.UTF_8).toString();
         if (key.equalsIgnoreCase("COMPRESSION")) {
           return value.equalsIgnoreCase("lz4");
         }
@@ -503,11 +527,11 @@ public final class FaultProxy implements AutoCloseable {
   }
 
   /**
-   * Runs a proxy in this process, for {@link ProxyProcess}: arguments upstream host, upstream
-   * port, and optionally a fault kind ({@link Fault.Kind} name) and its {@code afterResponses}
-   * for the first connection. Prints {@code PORT <port>}, then {@code FIRED <response>} when
-   * the fault fires, one line each; ends when its standard input closes (its parent ended or
-   * closed it), when it is killed, or after 10 minutes.
+   * Runs a proxy in this process, for {@link ProxyProcess}: arguments upstream host, upstream port,
+   * and optionally a fault kind ({@link Fault.Kind} name) and its {@code afterResponses} for the
+   * first connection. Prints {@code PORT <port>}, then {@code FIRED <response>} when the fault
+   * fires, one line each; ends when its standard input closes (its parent ended or closed it), when
+   * it is killed, or after 10 minutes.
    */
   public static void main(String[] args) throws Exception {
     PrintStream out = new PrintStream(System.out, true, StandardCharsets.UTF_8);
@@ -520,17 +544,20 @@ public final class FaultProxy implements AutoCloseable {
       out.println("PORT " + proxy.port());
       // Lifeline: the parent holds our stdin open while it wants us running.
       CountDownLatch stdinClosed = new CountDownLatch(1);
-      Thread reader = new Thread(() -> {
-        byte[] sink = new byte[256];
-        try (InputStream in = System.in) {
-          while (in.read(sink) >= 0) {
-            // nothing is sent; any bytes are ignored
-          }
-        } catch (IOException e) {
-          // the parent is gone
-        }
-        stdinClosed.countDown();
-      }, "stdin");
+      Thread reader =
+          new Thread(
+              () -> {
+                byte[] sink = new byte[256];
+                try (InputStream in = System.in) {
+                  while (in.read(sink) >= 0) {
+                    // nothing is sent; any bytes are ignored
+                  }
+                } catch (IOException e) {
+                  // the parent is gone
+                }
+                stdinClosed.countDown();
+              },
+              "stdin");
       reader.setDaemon(true);
       reader.start();
       if (!stdinClosed.await(MAX_CHILD_MINUTES, TimeUnit.MINUTES)) {

@@ -38,11 +38,11 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * {@link FaultProxy} between a plain-socket client and a scripted upstream server on
- * 127.0.0.1, no Cassandra: bytes pass unchanged both ways without a fault (v4 frames; v5
- * envelopes then segments, uncompressed and LZ4, self-contained and sliced), and each fault
- * lands on its response as documented. Rewritten v5 segments are checked with the library's
- * own segment decoder, so their CRCs are checked independently of the proxy's.
+ * {@link FaultProxy} between a plain-socket client and a scripted upstream server on 127.0.0.1, no
+ * Cassandra: bytes pass unchanged both ways without a fault (v4 frames; v5 envelopes then segments,
+ * uncompressed and LZ4, self-contained and sliced), and each fault lands on its response as
+ * documented. Rewritten v5 segments are checked with the library's own segment decoder, so their
+ * CRCs are checked independently of the proxy's.
  */
 class FaultProxyTest {
   private static final int TIMEOUT_MILLIS = 10_000;
@@ -96,8 +96,14 @@ class FaultProxyTest {
 
   /** A frame or envelope: version byte, flags 0, stream, opcode, body length, body. */
   static byte[] frame(int version, int stream, int opcode, byte[] body) {
-    return ByteBuffer.allocate(9 + body.length).put((byte) version).put((byte) 0)
-        .putShort((short) stream).put((byte) opcode).putInt(body.length).put(body).array();
+    return ByteBuffer.allocate(9 + body.length)
+        .put((byte) version)
+        .put((byte) 0)
+        .putShort((short) stream)
+        .put((byte) opcode)
+        .putInt(body.length)
+        .put(body)
+        .array();
   }
 
   static byte[] body(int length) {
@@ -115,8 +121,8 @@ class FaultProxyTest {
   }
 
   static byte[] segment(byte[] payload, boolean selfContained, boolean lz4) {
-    ByteBuf buf = Segments.encode(UnpooledByteBufAllocator.DEFAULT, payload, selfContained, lz4,
-        true);
+    ByteBuf buf =
+        Segments.encode(UnpooledByteBufAllocator.DEFAULT, payload, selfContained, lz4, true);
     try {
       return ByteBufUtil.getBytes(buf);
     } finally {
@@ -128,12 +134,15 @@ class FaultProxyTest {
   static byte[] v5Handshake(boolean lz4) {
     ByteBuffer map = ByteBuffer.allocate(128);
     map.putShort((short) (lz4 ? 2 : 1));
-    for (String s : lz4 ? List.of("CQL_VERSION", "3.0.0", "COMPRESSION", "lz4")
-        : List.of("CQL_VERSION", "3.0.0")) {
+    for (String s :
+        lz4
+            ? List.of("CQL_VERSION", "3.0.0", "COMPRESSION", "lz4")
+            : List.of("CQL_VERSION", "3.0.0")) {
       byte[] b = s.getBytes(StandardCharsets.UTF_8);
       map.putShort((short) b.length).put(b);
     }
-    return concat(frame(0x05, 0, 0x05, new byte[0]),
+    return concat(
+        frame(0x05, 0, 0x05, new byte[0]),
         frame(0x05, 1, 0x01, Arrays.copyOf(map.array(), map.position())));
   }
 
@@ -156,14 +165,17 @@ class FaultProxyTest {
 
   /** Segments decoded by the library's decoder: [plain payload, self-contained (1) or not]. */
   private static List<byte[]> decodeSegments(byte[] bytes, boolean lz4) {
-    EmbeddedChannel channel = new EmbeddedChannel(new BytesToSegmentDecoder(
-        lz4 ? SegmentFormat.LZ4 : SegmentFormat.UNCOMPRESSED, 0));
+    EmbeddedChannel channel =
+        new EmbeddedChannel(
+            new BytesToSegmentDecoder(lz4 ? SegmentFormat.LZ4 : SegmentFormat.UNCOMPRESSED, 0));
     try {
       channel.writeInbound(Unpooled.wrappedBuffer(bytes));
       List<byte[]> payloads = new ArrayList<>();
       for (Segment s = channel.readInbound(); s != null; s = channel.readInbound()) {
-        payloads.add(concat(ByteBufUtil.getBytes(s.payload()),
-            new byte[] {(byte) (s.selfContained() ? 1 : 0)}));
+        payloads.add(
+            concat(
+                ByteBufUtil.getBytes(s.payload()),
+                new byte[] {(byte) (s.selfContained() ? 1 : 0)}));
         s.release();
       }
       return payloads;
@@ -178,9 +190,13 @@ class FaultProxyTest {
     byte[] request = frame(0x04, 0, 0x05, new byte[0]);
     pair.client().getOutputStream().write(request);
     assertArrayEquals(request, read(pair.server().getInputStream(), request.length));
-    byte[] responses = concat(frame(0x84, 0, 0x06, body(40)), frame(0x84, 1, 0x02, new byte[0]),
-        frame(0x84, 2, 0x08, body(300_000)), frame(0x84, 3, 0x08, body(1)),
-        frame(0x84, -1, 0x0C, body(20)));
+    byte[] responses =
+        concat(
+            frame(0x84, 0, 0x06, body(40)),
+            frame(0x84, 1, 0x02, new byte[0]),
+            frame(0x84, 2, 0x08, body(300_000)),
+            frame(0x84, 3, 0x08, body(1)),
+            frame(0x84, -1, 0x0C, body(20)));
     pair.serverWrites(pieces(responses));
     assertArrayEquals(responses, read(pair.clientIn(), responses.length));
     pair.server().close();
@@ -194,9 +210,16 @@ class FaultProxyTest {
   /** SUPPORTED and READY unframed, then segments: three envelopes, a sliced one, one more. */
   private static byte[] v5Responses(boolean lz4) {
     byte[] sliced = frame(0x85, 4, 0x08, body(200_000));
-    return concat(frame(0x85, 0, 0x06, body(30)), frame(0x85, 1, 0x02, new byte[0]),
-        segment(concat(frame(0x85, 1, 0x08, body(50)), frame(0x85, 2, 0x08, body(60)),
-            frame(0x85, 3, 0x08, new byte[100])), true, lz4),
+    return concat(
+        frame(0x85, 0, 0x06, body(30)),
+        frame(0x85, 1, 0x02, new byte[0]),
+        segment(
+            concat(
+                frame(0x85, 1, 0x08, body(50)),
+                frame(0x85, 2, 0x08, body(60)),
+                frame(0x85, 3, 0x08, new byte[100])),
+            true,
+            lz4),
         segment(Arrays.copyOfRange(sliced, 0, 131_060), false, lz4),
         segment(Arrays.copyOfRange(sliced, 131_060, sliced.length), false, lz4),
         segment(frame(0x85, 5, 0x08, new byte[1000]), true, lz4));
@@ -217,6 +240,7 @@ class FaultProxyTest {
 
   /** Frames A (10-byte body), B (100) and C (20): the fault targets B. */
   private static final byte[] A = frame(0x84, 1, 0x08, body(10));
+
   private static final byte[] B = frame(0x84, 2, 0x08, body(100));
   private static final byte[] C = frame(0x84, 3, 0x08, body(20));
 
@@ -256,7 +280,9 @@ class FaultProxyTest {
     assertThrows(SocketTimeoutException.class, () -> pair.clientIn().read());
     byte[] request = frame(0x04, 7, 0x07, body(5));
     pair.client().getOutputStream().write(request);
-    assertArrayEquals(request, read(pair.server().getInputStream(), request.length),
+    assertArrayEquals(
+        request,
+        read(pair.server().getInputStream(), request.length),
         "the client's bytes still reach the server");
     assertEquals(1, proxy.openConnections());
     assertTrue(stall.hasFired());
@@ -302,8 +328,7 @@ class FaultProxyTest {
     pair.serverWrites(concat(A, B, C));
     byte[] changed = B.clone();
     ByteBuffer.wrap(changed).putInt(5, Fault.OVERSIZE_LENGTH);
-    assertArrayEquals(concat(A, changed, C), read(pair.clientIn(), A.length + B.length
-        + C.length));
+    assertArrayEquals(concat(A, changed, C), read(pair.clientIn(), A.length + B.length + C.length));
   }
 
   @Test
@@ -313,8 +338,7 @@ class FaultProxyTest {
     pair.serverWrites(concat(A, B, C));
     byte[] changed = B.clone();
     changed[9 + 50] ^= 0x10;
-    assertArrayEquals(concat(A, changed, C), read(pair.clientIn(), A.length + B.length
-        + C.length));
+    assertArrayEquals(concat(A, changed, C), read(pair.clientIn(), A.length + B.length + C.length));
   }
 
   /** Connects, passes the v5 handshake and returns the client's bytes after READY. */
@@ -336,8 +360,8 @@ class FaultProxyTest {
   @ParameterizedTest
   @ValueSource(booleans = {false, true})
   void dropTakesAnEnvelopeOutOfItsSegment(boolean lz4) throws Exception {
-    byte[] after = v5Through(Fault.dropAfterResponses(3), lz4,
-        segment(concat(E1, E2, E3), true, lz4));
+    byte[] after =
+        v5Through(Fault.dropAfterResponses(3), lz4, segment(concat(E1, E2, E3), true, lz4));
     List<byte[]> decoded = decodeSegments(after, lz4);
     assertEquals(1, decoded.size());
     assertArrayEquals(concat(E1, E3, new byte[] {1}), decoded.get(0));
@@ -346,19 +370,23 @@ class FaultProxyTest {
   @Test
   void dropOfASlicedEnvelopeTakesAllItsSegments() throws Exception {
     byte[] sliced = frame(0x85, 4, 0x08, body(200_000));
-    byte[] after = v5Through(Fault.dropAfterResponses(3), false, concat(
-        segment(E1, true, false),
-        segment(Arrays.copyOfRange(sliced, 0, 131_060), false, false),
-        segment(Arrays.copyOfRange(sliced, 131_060, sliced.length), false, false),
-        segment(E3, true, false)));
+    byte[] after =
+        v5Through(
+            Fault.dropAfterResponses(3),
+            false,
+            concat(
+                segment(E1, true, false),
+                segment(Arrays.copyOfRange(sliced, 0, 131_060), false, false),
+                segment(Arrays.copyOfRange(sliced, 131_060, sliced.length), false, false),
+                segment(E3, true, false)));
     assertArrayEquals(concat(segment(E1, true, false), segment(E3, true, false)), after);
   }
 
   @ParameterizedTest
   @ValueSource(booleans = {false, true})
   void oversizeRewritesTheEnvelopeLengthWithValidCrcs(boolean lz4) throws Exception {
-    byte[] after = v5Through(Fault.oversizeAfterResponses(3), lz4,
-        segment(concat(E1, E2, E3), true, lz4));
+    byte[] after =
+        v5Through(Fault.oversizeAfterResponses(3), lz4, segment(concat(E1, E2, E3), true, lz4));
     List<byte[]> decoded = decodeSegments(after, lz4);
     assertEquals(1, decoded.size());
     byte[] changed = E2.clone();
@@ -377,8 +405,7 @@ class FaultProxyTest {
       differing += Integer.bitCount((after[i] ^ segment[i]) & 0xFF);
     }
     assertEquals(1, differing, "bits changed");
-    CqlFrameException e = assertThrows(CqlFrameException.class,
-        () -> decodeSegments(after, lz4));
+    CqlFrameException e = assertThrows(CqlFrameException.class, () -> decodeSegments(after, lz4));
     assertEquals(CqlFrameException.Reason.CRC32_MISMATCH, e.reason(), e.getMessage());
   }
 
@@ -405,16 +432,16 @@ class FaultProxyTest {
 
   @Test
   void aKilledProxyProcessEndsTheConnectionMidResponse() throws Exception {
-    try (ProxyProcess child = ProxyProcess.start("127.0.0.1", upstream.getLocalPort(),
-        Fault.Kind.STALL, 1)) {
+    try (ProxyProcess child =
+        ProxyProcess.start("127.0.0.1", upstream.getLocalPort(), Fault.Kind.STALL, 1)) {
       Socket client = new Socket("127.0.0.1", child.port());
       sockets.add(client);
       client.setSoTimeout(TIMEOUT_MILLIS);
       Socket server = upstream.accept();
       sockets.add(server);
       server.getOutputStream().write(concat(A, B));
-      assertArrayEquals(concat(A, Arrays.copyOf(B, 59)),
-          read(client.getInputStream(), A.length + 59));
+      assertArrayEquals(
+          concat(A, Arrays.copyOf(B, 59)), read(client.getInputStream(), A.length + 59));
       assertEquals(1L, child.fired().get(TIMEOUT_MILLIS, TimeUnit.MILLISECONDS));
       assertTrue(child.kill());
       int last;

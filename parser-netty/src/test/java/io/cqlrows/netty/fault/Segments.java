@@ -9,14 +9,15 @@ import net.jpountz.lz4.LZ4Factory;
 /**
  * v5 segments for {@link FaultProxy} and its tests, written independently of the library's
  * decoders: header words, CRC24, the seeded CRC32, LZ4 blocks (lz4-java). Both formats:
- * uncompressed (6-byte header: 17-bit payload length, self-contained bit 17; CRC24) and LZ4
- * (8-byte header: 17-bit compressed length, 17-bit uncompressed length, self-contained bit 34;
- * CRC24; an uncompressed length of 0 means the payload is stored as is); then the payload and
- * its CRC32, all little-endian. Stateless; thread-safe.
+ * uncompressed (6-byte header: 17-bit payload length, self-contained bit 17; CRC24) and LZ4 (8-byte
+ * header: 17-bit compressed length, 17-bit uncompressed length, self-contained bit 34; CRC24; an
+ * uncompressed length of 0 means the payload is stored as is); then the payload and its CRC32, all
+ * little-endian. Stateless; thread-safe.
  */
 public final class Segments {
   /** The largest payload a segment header can declare. */
   public static final int MAX_PAYLOAD = 0x1FFFF;
+
   private static final int CRC24_INIT = 0x875060;
   private static final int CRC24_POLY = 0x1974F0B;
   private static final byte[] CRC32_SEED = {(byte) 0xFA, (byte) 0x2D, (byte) 0x55, (byte) 0xCA};
@@ -53,22 +54,27 @@ public final class Segments {
   }
 
   /** A parsed segment header. */
-  public record Header(int payloadLength, int uncompressedLength, boolean selfContained,
-      boolean crcMatches) {}
+  public record Header(
+      int payloadLength, int uncompressedLength, boolean selfContained, boolean crcMatches) {}
 
   /**
-   * Reads the header at {@code index} (which must have {@link #headerLength} readable bytes);
-   * its CRC24 is checked, not enforced.
+   * Reads the header at {@code index} (which must have {@link #headerLength} readable bytes); its
+   * CRC24 is checked, not enforced.
    */
   public static Header header(ByteBuf buf, int index, boolean lz4) {
     if (lz4) {
       long word = buf.getUnsignedIntLE(index) | ((long) buf.getUnsignedByte(index + 4) << 32);
-      return new Header((int) (word & MAX_PAYLOAD), (int) ((word >>> 17) & MAX_PAYLOAD),
+      return new Header(
+          (int) (word & MAX_PAYLOAD),
+          (int) ((word >>> 17) & MAX_PAYLOAD),
           ((word >>> 34) & 1) != 0,
           crc24(buf, index, 5) == buf.getUnsignedMediumLE(index + 5));
     }
     int word = buf.getUnsignedMediumLE(index);
-    return new Header(word & MAX_PAYLOAD, 0, ((word >>> 17) & 1) != 0,
+    return new Header(
+        word & MAX_PAYLOAD,
+        0,
+        ((word >>> 17) & 1) != 0,
         crc24(buf, index, 3) == buf.getUnsignedMediumLE(index + 3));
   }
 
@@ -78,8 +84,12 @@ public final class Segments {
    *
    * @param compress for the LZ4 format: try to compress (false: always store)
    */
-  public static ByteBuf encode(ByteBufAllocator alloc, byte[] payload, boolean selfContained,
-      boolean lz4, boolean compress) {
+  public static ByteBuf encode(
+      ByteBufAllocator alloc,
+      byte[] payload,
+      boolean selfContained,
+      boolean lz4,
+      boolean compress) {
     if (payload.length > MAX_PAYLOAD) {
       throw new IllegalArgumentException("payload of " + payload.length + " bytes");
     }
@@ -121,8 +131,8 @@ public final class Segments {
       byte[] out = new byte[uncompressedLength];
       int n = LZ4.safeDecompressor().decompress(wire, 0, wire.length, out, 0);
       if (n != uncompressedLength) {
-        throw new IllegalArgumentException("LZ4 block of " + n + " bytes, header says "
-            + uncompressedLength);
+        throw new IllegalArgumentException(
+            "LZ4 block of " + n + " bytes, header says " + uncompressedLength);
       }
       return out;
     } catch (LZ4Exception e) {

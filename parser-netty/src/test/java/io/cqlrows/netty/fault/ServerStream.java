@@ -7,15 +7,15 @@ import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * The server-to-client byte stream of one {@link FaultProxy} connection: follows its framing
- * (v3/v4 frames; v5 unframed envelopes up to READY or AUTHENTICATE, then segments, whose format
- * the client's STARTUP tells, or else the first header's CRC24), counts the responses, and
- * applies an armed {@link Fault} to its target. Bytes it cannot follow (a segment header whose
- * CRC24 is wrong) are passed on as they are, and no fault applies from there on.
+ * The server-to-client byte stream of one {@link FaultProxy} connection: follows its framing (v3/v4
+ * frames; v5 unframed envelopes up to READY or AUTHENTICATE, then segments, whose format the
+ * client's STARTUP tells, or else the first header's CRC24), counts the responses, and applies an
+ * armed {@link Fault} to its target. Bytes it cannot follow (a segment header whose CRC24 is wrong)
+ * are passed on as they are, and no fault applies from there on.
  *
  * <p>Ownership: {@link #read} takes ownership of its buffer; what it passes to {@link
- * Output#forward} belongs to the output. v3/v4 frame bodies are streamed through; v5 segments
- * are passed on whole (at most 8 + 131071 + 4 bytes held). Not thread-safe: one event loop.
+ * Output#forward} belongs to the output. v3/v4 frame bodies are streamed through; v5 segments are
+ * passed on whole (at most 8 + 131071 + 4 bytes held). Not thread-safe: one event loop.
  */
 final class ServerStream {
   /** Where the stream's bytes go. */
@@ -326,8 +326,11 @@ final class ServerStream {
     for (int i = 0; i < envelopes.size() && fault == null; i++) {
       hit = envelopes.get(i);
       int start = (int) hit[0];
-      fault = take(first + i, plain[start + 4] & 0xFF, (short) ((plain[start + 2] << 8)
-          | (plain[start + 3] & 0xFF)));
+      fault =
+          take(
+              first + i,
+              plain[start + 4] & 0xFF,
+              (short) ((plain[start + 2] << 8) | (plain[start + 3] & 0xFF)));
     }
     if (fault == null) {
       out.forward(segment);
@@ -340,8 +343,10 @@ final class ServerStream {
         // in the middle of the payload (LZ4 block, or the first slice of a sliced envelope)
         long body = hit[1] - HEADER;
         long at = start + (body == 0 ? 4 : HEADER + body / 2);
-        int cut = h.uncompressedLength() == 0 && at < h.payloadLength() ? (int) at
-            : h.payloadLength() / 2;
+        int cut =
+            h.uncompressedLength() == 0 && at < h.payloadLength()
+                ? (int) at
+                : h.payloadLength() / 2;
         out.forward(segment.retainedSlice(0, headerLength + cut));
         segment.release();
         terminate(fault.kind());
@@ -380,7 +385,9 @@ final class ServerStream {
   }
 
   private static int getInt(byte[] b, int at) {
-    return ((b[at] & 0xFF) << 24) | ((b[at + 1] & 0xFF) << 16) | ((b[at + 2] & 0xFF) << 8)
+    return ((b[at] & 0xFF) << 24)
+        | ((b[at + 1] & 0xFF) << 16)
+        | ((b[at + 2] & 0xFF) << 8)
         | (b[at + 3] & 0xFF);
   }
 

@@ -19,8 +19,9 @@ import org.junit.jupiter.api.Test;
 class CqlFrameExceptionTest {
   @Test
   void aConnectionErrorAtAFrameHeader() {
-    CqlFrameException e = CqlFrameException.connectionError(Reason.BAD_VERSION, 1024,
-        "version byte: 0x47 (expected: protocol version 3-6)");
+    CqlFrameException e =
+        CqlFrameException.connectionError(
+            Reason.BAD_VERSION, 1024, "version byte: 0x47 (expected: protocol version 3-6)");
     assertEquals(Reason.BAD_VERSION, e.reason());
     assertTrue(e.connectionLevel());
     assertEquals(-1, e.streamId());
@@ -29,15 +30,17 @@ class CqlFrameExceptionTest {
     assertNull(e.getCause());
     assertNull(e.parseError());
     assertInstanceOf(CqlException.class, e, "one hierarchy with the parser's errors");
-    assertEquals("version byte: 0x47 (expected: protocol version 3-6) (frame header at offset "
-        + "1024)", e.getMessage());
+    assertEquals(
+        "version byte: 0x47 (expected: protocol version 3-6) (frame header at offset " + "1024)",
+        e.getMessage());
   }
 
   @Test
   void aConnectionErrorKeepsItsCause() {
     IllegalStateException cause = new IllegalStateException("corrupt block");
-    CqlFrameException e = CqlFrameException.connectionError(Reason.CORRUPT_COMPRESSION, 77,
-        "segment", "LZ4 payload: corrupt block", cause);
+    CqlFrameException e =
+        CqlFrameException.connectionError(
+            Reason.CORRUPT_COMPRESSION, 77, "segment", "LZ4 payload: corrupt block", cause);
     assertSame(cause, e.getCause());
     assertEquals("segment", e.structure());
     assertEquals("LZ4 payload: corrupt block (segment at offset 77)", e.getMessage());
@@ -45,31 +48,45 @@ class CqlFrameExceptionTest {
 
   @Test
   void aFrameErrorNamesItsStream() {
-    CqlFrameException e = CqlFrameException.frameError(Reason.BAD_PRELUDE, 7, 300,
-        "malformed frame prelude: warnings run past the body", null);
+    CqlFrameException e =
+        CqlFrameException.frameError(
+            Reason.BAD_PRELUDE,
+            7,
+            300,
+            "malformed frame prelude: warnings run past the body",
+            null);
     assertFalse(e.connectionLevel());
     assertEquals(7, e.streamId());
     assertNull(e.structure());
-    assertEquals("stream 7: malformed frame prelude: warnings run past the body (connection "
-        + "offset 300)", e.getMessage());
+    assertEquals(
+        "stream 7: malformed frame prelude: warnings run past the body (connection "
+            + "offset 300)",
+        e.getMessage());
   }
 
   @Test
   void aLengthOverTheLimitIsConnectionLevelForTheStreamOfItsHeader() {
-    CqlFrameException e = CqlFrameException.connectionError(Reason.FRAME_TOO_LARGE, 7, 1024,
-        "frame header", "body length: 3000 (expected: <= 1000)", null);
+    CqlFrameException e =
+        CqlFrameException.connectionError(
+            Reason.FRAME_TOO_LARGE,
+            7,
+            1024,
+            "frame header",
+            "body length: 3000 (expected: <= 1000)",
+            null);
     assertTrue(e.connectionLevel());
     assertEquals(7, e.streamId());
     assertEquals(1024, e.offset());
     assertEquals("frame header", e.structure());
-    assertEquals("stream 7: body length: 3000 (expected: <= 1000) (frame header at offset 1024)",
+    assertEquals(
+        "stream 7: body length: 3000 (expected: <= 1000) (frame header at offset 1024)",
         e.getMessage());
   }
 
   @Test
   void withoutDetailOrOffsetTheMessageIsTheReason() {
-    CqlFrameException e = CqlFrameException.connectionError(Reason.CONNECTION_CLOSED, -1, null,
-        null, null);
+    CqlFrameException e =
+        CqlFrameException.connectionError(Reason.CONNECTION_CLOSED, -1, null, null, null);
     assertEquals(-1, e.offset());
     assertEquals("connection closed", e.getMessage());
   }

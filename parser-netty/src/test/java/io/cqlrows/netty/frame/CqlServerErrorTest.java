@@ -16,13 +16,18 @@ class CqlServerErrorTest {
   @Test
   void decodesCodeAndMessageAndIgnoresWhatFollows() {
     // Unavailable: code, message, then consistency, required, alive
-    ByteBuf body = CqlBytes.create().int32(0x1000).string("Cannot achieve consistency")
-        .int16(4).int32(2).int32(1).toByteBuf();
+    ByteBuf body =
+        CqlBytes.create()
+            .int32(0x1000)
+            .string("Cannot achieve consistency")
+            .int16(4)
+            .int32(2)
+            .int32(1)
+            .toByteBuf();
     CqlServerError e = CqlServerError.decode(body);
     assertEquals(0x1000, e.code());
     assertEquals("Cannot achieve consistency", e.serverMessage());
-    assertEquals("server error 0x1000 (Unavailable): Cannot achieve consistency",
-        e.getMessage());
+    assertEquals("server error 0x1000 (Unavailable): Cannot achieve consistency", e.getMessage());
     assertEquals(0, body.readerIndex(), "borrowed, not read");
     body.release();
   }
@@ -40,10 +45,9 @@ class CqlServerErrorTest {
   /** ScyllaDB's rate-limit error (exceptions.hh, transport/server.cc), code from SUPPORTED. */
   @Test
   void decodesScyllasRateLimitErrorUnderTheExtension() {
-    ProtocolFeatures scylla = ProtocolFeatures.negotiate(
-        Map.of("SCYLLA_RATE_LIMIT_ERROR", List.of("ERROR_CODE=61440")));
-    ByteBuf body = CqlBytes.create().int32(0xF000).string("rate limit").int8(0).int8(1)
-        .toByteBuf();
+    ProtocolFeatures scylla =
+        ProtocolFeatures.negotiate(Map.of("SCYLLA_RATE_LIMIT_ERROR", List.of("ERROR_CODE=61440")));
+    ByteBuf body = CqlBytes.create().int32(0xF000).string("rate limit").int8(0).int8(1).toByteBuf();
     CqlServerError e = CqlServerError.decode(body, scylla);
     assertTrue(e.isRateLimitError());
     assertEquals(CqlServerError.OP_READ, e.opType());

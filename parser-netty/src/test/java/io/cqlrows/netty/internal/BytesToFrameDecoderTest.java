@@ -43,11 +43,16 @@ class BytesToFrameDecoderTest {
   void decodesCaptureIdenticallyWholeBytewiseAndInRandomSplits() {
     byte[] capture = corpusBytes("conn-01.s2c.bin");
     List<String> whole = decodeInPieces(capture, new int[] {capture.length});
-    assertEquals(corpusLines("frames.jsonl", 1).stream()
-        .filter(f -> f.get("dir").asText().equals("s2c")).count(), whole.size());
+    assertEquals(
+        corpusLines("frames.jsonl", 1).stream()
+            .filter(f -> f.get("dir").asText().equals("s2c"))
+            .count(),
+        whole.size());
     assertEquals(whole, decodeInPieces(capture, ones(capture.length)), "one byte at a time");
     for (long seed : new long[] {1, 2, 3}) {
-      assertEquals(whole, decodeInPieces(capture, randomSplits(capture.length, seed)),
+      assertEquals(
+          whole,
+          decodeInPieces(capture, randomSplits(capture.length, seed)),
           "random splits, seed " + seed);
     }
   }
@@ -56,8 +61,10 @@ class BytesToFrameDecoderTest {
   @ValueSource(ints = {0, 1})
   void decodesHeadersAsTheCorpusRecordsThem(int conn) {
     byte[] capture = corpusBytes(String.format("conn-%02d.s2c.bin", conn));
-    List<JsonNode> expected = corpusLines("frames.jsonl", conn).stream()
-        .filter(f -> f.get("dir").asText().equals("s2c")).toList();
+    List<JsonNode> expected =
+        corpusLines("frames.jsonl", conn).stream()
+            .filter(f -> f.get("dir").asText().equals("s2c"))
+            .toList();
     List<Frame> frames = decodeAll(capture);
     try {
       assertEquals(expected.size(), frames.size());
@@ -91,8 +98,8 @@ class BytesToFrameDecoderTest {
         result.path("warnings").forEach(w -> warnings.add(w.asText()));
         assertEquals(warnings, frame.warnings());
         JsonNode tracing = result.path("tracing_id");
-        assertEquals(tracing.isMissingNode() ? null : UUID.fromString(tracing.asText()),
-            frame.tracingId());
+        assertEquals(
+            tracing.isMissingNode() ? null : UUID.fromString(tracing.asText()), frame.tracingId());
         checked += warnings.isEmpty() && tracing.isMissingNode() ? 0 : 1;
         // the prelude is consumed: the body starts with the RESULT kind Rows
         assertEquals(2, frame.body().getInt(frame.body().readerIndex()));
@@ -106,12 +113,20 @@ class BytesToFrameDecoderTest {
   @Test
   void decodesAllThreePreludeFieldsInWireOrder() {
     UUID id = UUID.fromString("f37d4070-ec8a-11f1-a84e-d56a506f3312");
-    byte[] body = CqlBytes.create()
-        .int64(id.getMostSignificantBits()).int64(id.getLeastSignificantBits())
-        .int16(2).string("w1").string("wü2")
-        .int16(2).string("tablets-routing-v1").bytes("0102").string("gone").int32(-1)
-        .hex("00000001")
-        .toArray();
+    byte[] body =
+        CqlBytes.create()
+            .int64(id.getMostSignificantBits())
+            .int64(id.getLeastSignificantBits())
+            .int16(2)
+            .string("w1")
+            .string("wü2")
+            .int16(2)
+            .string("tablets-routing-v1")
+            .bytes("0102")
+            .string("gone")
+            .int32(-1)
+            .hex("00000001")
+            .toArray();
     EmbeddedChannel channel = newChannel(ParseLimits.defaults());
     assertTrue(channel.writeInbound(tracked(frameBytes(0x84, 0x0E, 7, 0x08, body))));
     Frame frame = channel.readInbound();
@@ -143,8 +158,10 @@ class BytesToFrameDecoderTest {
   @Test
   void reportsMalformedPreludeForItsStreamAndGoesOn() {
     byte[] bad = CqlBytes.create().int16(5).string("only one warning").toArray();
-    ByteBuf in = tracked(frameBytes(0x84, Frame.FLAG_WARNING, 9, 0x08, bad),
-        frameBytes(0x84, 0, 10, 0x08, VOID_BODY));
+    ByteBuf in =
+        tracked(
+            frameBytes(0x84, Frame.FLAG_WARNING, 9, 0x08, bad),
+            frameBytes(0x84, 0, 10, 0x08, VOID_BODY));
     EmbeddedChannel channel = newChannel(ParseLimits.defaults());
     CqlFrameException e = assertThrows(CqlFrameException.class, () -> channel.writeInbound(in));
     assertFalse(e.connectionLevel());
@@ -163,8 +180,8 @@ class BytesToFrameDecoderTest {
 
   @Test
   void reportsUndefinedOpcodeForItsStreamAndGoesOn() {
-    ByteBuf in = tracked(
-        frameBytes(0x84, 0, 4, 0x04, VOID_BODY), frameBytes(0x84, 0, 5, 0x02, new byte[0]));
+    ByteBuf in =
+        tracked(frameBytes(0x84, 0, 4, 0x04, VOID_BODY), frameBytes(0x84, 0, 5, 0x02, new byte[0]));
     EmbeddedChannel channel = newChannel(ParseLimits.defaults());
     CqlFrameException e = assertThrows(CqlFrameException.class, () -> channel.writeInbound(in));
     assertFalse(e.connectionLevel());
@@ -233,8 +250,8 @@ class BytesToFrameDecoderTest {
   }
 
   /**
-   * A length over the limit breaks the connection at its header: the decoder neither waits for
-   * nor skips the bytes it announces, so the valid frames after it are not decoded either.
+   * A length over the limit breaks the connection at its header: the decoder neither waits for nor
+   * skips the bytes it announces, so the valid frames after it are not decoded either.
    */
   @ParameterizedTest
   @ValueSource(ints = {65, Integer.MAX_VALUE})
@@ -275,8 +292,10 @@ class BytesToFrameDecoderTest {
     byte[] tooLong = frameBytes(0x84, 0, 3, 0x08, new byte[100]);
     EmbeddedChannel channel = newChannel(ParseLimits.builder().maxFrameBodyLength(64).build());
     assertFalse(channel.writeInbound(tracked(java.util.Arrays.copyOf(tooLong, 8))));
-    CqlFrameException e = assertThrows(CqlFrameException.class,
-        () -> channel.writeInbound(tracked(java.util.Arrays.copyOfRange(tooLong, 8, 9))));
+    CqlFrameException e =
+        assertThrows(
+            CqlFrameException.class,
+            () -> channel.writeInbound(tracked(java.util.Arrays.copyOfRange(tooLong, 8, 9))));
     assertEquals(Reason.FRAME_TOO_LARGE, e.reason());
     assertTrue(e.connectionLevel());
     assertEquals(0, e.offset());
@@ -285,8 +304,7 @@ class BytesToFrameDecoderTest {
 
   @Test
   void rejectsCompressedFrameOnV4() {
-    ByteBuf in = tracked(frameBytes(0x84, Frame.FLAG_COMPRESSION, 2, 0x08,
-        VOID_BODY));
+    ByteBuf in = tracked(frameBytes(0x84, Frame.FLAG_COMPRESSION, 2, 0x08, VOID_BODY));
     EmbeddedChannel channel = newChannel(ParseLimits.defaults());
     CqlFrameException e = assertThrows(CqlFrameException.class, () -> channel.writeInbound(in));
     assertTrue(e.connectionLevel());
@@ -298,8 +316,7 @@ class BytesToFrameDecoderTest {
   @Test
   void ignoresTheDeprecatedCompressionFlagOnV5() {
     EmbeddedChannel channel = newChannel(ParseLimits.defaults());
-    channel.writeInbound(tracked(
-        frameBytes(0x85, Frame.FLAG_COMPRESSION, 0, 0x02, new byte[0])));
+    channel.writeInbound(tracked(frameBytes(0x85, Frame.FLAG_COMPRESSION, 0, 0x02, new byte[0])));
     Frame frame = channel.readInbound();
     assertEquals(Opcode.READY, frame.opcode());
     assertTrue(frame.release());
@@ -328,8 +345,8 @@ class BytesToFrameDecoderTest {
   }
 
   /**
-   * The parts in one buffer from the default allocator, which the leak check tracks (unpooled
-   * heap buffers are not tracked). Ownership transferred (caller releases).
+   * The parts in one buffer from the default allocator, which the leak check tracks (unpooled heap
+   * buffers are not tracked). Ownership transferred (caller releases).
    */
   private static ByteBuf tracked(byte[]... parts) {
     ByteBuf buf = ByteBufAllocator.DEFAULT.buffer();
@@ -380,8 +397,19 @@ class BytesToFrameDecoderTest {
     try {
       MessageDigest sha = MessageDigest.getInstance("SHA-256");
       sha.update(ByteBufUtil.getBytes(f.body()));
-      return f.streamId() + "/" + f.opcode() + "/" + f.flags() + "/" + f.bodyOffset() + "/"
-          + f.tracingId() + "/" + f.warnings() + "/" + ByteBufUtil.hexDump(sha.digest());
+      return f.streamId()
+          + "/"
+          + f.opcode()
+          + "/"
+          + f.flags()
+          + "/"
+          + f.bodyOffset()
+          + "/"
+          + f.tracingId()
+          + "/"
+          + f.warnings()
+          + "/"
+          + ByteBufUtil.hexDump(sha.digest());
     } catch (NoSuchAlgorithmException e) {
       throw new AssertionError(e);
     }
@@ -398,8 +426,9 @@ class BytesToFrameDecoderTest {
     List<Integer> sizes = new ArrayList<>();
     for (int left = n; left > 0; ) {
       // mostly small pieces, some large ones that hold several frames
-      int size = Math.min(left, random.nextInt(8) == 0 ? 1 + random.nextInt(200_000)
-          : 1 + random.nextInt(64));
+      int size =
+          Math.min(
+              left, random.nextInt(8) == 0 ? 1 + random.nextInt(200_000) : 1 + random.nextInt(64));
       sizes.add(size);
       left -= size;
     }

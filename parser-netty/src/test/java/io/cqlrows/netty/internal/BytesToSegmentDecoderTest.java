@@ -73,18 +73,23 @@ class BytesToSegmentDecoderTest {
   })
   void readsTheSelfContainedFlagInBothFormats(SegmentFormat written, SegmentFormat configured) {
     byte[] payload = compressible(300);
-    byte[] stream = concat(
-        segment(written, payload, true), segment(written, payload, false),
-        segment(written, HELLO, false), segment(written, HELLO, true));
+    byte[] stream =
+        concat(
+            segment(written, payload, true), segment(written, payload, false),
+            segment(written, HELLO, false), segment(written, HELLO, true));
     EmbeddedChannel channel = channel(configured, 0);
-    assertEquals(List.of(entry(true, payload), entry(false, payload), entry(false, HELLO),
-        entry(true, HELLO)), readAll(channel, tracked(stream)));
+    assertEquals(
+        List.of(
+            entry(true, payload), entry(false, payload), entry(false, HELLO), entry(true, HELLO)),
+        readAll(channel, tracked(stream)));
     assertEquals(written, decoder(channel).format());
     assertFalse(channel.finishAndReleaseAll());
   }
 
   @ParameterizedTest
-  @EnumSource(value = SegmentFormat.class, names = {"UNCOMPRESSED", "LZ4"})
+  @EnumSource(
+      value = SegmentFormat.class,
+      names = {"UNCOMPRESSED", "LZ4"})
   void detectsTheFormatFromTheFirstHeader(SegmentFormat written) {
     EmbeddedChannel channel = channel(SegmentFormat.DETECT, 0);
     assertEquals(SegmentFormat.DETECT, decoder(channel).format());
@@ -92,7 +97,8 @@ class BytesToSegmentDecoderTest {
     // seven bytes are not enough to tell
     assertFalse(channel.writeInbound(tracked(Arrays.copyOf(segment, 7))));
     assertEquals(SegmentFormat.DETECT, decoder(channel).format());
-    assertEquals(List.of(entry(true, HELLO)),
+    assertEquals(
+        List.of(entry(true, HELLO)),
         readAll(channel, tracked(Arrays.copyOfRange(segment, 7, segment.length))));
     assertEquals(written, decoder(channel).format());
     assertFalse(channel.finishAndReleaseAll());
@@ -100,9 +106,11 @@ class BytesToSegmentDecoderTest {
 
   @Test
   void decodesAnEmptyPayload() {
-    assertEquals(List.of(entry(true, new byte[0])),
+    assertEquals(
+        List.of(entry(true, new byte[0])),
         decode(SegmentFormat.UNCOMPRESSED, SegmentBuilder.uncompressed(new byte[0], true)));
-    assertEquals(List.of(entry(false, new byte[0])),
+    assertEquals(
+        List.of(entry(false, new byte[0])),
         decode(SegmentFormat.LZ4, SegmentBuilder.lz4Wire(new byte[0], 0, false)));
   }
 
@@ -115,29 +123,36 @@ class BytesToSegmentDecoderTest {
     // header word: compressed length 131071 (0x1ffff), uncompressed length 0
     assertEquals("ffff010000", ByteBufUtil.hexDump(lz4Stored, 0, 5), "stored");
     assertTrue(lz4Compressed.length < 10_000, "compressed: " + lz4Compressed.length);
-    assertEquals(List.of(entry(false, random)),
+    assertEquals(
+        List.of(entry(false, random)),
         decode(SegmentFormat.UNCOMPRESSED, SegmentBuilder.uncompressed(random, false)));
-    assertEquals(List.of(entry(false, random), entry(true, text)),
+    assertEquals(
+        List.of(entry(false, random), entry(true, text)),
         decode(SegmentFormat.LZ4, concat(lz4Stored, lz4Compressed)));
   }
 
   @ParameterizedTest
-  @EnumSource(value = SegmentFormat.class, names = {"UNCOMPRESSED", "LZ4"})
+  @EnumSource(
+      value = SegmentFormat.class,
+      names = {"UNCOMPRESSED", "LZ4"})
   void decodesIdenticallyWholeBytewiseAndInRandomSplits(SegmentFormat format) {
-    byte[] stream = concat(
-        segment(format, HELLO, true),
-        segment(format, random(MAX_PAYLOAD, 2), false),
-        segment(format, compressible(MAX_PAYLOAD), false),
-        segment(format, new byte[0], true),
-        segment(format, compressible(3000), false),
-        segment(format, random(1000, 3), true));
+    byte[] stream =
+        concat(
+            segment(format, HELLO, true),
+            segment(format, random(MAX_PAYLOAD, 2), false),
+            segment(format, compressible(MAX_PAYLOAD), false),
+            segment(format, new byte[0], true),
+            segment(format, compressible(3000), false),
+            segment(format, random(1000, 3), true));
     List<String> whole = decodeInPieces(format, stream, new int[] {stream.length});
     assertEquals(6, whole.size());
     int[] ones = new int[stream.length];
     Arrays.fill(ones, 1);
     assertEquals(whole, decodeInPieces(format, stream, ones), "one byte at a time");
     for (long seed : new long[] {1, 2, 3}) {
-      assertEquals(whole, decodeInPieces(format, stream, randomSplits(stream.length, seed)),
+      assertEquals(
+          whole,
+          decodeInPieces(format, stream, randomSplits(stream.length, seed)),
           "random splits, seed " + seed);
     }
   }
@@ -164,17 +179,19 @@ class BytesToSegmentDecoderTest {
   }
 
   @ParameterizedTest
-  @EnumSource(value = SegmentFormat.class, names = {"UNCOMPRESSED", "LZ4"})
+  @EnumSource(
+      value = SegmentFormat.class,
+      names = {"UNCOMPRESSED", "LZ4"})
   void rejectsACorruptHeaderBeforeWaitingForItsPayload(SegmentFormat format) {
     // the corrupt header claims a 131071-byte payload: the error must not wait for it
-    byte[] bad = flip(segment(format, random(MAX_PAYLOAD, 4), false), format.headerLength() - 1,
-        0x80);
+    byte[] bad =
+        flip(segment(format, random(MAX_PAYLOAD, 4), false), format.headerLength() - 1, 0x80);
     EmbeddedChannel channel = channel(format, 0);
     for (int i = 0; i < format.headerLength() - 1; i++) {
       assertFalse(channel.writeInbound(tracked(new byte[] {bad[i]})));
     }
-    ByteBuf last = tracked(Arrays.copyOfRange(bad, format.headerLength() - 1,
-        format.headerLength()));
+    ByteBuf last =
+        tracked(Arrays.copyOfRange(bad, format.headerLength() - 1, format.headerLength()));
     CqlFrameException e = assertThrows(CqlFrameException.class, () -> channel.writeInbound(last));
     assertTrue(e.connectionLevel());
     assertEquals(0, e.offset());
@@ -184,7 +201,9 @@ class BytesToSegmentDecoderTest {
   }
 
   @ParameterizedTest
-  @EnumSource(value = SegmentFormat.class, names = {"UNCOMPRESSED", "LZ4"})
+  @EnumSource(
+      value = SegmentFormat.class,
+      names = {"UNCOMPRESSED", "LZ4"})
   void rejectsACorruptPayloadCrc32(SegmentFormat format) {
     byte[] good = segment(format, HELLO, true);
     int header = format.headerLength();
@@ -382,8 +401,9 @@ class BytesToSegmentDecoderTest {
     Random random = new Random(seed);
     List<Integer> sizes = new ArrayList<>();
     for (int left = n; left > 0; ) {
-      int size = Math.min(left, random.nextInt(8) == 0 ? 1 + random.nextInt(150_000)
-          : 1 + random.nextInt(16));
+      int size =
+          Math.min(
+              left, random.nextInt(8) == 0 ? 1 + random.nextInt(150_000) : 1 + random.nextInt(16));
       sizes.add(size);
       left -= size;
     }

@@ -36,10 +36,13 @@ class CompressorsTest {
   void anLz4BlockIsAppendedAtTheWriterIndex(boolean compositeTarget) {
     byte[] data = sample(10_000);
     ByteBuf in = Unpooled.wrappedBuffer(data);
-    ByteBuf out = compositeTarget
-        ? ALLOC.compositeBuffer().addComponent(true, ALLOC.buffer(3).writeMedium(0xABCDEF))
-            .addComponent(true, ALLOC.buffer(8).writeLong(0))
-        : ALLOC.buffer().writeMedium(0xABCDEF).writeLong(0);
+    ByteBuf out =
+        compositeTarget
+            ? ALLOC
+                .compositeBuffer()
+                .addComponent(true, ALLOC.buffer(3).writeMedium(0xABCDEF))
+                .addComponent(true, ALLOC.buffer(8).writeLong(0))
+            : ALLOC.buffer().writeMedium(0xABCDEF).writeLong(0);
     int n = Compressors.lz4Block(in, out);
     assertEquals(compositeTarget, out instanceof CompositeByteBuf);
     assertEquals(11 + n, out.writerIndex());

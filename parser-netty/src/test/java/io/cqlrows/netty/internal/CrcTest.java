@@ -21,8 +21,8 @@ class CrcTest {
       "org.apache.cassandra.db.marshal.VectorType(org.apache.cassandra.db.marshal.FloatType , 3)";
 
   /**
-   * Segment headers from the tests of the Java driver's native-protocol library
-   * ({@code SegmentCodecHeaderTest}), and the CRC24 bytes that follow them on the wire (LE).
+   * Segment headers from the tests of the Java driver's native-protocol library ({@code
+   * SegmentCodecHeaderTest}), and the CRC24 bytes that follow them on the wire (LE).
    */
   @ParameterizedTest
   @CsvSource({
@@ -34,8 +34,10 @@ class CrcTest {
     ByteBuf buf = Unpooled.wrappedBuffer(ByteBufUtil.decodeHexDump(header + crcLittleEndian));
     int length = header.length() / 2;
     assertEquals(buf.getUnsignedMediumLE(length), Crc.crc24(buf, 0, length));
-    assertEquals(buf.getUnsignedMediumLE(length),
-        SegmentBuilder.crc24(ByteBufUtil.decodeHexDump(header)), "the test's own CRC24");
+    assertEquals(
+        buf.getUnsignedMediumLE(length),
+        SegmentBuilder.crc24(ByteBufUtil.decodeHexDump(header)),
+        "the test's own CRC24");
   }
 
   @Test
@@ -56,17 +58,27 @@ class CrcTest {
    */
   @Test
   void checksumsTheSpecRowsSegment() {
-    byte[] body = CqlBytes.create()
-        .int32(2) // kind = Rows
-        .int32(1) // flags = Global_tables_spec
-        .int32(2) // columns_count
-        .string("ks").string("t")
-        .string("id").int16(0x0009)
-        .string("v").int16(0x0000).string(VECTOR_FLOAT_3)
-        .int32(2) // rows_count
-        .int32(4).int32(1).int32(12).hex("3f800000 40000000 40400000")
-        .int32(4).int32(2).nullCell()
-        .toArray();
+    byte[] body =
+        CqlBytes.create()
+            .int32(2) // kind = Rows
+            .int32(1) // flags = Global_tables_spec
+            .int32(2) // columns_count
+            .string("ks")
+            .string("t")
+            .string("id")
+            .int16(0x0009)
+            .string("v")
+            .int16(0x0000)
+            .string(VECTOR_FLOAT_3)
+            .int32(2) // rows_count
+            .int32(4)
+            .int32(1)
+            .int32(12)
+            .hex("3f800000 40000000 40400000")
+            .int32(4)
+            .int32(2)
+            .nullCell()
+            .toArray();
     assertEquals(161, body.length);
     byte[] envelope = CqlBytes.create().hex("85 00 0001 08").int32(body.length).toArray();
     ByteBuf payload = Unpooled.wrappedBuffer(envelope, body);

@@ -20,12 +20,12 @@ import java.util.List;
 /**
  * Coverage-guided differential fuzzing of how the connection decoders accumulate reads ({@link
  * FrameCumulator}): a byte stream fed to {@link BytesToFrameDecoder} or {@link
- * BytesToSegmentDecoder} in reads the fuzzer chooses must give the same frames or segments, and
- * the same errors at the same offsets, as the whole stream in one read. The cumulator's
- * thresholds are lowered (a unit is large from a few bytes on), so short inputs go through every
- * path of large units: reads kept as components of a composite, reads copied because they are
- * short or mostly empty, a composite handed over to a unit that is copied, and the rest of a
- * composite merged again.
+ * BytesToSegmentDecoder} in reads the fuzzer chooses must give the same frames or segments, and the
+ * same errors at the same offsets, as the whole stream in one read. The cumulator's thresholds are
+ * lowered (a unit is large from a few bytes on), so short inputs go through every path of large
+ * units: reads kept as components of a composite, reads copied because they are short or mostly
+ * empty, a composite handed over to a unit that is copied, and the rest of a composite merged
+ * again.
  *
  * <p><b>Input</b> (read with a {@link FuzzedDataProvider}): the decoder (v4 frames without
  * compression or with LZ4 bodies; uncompressed or LZ4 v5 segments), the two thresholds, up to 32
@@ -34,8 +34,8 @@ import java.util.List;
  * get behind them), then the stream.
  *
  * <p><b>Checked:</b> the digests (frame header fields and body bytes; segment flag and payload
- * bytes; error reason, offset and level) agree, only {@link CqlFrameException} comes out, and
- * every buffer either run allocated, the reads included, is released.
+ * bytes; error reason, offset and level) agree, only {@link CqlFrameException} comes out, and every
+ * buffer either run allocated, the reads included, is released.
  */
 class CumulationFuzzTest {
   @FuzzTest(maxDuration = "5m")
@@ -55,25 +55,33 @@ class CumulationFuzzTest {
       FrameDecoderFuzzTest.fixChecksums(stream, kind == 3 ? 5 : 3);
     }
 
-    List<String> whole = decode(kind, large, minShared, stream, new int[] {stream.length + 1},
-        new int[1]);
+    List<String> whole =
+        decode(kind, large, minShared, stream, new int[] {stream.length + 1}, new int[1]);
     List<String> pieces = decode(kind, large, minShared, stream, sizes, spare);
     if (!whole.equals(pieces)) {
-      throw new AssertionError("whole stream: " + whole + "\nin reads " + Arrays.toString(sizes)
-          + " (spare " + Arrays.toString(spare) + "): " + pieces);
+      throw new AssertionError(
+          "whole stream: "
+              + whole
+              + "\nin reads "
+              + Arrays.toString(sizes)
+              + " (spare "
+              + Arrays.toString(spare)
+              + "): "
+              + pieces);
     }
   }
 
   /** Feeds the stream in reads, closes the channel; the digest of everything that came out. */
-  private static List<String> decode(int kind, int large, int minShared, byte[] stream,
-      int[] sizes, int[] spare) {
+  private static List<String> decode(
+      int kind, int large, int minShared, byte[] stream, int[] sizes, int[] spare) {
     TrackingAllocator alloc = new TrackingAllocator();
-    ConnectionDecoder decoder = switch (kind) {
-      case 0 -> new BytesToFrameDecoder(ParseLimits.defaults(), Compression.NONE);
-      case 1 -> new BytesToFrameDecoder(ParseLimits.defaults(), Compression.LZ4);
-      case 2 -> new BytesToSegmentDecoder(SegmentFormat.UNCOMPRESSED, 0);
-      default -> new BytesToSegmentDecoder(SegmentFormat.LZ4, 0);
-    };
+    ConnectionDecoder decoder =
+        switch (kind) {
+          case 0 -> new BytesToFrameDecoder(ParseLimits.defaults(), Compression.NONE);
+          case 1 -> new BytesToFrameDecoder(ParseLimits.defaults(), Compression.LZ4);
+          case 2 -> new BytesToSegmentDecoder(SegmentFormat.UNCOMPRESSED, 0);
+          default -> new BytesToSegmentDecoder(SegmentFormat.LZ4, 0);
+        };
     decoder.cumulator.thresholds(large, minShared);
     Digests out = new Digests();
     EmbeddedChannel channel = new EmbeddedChannel();
@@ -107,8 +115,19 @@ class CumulationFuzzTest {
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
       try {
         if (msg instanceof Frame f) {
-          digests.add("frame " + f.version() + "/" + f.flags() + "/" + f.streamId() + "/"
-              + f.opcode() + "/" + f.bodyOffset() + "/" + hash(f.body()));
+          digests.add(
+              "frame "
+                  + f.version()
+                  + "/"
+                  + f.flags()
+                  + "/"
+                  + f.streamId()
+                  + "/"
+                  + f.opcode()
+                  + "/"
+                  + f.bodyOffset()
+                  + "/"
+                  + hash(f.body()));
         } else if (msg instanceof Segment s) {
           digests.add("segment " + s.selfContained() + "/" + hash(s.payload()));
         } else {

@@ -24,10 +24,9 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 /**
- * {@link ParseLimits#maxDecompressedLength()} in the decoders: a compressed body that declares
- * more is a frame-local {@link Reason#DECOMPRESSED_TOO_LARGE} for its stream, found before
- * anything of that size is allocated, and the frame after it decodes; one of exactly the limit
- * decodes.
+ * {@link ParseLimits#maxDecompressedLength()} in the decoders: a compressed body that declares more
+ * is a frame-local {@link Reason#DECOMPRESSED_TOO_LARGE} for its stream, found before anything of
+ * that size is allocated, and the frame after it decodes; one of exactly the limit decodes.
  */
 class DecompressionLimitTest {
   private static final int LIMIT = 1 << 20;
@@ -55,8 +54,10 @@ class DecompressionLimitTest {
     byte[] before = frameBytes(0x84, 0, 1, 0x08, VOID_BODY);
     byte[] over = v4(compression, 2, LIMIT + 1);
     EmbeddedChannel channel = channel(new BytesToFrameDecoder(LIMITS, compression));
-    CqlFrameException e = assertThrows(CqlFrameException.class,
-        () -> write(channel, concat(before, over, frameBytes(0x84, 0, 3, 0x08, VOID_BODY))));
+    CqlFrameException e =
+        assertThrows(
+            CqlFrameException.class,
+            () -> write(channel, concat(before, over, frameBytes(0x84, 0, 3, 0x08, VOID_BODY))));
     assertTooLarge(e, 2, before.length);
     assertTrue(alloc.largestCapacity() < LIMIT, "allocated " + alloc.largestCapacity());
     assertStreams(channel, 1, 3);
@@ -67,11 +68,12 @@ class DecompressionLimitTest {
   /** The smaller of the two limits bounds a decompressed body. */
   @Test
   void boundsADecompressedBodyByTheFrameLimitWhenThatIsSmaller() {
-    ParseLimits limits = ParseLimits.builder().maxFrameBodyLength(LIMIT)
-        .maxDecompressedLength(4 * LIMIT).build();
+    ParseLimits limits =
+        ParseLimits.builder().maxFrameBodyLength(LIMIT).maxDecompressedLength(4 * LIMIT).build();
     EmbeddedChannel channel = channel(new BytesToFrameDecoder(limits, Compression.LZ4));
-    CqlFrameException e = assertThrows(CqlFrameException.class,
-        () -> write(channel, v4(Compression.LZ4, 2, LIMIT + 1)));
+    CqlFrameException e =
+        assertThrows(
+            CqlFrameException.class, () -> write(channel, v4(Compression.LZ4, 2, LIMIT + 1)));
     assertTooLarge(e, 2, 0);
     finish(channel);
   }
@@ -83,7 +85,7 @@ class DecompressionLimitTest {
   @ParameterizedTest
   @EnumSource(names = {"LZ4", "SNAPPY"})
   void detectsTheCompressionOnTheBodyAfterOneOverTheLimit(Compression compression) {
-    BytesToFrameDecoder decoder = BytesToFrameDecoder.detecting(LIMITS, (ctx, r, o, s) -> { });
+    BytesToFrameDecoder decoder = BytesToFrameDecoder.detecting(LIMITS, (ctx, r, o, s) -> {});
     EmbeddedChannel channel = channel(decoder);
     byte[] over = v4(compression, 2, 4 * LIMIT);
     CqlFrameException e = assertThrows(CqlFrameException.class, () -> write(channel, over));
@@ -98,9 +100,9 @@ class DecompressionLimitTest {
 
   /**
    * v5: an envelope gathered from LZ4 segments of zeros that gain less than the limit from
-   * decompression (the limit's worth of zeros, less their compressed bytes) decodes; one of
-   * twice as many zeros fails for its stream, and the envelope after it decodes. The exact
-   * boundary, slice by slice, is {@code SegmentToFrameDecoderTest}'s.
+   * decompression (the limit's worth of zeros, less their compressed bytes) decodes; one of twice
+   * as many zeros fails for its stream, and the envelope after it decodes. The exact boundary,
+   * slice by slice, is {@code SegmentToFrameDecoderTest}'s.
    */
   @Test
   void boundsWhatAnEnvelopeGainsFromItsLz4Segments() {
@@ -113,20 +115,22 @@ class DecompressionLimitTest {
 
     byte[] over = v5Slices(v5Envelope(3, new byte[2 * LIMIT]), LIMIT / 16);
     byte[] next = SegmentBuilder.lz4(v5Envelope(4, VOID_BODY), true);
-    CqlFrameException e = assertThrows(CqlFrameException.class,
-        () -> write(channel, concat(over, next)));
+    CqlFrameException e =
+        assertThrows(CqlFrameException.class, () -> write(channel, concat(over, next)));
     assertEquals(Reason.DECOMPRESSED_TOO_LARGE, e.reason());
     assertFalse(e.connectionLevel());
     assertEquals(3, e.streamId());
-    assertEquals(frameBytesOf(channel) - over.length - next.length, e.offset(),
+    assertEquals(
+        frameBytesOf(channel) - over.length - next.length,
+        e.offset(),
         "the segment the envelope starts in");
     assertStreams(channel, 4);
     finish(channel);
   }
 
   /**
-   * Segments LZ4 stores as they are (random bytes do not shrink) add nothing: their bytes came
-   * over the wire, bounded by the frame limit.
+   * Segments LZ4 stores as they are (random bytes do not shrink) add nothing: their bytes came over
+   * the wire, bounded by the frame limit.
    */
   @Test
   void doesNotCountSegmentsStoredUncompressed() {
@@ -141,8 +145,8 @@ class DecompressionLimitTest {
   }
 
   private EmbeddedChannel v5Channel(ParseLimits limits) {
-    return channel(new BytesToSegmentDecoder(SegmentFormat.LZ4, 0),
-        new SegmentToFrameDecoder(limits));
+    return channel(
+        new BytesToSegmentDecoder(SegmentFormat.LZ4, 0), new SegmentToFrameDecoder(limits));
   }
 
   /** Bytes the channel's segment decoder has consumed. */
@@ -162,8 +166,8 @@ class DecompressionLimitTest {
   static byte[] v5Slices(byte[] envelope, int size) {
     java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
     for (int at = 0; at < envelope.length; at += size) {
-      byte[] slice = java.util.Arrays.copyOfRange(envelope, at,
-          Math.min(envelope.length, at + size));
+      byte[] slice =
+          java.util.Arrays.copyOfRange(envelope, at, Math.min(envelope.length, at + size));
       out.writeBytes(SegmentBuilder.lz4(slice, false));
     }
     return out.toByteArray();
@@ -188,14 +192,16 @@ class DecompressionLimitTest {
   }
 
   /**
-   * A v4 RESULT frame on {@code stream} whose body is compressed and decompresses to {@code
-   * length} bytes: a VOID kind, then zeros.
+   * A v4 RESULT frame on {@code stream} whose body is compressed and decompresses to {@code length}
+   * bytes: a VOID kind, then zeros.
    */
   static byte[] v4(Compression compression, int stream, int length) {
     byte[] plain = new byte[length];
     plain[3] = 1;
-    byte[] body = compression == Compression.LZ4
-        ? lz4Body(length, SegmentBuilder.compress(plain)) : snappy(plain);
+    byte[] body =
+        compression == Compression.LZ4
+            ? lz4Body(length, SegmentBuilder.compress(plain))
+            : snappy(plain);
     return frameBytes(0x84, Frame.FLAG_COMPRESSION, stream, 0x08, body);
   }
 

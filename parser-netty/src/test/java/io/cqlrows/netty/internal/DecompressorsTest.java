@@ -31,6 +31,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 class DecompressorsTest {
   private static final int MB = 1024 * 1024;
   private static final int LIMIT = 16 * MB;
+
   /** 100 MB of zeros as one LZ4 block (about 400 KB), made once. */
   private static byte[] zerosBomb;
 
@@ -42,7 +43,8 @@ class DecompressorsTest {
     byte[] block = lz4(new byte[100]);
     Decompressors.lz4Block(ByteBufAllocator.DEFAULT, Unpooled.wrappedBuffer(block), 100).release();
     Decompressors.snappyBody(
-        ByteBufAllocator.DEFAULT, Unpooled.wrappedBuffer(snappy(new byte[100])), 100).release();
+            ByteBufAllocator.DEFAULT, Unpooled.wrappedBuffer(snappy(new byte[100])), 100)
+        .release();
   }
 
   @AfterEach
@@ -73,8 +75,10 @@ class DecompressorsTest {
   void decompressesAnLz4BlockInAComposite() {
     byte[] data = sample(5000, 2);
     byte[] block = lz4(data);
-    ByteBuf in = Unpooled.wrappedBuffer(Unpooled.wrappedBuffer(block, 0, 10),
-        Unpooled.wrappedBuffer(block, 10, block.length - 10));
+    ByteBuf in =
+        Unpooled.wrappedBuffer(
+            Unpooled.wrappedBuffer(block, 0, 10),
+            Unpooled.wrappedBuffer(block, 10, block.length - 10));
     ByteBuf out = Decompressors.lz4Block(alloc, in, data.length);
     assertArrayEquals(data, ByteBufUtil.getBytes(out));
     assertTrue(out.release());
@@ -84,8 +88,8 @@ class DecompressorsTest {
   @Test
   void rejectsAnLz4BodyWithoutItsLength() {
     ByteBuf in = Unpooled.wrappedBuffer(new byte[] {0, 0, 1});
-    CompressionException e = assertThrows(CompressionException.class,
-        () -> Decompressors.lz4Body(alloc, in, LIMIT));
+    CompressionException e =
+        assertThrows(CompressionException.class, () -> Decompressors.lz4Body(alloc, in, LIMIT));
     assertEquals(Fault.NO_LENGTH, e.fault());
     assertEquals(-1, e.declaredLength());
   }
@@ -93,8 +97,12 @@ class DecompressorsTest {
   @Test
   void rejectsADeclaredLz4LengthOverTheLimitWithoutAllocating() {
     ByteBuf in = Unpooled.wrappedBuffer(lz4Body(Integer.MAX_VALUE, lz4(new byte[100])));
-    long allocated = allocatedBytes(() -> assertThrows(CompressionException.class,
-        () -> Decompressors.lz4Body(alloc, in, Integer.MAX_VALUE - 1)));
+    long allocated =
+        allocatedBytes(
+            () ->
+                assertThrows(
+                    CompressionException.class,
+                    () -> Decompressors.lz4Body(alloc, in, Integer.MAX_VALUE - 1)));
     assertTrue(allocated < MB, allocated + " bytes allocated");
     assertTrue(alloc.made.isEmpty());
   }
@@ -105,14 +113,28 @@ class DecompressorsTest {
     byte[] block = lz4(new byte[100]);
     assertEquals(11, block.length);
     ByteBuf in = Unpooled.wrappedBuffer(lz4Body(11 * 255 + 1, block));
-    long allocated = allocatedBytes(() -> assertEquals(Fault.IMPOSSIBLE_RATIO, assertThrows(
-        CompressionException.class, () -> Decompressors.lz4Body(alloc, in, 256 * MB)).fault()));
+    long allocated =
+        allocatedBytes(
+            () ->
+                assertEquals(
+                    Fault.IMPOSSIBLE_RATIO,
+                    assertThrows(
+                            CompressionException.class,
+                            () -> Decompressors.lz4Body(alloc, in, 256 * MB))
+                        .fault()));
     assertTrue(allocated < MB, allocated + " bytes allocated");
     assertTrue(alloc.made.isEmpty());
     // over the limit too: the lie is what is reported
     ByteBuf big = Unpooled.wrappedBuffer(lz4Body(200 * MB, block));
-    allocated = allocatedBytes(() -> assertEquals(Fault.IMPOSSIBLE_RATIO, assertThrows(
-        CompressionException.class, () -> Decompressors.lz4Body(alloc, big, 16 * MB)).fault()));
+    allocated =
+        allocatedBytes(
+            () ->
+                assertEquals(
+                    Fault.IMPOSSIBLE_RATIO,
+                    assertThrows(
+                            CompressionException.class,
+                            () -> Decompressors.lz4Body(alloc, big, 16 * MB))
+                        .fault()));
     assertTrue(allocated < MB, allocated + " bytes allocated");
     assertTrue(alloc.made.isEmpty());
   }
@@ -132,8 +154,8 @@ class DecompressorsTest {
   @ValueSource(ints = {-1, Integer.MIN_VALUE})
   void readsTheDeclaredLz4LengthUnsigned(int declared) {
     ByteBuf in = Unpooled.wrappedBuffer(lz4Body(declared, lz4(new byte[100])));
-    CompressionException e = assertThrows(CompressionException.class,
-        () -> Decompressors.lz4Body(alloc, in, LIMIT));
+    CompressionException e =
+        assertThrows(CompressionException.class, () -> Decompressors.lz4Body(alloc, in, LIMIT));
     assertEquals(Fault.IMPOSSIBLE_RATIO, e.fault());
     assertEquals(Integer.toUnsignedLong(declared), e.declaredLength());
     assertTrue(alloc.made.isEmpty());
@@ -151,12 +173,15 @@ class DecompressorsTest {
   @Test
   void rejectsAnLz4LengthOverTheLimitThatTheBlockCouldReachWithoutAllocating() {
     ByteBuf in = Unpooled.wrappedBuffer(lz4Body(LIMIT + 1, lz4(new byte[LIMIT + 1])));
-    long allocated = allocatedBytes(() -> {
-      CompressionException e = assertThrows(CompressionException.class,
-          () -> Decompressors.lz4Body(alloc, in, LIMIT));
-      assertEquals(Fault.LENGTH_OVER_LIMIT, e.fault());
-      assertEquals(LIMIT + 1, e.declaredLength());
-    });
+    long allocated =
+        allocatedBytes(
+            () -> {
+              CompressionException e =
+                  assertThrows(
+                      CompressionException.class, () -> Decompressors.lz4Body(alloc, in, LIMIT));
+              assertEquals(Fault.LENGTH_OVER_LIMIT, e.fault());
+              assertEquals(LIMIT + 1, e.declaredLength());
+            });
     assertTrue(allocated < MB, allocated + " bytes allocated");
     assertTrue(alloc.made.isEmpty());
   }
@@ -176,7 +201,9 @@ class DecompressorsTest {
     byte[] block = lz4(data);
     for (int cut : new int[] {0, 1, block.length / 2, block.length - 1}) {
       ByteBuf in = Unpooled.wrappedBuffer(lz4Body(data.length, Arrays.copyOf(block, cut)));
-      assertThrows(CompressionException.class, () -> Decompressors.lz4Body(alloc, in, LIMIT),
+      assertThrows(
+          CompressionException.class,
+          () -> Decompressors.lz4Body(alloc, in, LIMIT),
           "cut at " + cut);
     }
   }
@@ -201,8 +228,11 @@ class DecompressorsTest {
   void rejectsAnLz4DecompressionBombByItsDeclaredLengthWithoutAllocating() {
     ByteBuf in = Unpooled.wrappedBuffer(lz4Body(100 * MB, zerosBomb()));
     assertTrue(in.readableBytes() < MB, "the bomb is small: " + in.readableBytes());
-    long allocated = allocatedBytes(() -> assertThrows(CompressionException.class,
-        () -> Decompressors.lz4Body(alloc, in, LIMIT)));
+    long allocated =
+        allocatedBytes(
+            () ->
+                assertThrows(
+                    CompressionException.class, () -> Decompressors.lz4Body(alloc, in, LIMIT)));
     assertTrue(allocated < MB, allocated + " bytes allocated");
     assertTrue(alloc.made.isEmpty());
   }
@@ -210,8 +240,11 @@ class DecompressorsTest {
   @Test
   void stopsAnLz4DecompressionBombThatLiesAboutItsLengthAtTheDeclaredLength() {
     ByteBuf in = Unpooled.wrappedBuffer(lz4Body(LIMIT, zerosBomb()));
-    long allocated = allocatedBytes(() -> assertThrows(CompressionException.class,
-        () -> Decompressors.lz4Body(alloc, in, LIMIT)));
+    long allocated =
+        allocatedBytes(
+            () ->
+                assertThrows(
+                    CompressionException.class, () -> Decompressors.lz4Body(alloc, in, LIMIT)));
     assertTrue(allocated < LIMIT + MB, allocated + " bytes allocated");
   }
 
@@ -243,12 +276,15 @@ class DecompressorsTest {
   @Test
   void rejectsASnappyBodyOverTheLimitWithoutAllocating() {
     ByteBuf in = Unpooled.wrappedBuffer(snappy(new byte[MB + 1]));
-    long allocated = allocatedBytes(() -> {
-      CompressionException e = assertThrows(CompressionException.class,
-          () -> Decompressors.snappyBody(alloc, in, MB));
-      assertEquals(Fault.LENGTH_OVER_LIMIT, e.fault());
-      assertEquals(MB + 1, e.declaredLength());
-    });
+    long allocated =
+        allocatedBytes(
+            () -> {
+              CompressionException e =
+                  assertThrows(
+                      CompressionException.class, () -> Decompressors.snappyBody(alloc, in, MB));
+              assertEquals(Fault.LENGTH_OVER_LIMIT, e.fault());
+              assertEquals(MB + 1, e.declaredLength());
+            });
     assertTrue(allocated < MB / 2, allocated + " bytes allocated");
     assertTrue(alloc.made.isEmpty());
   }
@@ -258,12 +294,16 @@ class DecompressorsTest {
   @ValueSource(strings = {"ffffff7f" + "0061", "8080808010" + "0061", "ffffffff0f" + "0061"})
   void rejectsASnappyPreambleNoBlockThatShortCanReachWithoutAllocating(String hex) {
     ByteBuf in = Unpooled.wrappedBuffer(ByteBufUtil.decodeHexDump(hex));
-    long allocated = allocatedBytes(() -> {
-      CompressionException e = assertThrows(CompressionException.class,
-          () -> Decompressors.snappyBody(alloc, in, Integer.MAX_VALUE));
-      assertEquals(Fault.IMPOSSIBLE_RATIO, e.fault());
-      assertTrue(e.declaredLength() >= 268435455, "declared " + e.declaredLength());
-    });
+    long allocated =
+        allocatedBytes(
+            () -> {
+              CompressionException e =
+                  assertThrows(
+                      CompressionException.class,
+                      () -> Decompressors.snappyBody(alloc, in, Integer.MAX_VALUE));
+              assertEquals(Fault.IMPOSSIBLE_RATIO, e.fault());
+              assertTrue(e.declaredLength() >= 268435455, "declared " + e.declaredLength());
+            });
     assertTrue(allocated < MB, allocated + " bytes allocated");
     assertTrue(alloc.made.isEmpty());
   }
@@ -271,10 +311,15 @@ class DecompressorsTest {
   @Test
   void rejectsADeclaredSnappyLengthNoBlockThatShortCanReachWithoutAllocating() {
     // varint 200 MiB, then a literal and copies: 12 bytes of Snappy make at most 256 bytes
-    ByteBuf in = Unpooled.wrappedBuffer(ByteBufUtil.decodeHexDump("80808064" + "0061" + "fe0100"
-        + "fe0100"));
-    long allocated = allocatedBytes(() -> assertThrows(CompressionException.class,
-        () -> Decompressors.snappyBody(alloc, in, 256 * MB)));
+    ByteBuf in =
+        Unpooled.wrappedBuffer(
+            ByteBufUtil.decodeHexDump("80808064" + "0061" + "fe0100" + "fe0100"));
+    long allocated =
+        allocatedBytes(
+            () ->
+                assertThrows(
+                    CompressionException.class,
+                    () -> Decompressors.snappyBody(alloc, in, 256 * MB)));
     assertTrue(allocated < MB, allocated + " bytes allocated");
     assertTrue(alloc.made.isEmpty());
   }
@@ -324,7 +369,9 @@ class DecompressorsTest {
     byte[] block = snappy(sample(3000, 8));
     for (int cut : new int[] {2, 3, block.length / 2, block.length - 1}) {
       ByteBuf in = Unpooled.wrappedBuffer(Arrays.copyOf(block, cut));
-      assertThrows(CompressionException.class, () -> Decompressors.snappyBody(alloc, in, LIMIT),
+      assertThrows(
+          CompressionException.class,
+          () -> Decompressors.snappyBody(alloc, in, LIMIT),
           "cut at " + cut);
     }
   }
@@ -363,11 +410,12 @@ class DecompressorsTest {
     int failures = 0;
     for (int seed = 0; seed < 300; seed++) {
       Random random = new Random(seed);
-      byte[] input = switch (seed % 3) {
-        case 0 -> noise(random);
-        case 1 -> mutate(valid, random);
-        default -> Arrays.copyOf(mutate(valid, random), random.nextInt(valid.length));
-      };
+      byte[] input =
+          switch (seed % 3) {
+            case 0 -> noise(random);
+            case 1 -> mutate(valid, random);
+            default -> Arrays.copyOf(mutate(valid, random), random.nextInt(valid.length));
+          };
       ByteBuf in = Unpooled.wrappedBuffer(input);
       try {
         release(decompress.apply(in));
@@ -430,9 +478,10 @@ class DecompressorsTest {
     String[] words = {"vector", "float", "cassandra ", "row ", "\u0000\u0000\u0000\u0004"};
     byte[] out = new byte[length];
     for (int i = 0; i < length; ) {
-      byte[] w = random.nextInt(5) == 0
-          ? new byte[] {(byte) random.nextInt()}
-          : words[random.nextInt(words.length)].getBytes(StandardCharsets.UTF_8);
+      byte[] w =
+          random.nextInt(5) == 0
+              ? new byte[] {(byte) random.nextInt()}
+              : words[random.nextInt(words.length)].getBytes(StandardCharsets.UTF_8);
       for (int j = 0; j < w.length && i < length; j++) {
         out[i++] = w[j];
       }

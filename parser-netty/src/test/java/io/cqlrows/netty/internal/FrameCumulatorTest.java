@@ -13,7 +13,6 @@ import io.cqlrows.core.ParseLimits;
 import io.cqlrows.netty.compression.Compression;
 import io.cqlrows.netty.frame.CqlFrameException;
 import io.cqlrows.netty.frame.Frame;
-import io.cqlrows.netty.internal.Compressors;
 import io.netty.buffer.AbstractByteBufAllocator;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
@@ -35,9 +34,9 @@ import org.junit.jupiter.params.provider.ValueSource;
 /**
  * How {@link BytesToFrameDecoder} and {@link BytesToSegmentDecoder} accumulate reads ({@link
  * FrameCumulator}): a large uncompressed frame or segment keeps the reads it arrived in, a
- * compressed one is copied once into a buffer of its length, small reads reach it in steps
- * bounded by what arrived, a header announcing a large frame allocates nothing in proportion to
- * its claim, and any split of a stream decodes as the whole stream does.
+ * compressed one is copied once into a buffer of its length, small reads reach it in steps bounded
+ * by what arrived, a header announcing a large frame allocates nothing in proportion to its claim,
+ * and any split of a stream decodes as the whole stream does.
  */
 class FrameCumulatorTest {
   private static final int READ = 64 * 1024;
@@ -77,8 +76,8 @@ class FrameCumulatorTest {
     EmbeddedChannel channel = channel(new BytesToFrameDecoder(), alloc);
     // two full reads, then 20,000-byte reads each in a buffer of 64 KiB: less than half full
     channel.writeInbound(Unpooled.wrappedBuffer(java.util.Arrays.copyOf(wire, READ)));
-    channel.writeInbound(Unpooled.wrappedBuffer(java.util.Arrays.copyOfRange(wire, READ,
-        2 * READ)));
+    channel.writeInbound(
+        Unpooled.wrappedBuffer(java.util.Arrays.copyOfRange(wire, READ, 2 * READ)));
     List<Integer> copied = new ArrayList<>();
     for (int at = 2 * READ; at < wire.length; at += 20_000) {
       int n = Math.min(20_000, wire.length - at);
@@ -97,8 +96,8 @@ class FrameCumulatorTest {
     byte[] body = compressedBody(random(200_000, 2));
     byte[] wire = frameBytes(0x84, Frame.FLAG_COMPRESSION, 3, RESULT, body);
     CountingAllocator alloc = new CountingAllocator();
-    EmbeddedChannel channel = channel(new BytesToFrameDecoder(ParseLimits.defaults(),
-        Compression.LZ4), alloc);
+    EmbeddedChannel channel =
+        channel(new BytesToFrameDecoder(ParseLimits.defaults(), Compression.LZ4), alloc);
     for (byte[] read : split(wire, READ)) {
       channel.writeInbound(Unpooled.wrappedBuffer(read));
     }
@@ -129,7 +128,8 @@ class FrameCumulatorTest {
     // 2,000 bytes in: 32,000; 33,000 in: the frame's length
     assertEquals(List.of(16 * 2000, wire.length), alloc.buffers);
     for (int i = 0; i < alloc.buffers.size(); i++) {
-      assertTrue(alloc.buffers.get(i) <= FrameCumulator.MAX_AHEAD * received.get(i),
+      assertTrue(
+          alloc.buffers.get(i) <= FrameCumulator.MAX_AHEAD * received.get(i),
           alloc.buffers + " for " + received);
     }
     assertTrue(frame.body().hasArray(), "one contiguous buffer");
@@ -162,26 +162,43 @@ class FrameCumulatorTest {
   @ParameterizedTest
   @ValueSource(ints = {1, 2, 3, 4})
   void decodesFramesIdenticallyInAnySplit(long seed) {
-    byte[] stream = concat(
-        frameBytes(0x84, 0, 1, RESULT, text(100)),
-        frameBytes(0x84, 0, 2, RESULT, random(300_000, seed)),
-        frameBytes(0x84, 0, 3, RESULT, random(70_000, seed + 10)),
-        frameBytes(0x84, Frame.FLAG_COMPRESSION, 4, RESULT, compressedBody(text(500_000))),
-        frameBytes(0x84, 0, 5, RESULT, text(10)),
-        frameBytes(0x84, Frame.FLAG_COMPRESSION, 6, RESULT,
-            compressedBody(random(200_000, seed + 20))),
-        frameBytes(0x84, 0, 7, RESULT, random(65_527, seed + 30)),
-        frameBytes(0x84, 0, 8, RESULT, text(20)));
-    List<String> whole = decodeInPieces(
-        () -> new BytesToFrameDecoder(ParseLimits.defaults(), Compression.LZ4),
-        stream, new int[] {stream.length}, FrameCumulatorTest::frameDigest);
+    byte[] stream =
+        concat(
+            frameBytes(0x84, 0, 1, RESULT, text(100)),
+            frameBytes(0x84, 0, 2, RESULT, random(300_000, seed)),
+            frameBytes(0x84, 0, 3, RESULT, random(70_000, seed + 10)),
+            frameBytes(0x84, Frame.FLAG_COMPRESSION, 4, RESULT, compressedBody(text(500_000))),
+            frameBytes(0x84, 0, 5, RESULT, text(10)),
+            frameBytes(
+                0x84,
+                Frame.FLAG_COMPRESSION,
+                6,
+                RESULT,
+                compressedBody(random(200_000, seed + 20))),
+            frameBytes(0x84, 0, 7, RESULT, random(65_527, seed + 30)),
+            frameBytes(0x84, 0, 8, RESULT, text(20)));
+    List<String> whole =
+        decodeInPieces(
+            () -> new BytesToFrameDecoder(ParseLimits.defaults(), Compression.LZ4),
+            stream,
+            new int[] {stream.length},
+            FrameCumulatorTest::frameDigest);
     assertEquals(8, whole.size());
-    assertEquals(whole, decodeInPieces(
-        () -> new BytesToFrameDecoder(ParseLimits.defaults(), Compression.LZ4),
-        stream, sizes(stream.length, READ), FrameCumulatorTest::frameDigest), "64 KiB reads");
-    assertEquals(whole, decodeInPieces(
-        () -> new BytesToFrameDecoder(ParseLimits.defaults(), Compression.LZ4),
-        stream, randomSplits(stream.length, seed), FrameCumulatorTest::frameDigest),
+    assertEquals(
+        whole,
+        decodeInPieces(
+            () -> new BytesToFrameDecoder(ParseLimits.defaults(), Compression.LZ4),
+            stream,
+            sizes(stream.length, READ),
+            FrameCumulatorTest::frameDigest),
+        "64 KiB reads");
+    assertEquals(
+        whole,
+        decodeInPieces(
+            () -> new BytesToFrameDecoder(ParseLimits.defaults(), Compression.LZ4),
+            stream,
+            randomSplits(stream.length, seed),
+            FrameCumulatorTest::frameDigest),
         "random reads");
   }
 
@@ -213,8 +230,8 @@ class FrameCumulatorTest {
       java.util.Arrays.fill(payload, i, Math.min(payload.length, i + 16), (byte) 7);
     }
     byte[] wire = SegmentBuilder.lz4(payload, false);
-    assertTrue(wire.length > 64 * 1024 && wire.length < payload.length, "compressed: "
-        + wire.length);
+    assertTrue(
+        wire.length > 64 * 1024 && wire.length < payload.length, "compressed: " + wire.length);
     CountingAllocator alloc = new CountingAllocator();
     EmbeddedChannel channel = channel(new BytesToSegmentDecoder(SegmentFormat.LZ4, 0), alloc);
     for (byte[] read : split(wire, 40_000)) {
@@ -231,24 +248,41 @@ class FrameCumulatorTest {
   @ParameterizedTest
   @ValueSource(ints = {1, 2, 3})
   void decodesSegmentsIdenticallyInAnySplit(long seed) {
-    for (SegmentFormat format : new SegmentFormat[] {SegmentFormat.UNCOMPRESSED,
-        SegmentFormat.LZ4}) {
+    for (SegmentFormat format :
+        new SegmentFormat[] {SegmentFormat.UNCOMPRESSED, SegmentFormat.LZ4}) {
       List<byte[]> segments = new ArrayList<>();
       for (int i = 0; i < 12; i++) {
         int length = i % 3 == 0 ? SegmentBuilder.MAX_PAYLOAD : 50 + i * 9_000;
         byte[] payload = i % 2 == 0 ? random(length, seed * 100 + i) : text(length);
-        segments.add(format == SegmentFormat.LZ4 ? SegmentBuilder.lz4(payload, i % 4 == 1)
-            : SegmentBuilder.uncompressed(payload, i % 4 == 1));
+        segments.add(
+            format == SegmentFormat.LZ4
+                ? SegmentBuilder.lz4(payload, i % 4 == 1)
+                : SegmentBuilder.uncompressed(payload, i % 4 == 1));
       }
       byte[] stream = concat(segments.toArray(new byte[0][]));
-      List<String> whole = decodeInPieces(() -> new BytesToSegmentDecoder(format, 0), stream,
-          new int[] {stream.length}, FrameCumulatorTest::segmentDigest);
+      List<String> whole =
+          decodeInPieces(
+              () -> new BytesToSegmentDecoder(format, 0),
+              stream,
+              new int[] {stream.length},
+              FrameCumulatorTest::segmentDigest);
       assertEquals(12, whole.size());
-      assertEquals(whole, decodeInPieces(() -> new BytesToSegmentDecoder(format, 0), stream,
-          sizes(stream.length, READ), FrameCumulatorTest::segmentDigest), format + " 64 KiB");
-      assertEquals(whole, decodeInPieces(() -> new BytesToSegmentDecoder(format, 0), stream,
-          randomSplits(stream.length, seed), FrameCumulatorTest::segmentDigest), format
-          + " random");
+      assertEquals(
+          whole,
+          decodeInPieces(
+              () -> new BytesToSegmentDecoder(format, 0),
+              stream,
+              sizes(stream.length, READ),
+              FrameCumulatorTest::segmentDigest),
+          format + " 64 KiB");
+      assertEquals(
+          whole,
+          decodeInPieces(
+              () -> new BytesToSegmentDecoder(format, 0),
+              stream,
+              randomSplits(stream.length, seed),
+              FrameCumulatorTest::segmentDigest),
+          format + " random");
     }
   }
 
@@ -259,8 +293,11 @@ class FrameCumulatorTest {
   }
 
   /** Feeds the stream in reads of the given sizes; returns a digest per message, in order. */
-  private static List<String> decodeInPieces(java.util.function.Supplier<ChannelHandler> decoder,
-      byte[] stream, int[] sizes, java.util.function.Function<Object, String> digest) {
+  private static List<String> decodeInPieces(
+      java.util.function.Supplier<ChannelHandler> decoder,
+      byte[] stream,
+      int[] sizes,
+      java.util.function.Function<Object, String> digest) {
     EmbeddedChannel channel = channel(decoder.get(), new CountingAllocator());
     List<String> out = new ArrayList<>();
     int at = 0;
@@ -300,8 +337,8 @@ class FrameCumulatorTest {
 
   /** A v4 LZ4 body: the big-endian length and one block. */
   private static byte[] compressedBody(byte[] plain) {
-    ByteBuf body = Compressors.lz4Body(UnpooledByteBufAllocator.DEFAULT,
-        Unpooled.wrappedBuffer(plain));
+    ByteBuf body =
+        Compressors.lz4Body(UnpooledByteBufAllocator.DEFAULT, Unpooled.wrappedBuffer(plain));
     try {
       return ByteBufUtil.getBytes(body);
     } finally {
@@ -332,8 +369,10 @@ class FrameCumulatorTest {
     List<Integer> sizes = new ArrayList<>();
     for (int left = n; left > 0; ) {
       int kind = random.nextInt(10);
-      int size = kind == 0 ? 1 + random.nextInt(300_000)
-          : kind < 3 ? 1 + random.nextInt(100) : 8_000 + random.nextInt(READ);
+      int size =
+          kind == 0
+              ? 1 + random.nextInt(300_000)
+              : kind < 3 ? 1 + random.nextInt(100) : 8_000 + random.nextInt(READ);
       size = Math.min(left, size);
       sizes.add(size);
       left -= size;
@@ -358,9 +397,9 @@ class FrameCumulatorTest {
   }
 
   /**
-   * Heap buffers from the default allocator (leak-tracked), recording the capacity of every
-   * {@code buffer()} asked for: the cumulations (decompressed bodies are heap buffers, asked for
-   * with {@code heapBuffer}).
+   * Heap buffers from the default allocator (leak-tracked), recording the capacity of every {@code
+   * buffer()} asked for: the cumulations (decompressed bodies are heap buffers, asked for with
+   * {@code heapBuffer}).
    */
   static final class CountingAllocator extends AbstractByteBufAllocator {
     final List<Integer> buffers = new ArrayList<>();

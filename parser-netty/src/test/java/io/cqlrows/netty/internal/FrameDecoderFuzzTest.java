@@ -33,8 +33,8 @@ import java.util.List;
  *
  * <ul>
  *   <li>{@link #v4Frames}: a {@link BytesToFrameDecoder} without compression, with LZ4 or Snappy
- *       bodies, or detecting them ({@link CqlPipeline#installDetecting}),
- *       which also switches to v5 segments after a v5 READY;
+ *       bodies, or detecting them ({@link CqlPipeline#installDetecting}), which also switches to v5
+ *       segments after a v5 READY;
  *   <li>{@link #v5Segments}: a v5 connection after {@link CqlPipeline#switchToSegments} ({@link
  *       BytesToSegmentDecoder} and {@link SegmentToFrameDecoder}), uncompressed, LZ4 or detected.
  * </ul>
@@ -61,9 +61,9 @@ import java.util.List;
  * </pre>
  *
  * <p><b>Checked:</b> the only exception that reaches the end of the pipeline is {@link
- * CqlFrameException} (a Netty {@code DecoderException} is one, so a wrapped foreign exception
- * shows up as itself); after a connection-level error no frame or response arrives any more; the
- * sink sees its event protocol ({@link CheckingSink}); and once the channel is closed and {@link
+ * CqlFrameException} (a Netty {@code DecoderException} is one, so a wrapped foreign exception shows
+ * up as itself); after a connection-level error no frame or response arrives any more; the sink
+ * sees its event protocol ({@link CheckingSink}); and once the channel is closed and {@link
  * EmbeddedChannel#finishAndReleaseAll} ran, every buffer the pipeline allocated (the reads
  * included) has {@code refCnt() == 0} ({@link TrackingAllocator}).
  *
@@ -75,13 +75,14 @@ class FrameDecoderFuzzTest {
   /** Sizes of the simulated socket reads; 0 means the whole input in one read. */
   static final int[] CHUNKS = {0, 1, 2, 3, 5, 8, 13, 64, 100, 511, 1024, 4096, 9, 17, 4000, 0};
 
-  private static final ParseLimits SMALL = ParseLimits.builder().maxFrameBodyLength(1024)
-      .maxDecompressedLength(512).build();
-  private static final ProtocolFeatures SCYLLA = ProtocolFeatures.NONE
-      .withExtension(ProtocolFeatures.SCYLLA_USE_METADATA_ID)
-      .withExtension(ProtocolFeatures.SCYLLA_LWT_ADD_METADATA_MARK)
-      .withExtension(ProtocolFeatures.TABLETS_ROUTING_V1)
-      .withExtension(ProtocolFeatures.SCYLLA_RATE_LIMIT_ERROR);
+  private static final ParseLimits SMALL =
+      ParseLimits.builder().maxFrameBodyLength(1024).maxDecompressedLength(512).build();
+  private static final ProtocolFeatures SCYLLA =
+      ProtocolFeatures.NONE
+          .withExtension(ProtocolFeatures.SCYLLA_USE_METADATA_ID)
+          .withExtension(ProtocolFeatures.SCYLLA_LWT_ADD_METADATA_MARK)
+          .withExtension(ProtocolFeatures.TABLETS_ROUTING_V1)
+          .withExtension(ProtocolFeatures.SCYLLA_RATE_LIMIT_ERROR);
 
   @FuzzTest(maxDuration = "5m")
   void v4Frames(byte[] input) {
@@ -93,10 +94,16 @@ class FrameDecoderFuzzTest {
     if (mode == 3) {
       h.rows = CqlPipeline.installDetecting(h.channel.pipeline(), h.reader, h::sinkFor).rows();
     } else {
-      Compression c = mode == 0 ? Compression.NONE : mode == 1 ? Compression.LZ4
-          : Compression.SNAPPY;
-      h.rows = CqlPipeline.install(h.channel.pipeline(), Math.min(h.reader.protocolVersion(), 4),
-          c, h.limits, h::sinkFor).rows();
+      Compression c =
+          mode == 0 ? Compression.NONE : mode == 1 ? Compression.LZ4 : Compression.SNAPPY;
+      h.rows =
+          CqlPipeline.install(
+                  h.channel.pipeline(),
+                  Math.min(h.reader.protocolVersion(), 4),
+                  c,
+                  h.limits,
+                  h::sinkFor)
+              .rows();
     }
     h.run(Arrays.copyOfRange(input, 2, input.length));
   }
@@ -108,15 +115,22 @@ class FrameDecoderFuzzTest {
     }
     Harness h = new Harness(input);
     int mode = input[0] & 3;
-    SegmentFormat format = mode == 0 ? SegmentFormat.UNCOMPRESSED
-        : mode == 1 ? SegmentFormat.LZ4 : SegmentFormat.DETECT;
+    SegmentFormat format =
+        mode == 0
+            ? SegmentFormat.UNCOMPRESSED
+            : mode == 1 ? SegmentFormat.LZ4 : SegmentFormat.DETECT;
     if (format == SegmentFormat.DETECT) {
       CqlPipeline.installDecoders(h.channel.pipeline(), h.limits, 0);
       h.rows = new RowsFrameHandler(h.reader, h::sinkFor);
       h.channel.pipeline().addLast(CqlPipeline.ROWS_FRAME_HANDLER, h.rows);
     } else {
-      CqlPipeline cql = CqlPipeline.install(h.channel.pipeline(), 5,
-          format == SegmentFormat.LZ4 ? Compression.LZ4 : Compression.NONE, h.limits, h::sinkFor);
+      CqlPipeline cql =
+          CqlPipeline.install(
+              h.channel.pipeline(),
+              5,
+              format == SegmentFormat.LZ4 ? Compression.LZ4 : Compression.NONE,
+              h.limits,
+              h::sinkFor);
       cql.switchToSegments();
       h.rows = cql.rows();
     }
@@ -171,8 +185,9 @@ class FrameDecoderFuzzTest {
       boolean scylla = (c1 & 0x40) != 0;
       ParseLimits base = (c1 & 0x08) != 0 ? SMALL : ParseLimits.defaults();
       limits = scylla ? base.toBuilder().replaceMalformedText(true).build() : base;
-      reader = new ResultReader(3 + (c1 & 3), limits, scylla ? SCYLLA : ProtocolFeatures.NONE)
-          .rawCellsWithoutMetadata((c1 & 0x04) != 0);
+      reader =
+          new ResultReader(3 + (c1 & 3), limits, scylla ? SCYLLA : ProtocolFeatures.NONE)
+              .rawCellsWithoutMetadata((c1 & 0x04) != 0);
       sink = new CheckingSink(sink((c0 >>> 2) & 3));
       chunk = CHUNKS[c0 >>> 4];
       register = (c1 & 0x10) != 0;
@@ -180,10 +195,14 @@ class FrameDecoderFuzzTest {
 
     private static RowSink sink(int kind) {
       switch (kind) {
-        case 0: return new CountingSink();
-        case 1: return new RowsCollector();
-        case 2: return new JsonLinesSink(new StringBuilder());
-        default: return new ColumnarSink();
+        case 0:
+          return new CountingSink();
+        case 1:
+          return new RowsCollector();
+        case 2:
+          return new JsonLinesSink(new StringBuilder());
+        default:
+          return new ColumnarSink();
       }
     }
 
@@ -210,9 +229,17 @@ class FrameDecoderFuzzTest {
         channel.finishAndReleaseAll();
       }
       if (System.getProperty("cqlrows.fuzz.verbose") != null) {
-        System.out.println("frames " + tail.frames + ", responses " + tail.responses
-            + ", failures " + tail.failures + ", frame errors " + tail.frameErrors
-            + ", connection failed " + tail.connectionFailed);
+        System.out.println(
+            "frames "
+                + tail.frames
+                + ", responses "
+                + tail.responses
+                + ", failures "
+                + tail.failures
+                + ", frame errors "
+                + tail.frameErrors
+                + ", connection failed "
+                + tail.connectionFailed);
       }
       tail.rethrowForeign();
       String unreleased = alloc.unreleased();
@@ -226,8 +253,10 @@ class FrameDecoderFuzzTest {
   static final class Tail extends ChannelInboundHandlerAdapter {
     private final List<Throwable> foreign = new ArrayList<>();
     private boolean connectionFailed;
+
     /** Messages and errors seen, for a look at what an input reaches. */
     int frames;
+
     int responses;
     int failures;
     int frameErrors;

@@ -38,12 +38,12 @@ import org.junit.jupiter.params.provider.MethodSource;
 /**
  * Hostile byte streams through the whole pipeline as {@link CqlPipeline} installs it: v5 CRC
  * mismatches, LZ4 length lies and decompression bombs (in v4 bodies and v5 segments), Snappy
- * garbage and bombs, bodies that are neither LZ4 nor Snappy, frame and envelope headers declaring
- * 2 GiB. Each must be one typed connection-level {@link CqlFrameException}, after the response
- * that preceded it was delivered; then a client connection's pipeline closes the channel, and a
- * replay's decoder discards all further input (nothing more arrives, a later read is released);
- * a bomb allocates nothing near what it claims, and once the channel is finished every buffer
- * the pipeline allocated has been released.
+ * garbage and bombs, bodies that are neither LZ4 nor Snappy, frame and envelope headers declaring 2
+ * GiB. Each must be one typed connection-level {@link CqlFrameException}, after the response that
+ * preceded it was delivered; then a client connection's pipeline closes the channel, and a replay's
+ * decoder discards all further input (nothing more arrives, a later read is released); a bomb
+ * allocates nothing near what it claims, and once the channel is finished every buffer the pipeline
+ * allocated has been released.
  */
 class HostileStreamsTest {
   /** Most the hostile read may allocate (bombs claim up to 2 GiB). */
@@ -58,52 +58,74 @@ class HostileStreamsTest {
     new Random(7).nextBytes(garbage);
     return Stream.of(
         // ---- v4 bodies, LZ4 ----
-        v4(Compression.LZ4, "LZ4 declared length 2^31-1",
+        v4(
+            Compression.LZ4,
+            "LZ4 declared length 2^31-1",
             lz4Body(Integer.MAX_VALUE, SegmentBuilder.compress(new byte[100]))),
-        v4(Compression.LZ4, "LZ4 declared 256 MiB from an 11-byte block",
+        v4(
+            Compression.LZ4,
+            "LZ4 declared 256 MiB from an 11-byte block",
             lz4Body(256 << 20, SegmentBuilder.compress(new byte[100]))),
-        v4(Compression.LZ4, "LZ4 bomb (4 MiB of zeros) declaring 1000 bytes",
-            lz4Body(1000, block)),
+        v4(Compression.LZ4, "LZ4 bomb (4 MiB of zeros) declaring 1000 bytes", lz4Body(1000, block)),
         v4(Compression.LZ4, "LZ4 bomb declaring more than the limit", lz4Body(300 << 20, block)),
-        v4(Compression.LZ4, "LZ4 length lie (longer)",
+        v4(
+            Compression.LZ4,
+            "LZ4 length lie (longer)",
             lz4Body(5000, SegmentBuilder.compress(new byte[4000]))),
         v4(Compression.LZ4, "LZ4 garbage block", lz4Body(5000, garbage)),
         v4(Compression.LZ4, "LZ4 body without its length", new byte[] {0, 1}),
         // ---- v4 bodies, Snappy ----
         v4(Compression.SNAPPY, "Snappy garbage", garbage),
-        v4(Compression.SNAPPY, "Snappy preamble 2^28-1 (over the limit)",
+        v4(
+            Compression.SNAPPY,
+            "Snappy preamble 2^28-1 (over the limit)",
             ByteBufUtil.decodeHexDump("ffffff7f" + "0061")),
-        v4(Compression.SNAPPY, "Snappy declaring 200 MiB from 12 bytes",
+        v4(
+            Compression.SNAPPY,
+            "Snappy declaring 200 MiB from 12 bytes",
             ByteBufUtil.decodeHexDump("80808064" + "0061" + "fe0100" + "fe0100")),
         v4(Compression.SNAPPY, "Snappy truncated block", Arrays.copyOf(snappy(sample()), 40)),
-        v4(Compression.SNAPPY, "Snappy copy before the output",
+        v4(
+            Compression.SNAPPY,
+            "Snappy copy before the output",
             ByteBufUtil.decodeHexDump("0a" + "0061" + "1e0100")),
         // ---- detecting ----
         v4(null, "compressed body neither LZ4 nor Snappy", garbage),
         // ---- lengths over the limit (the frames after them are valid) ----
         v4Header(Compression.NONE, "frame header declaring 2 GiB"),
         v4Header(null, "frame header declaring 2 GiB (detecting)"),
-        tooLarge(segments(SegmentFormat.UNCOMPRESSED,
-            "envelope declaring 2 GiB in a self-contained segment",
-            segment(SegmentFormat.UNCOMPRESSED, TWO_GIB_HEADER))),
-        tooLarge(segments(SegmentFormat.LZ4, "envelope declaring 2 GiB in a slice",
-            SegmentBuilder.lz4(concat(TWO_GIB_HEADER, new byte[1000]), false))),
+        tooLarge(
+            segments(
+                SegmentFormat.UNCOMPRESSED,
+                "envelope declaring 2 GiB in a self-contained segment",
+                segment(SegmentFormat.UNCOMPRESSED, TWO_GIB_HEADER))),
+        tooLarge(
+            segments(
+                SegmentFormat.LZ4,
+                "envelope declaring 2 GiB in a slice",
+                SegmentBuilder.lz4(concat(TWO_GIB_HEADER, new byte[1000]), false))),
         // ---- v5 segments ----
-        v5(SegmentFormat.UNCOMPRESSED, "header CRC24 mismatch",
-            s -> s[3] ^= 0x01),
-        v5(SegmentFormat.UNCOMPRESSED, "payload CRC32 mismatch",
-            s -> s[s.length - 1] ^= 0x01),
+        v5(SegmentFormat.UNCOMPRESSED, "header CRC24 mismatch", s -> s[3] ^= 0x01),
+        v5(SegmentFormat.UNCOMPRESSED, "payload CRC32 mismatch", s -> s[s.length - 1] ^= 0x01),
         v5(SegmentFormat.UNCOMPRESSED, "payload bit flip", s -> s[8] ^= 0x40),
         v5(SegmentFormat.LZ4, "header CRC24 mismatch", s -> s[5] ^= 0x01),
         v5(SegmentFormat.LZ4, "payload CRC32 mismatch", s -> s[s.length - 2] ^= 0x01),
         v5(SegmentFormat.DETECT, "header neither format", s -> s[4] ^= 0x01),
-        segments(SegmentFormat.LZ4, "LZ4 segment lying about its length (131071)",
+        segments(
+            SegmentFormat.LZ4,
+            "LZ4 segment lying about its length (131071)",
             SegmentBuilder.lz4Wire(SegmentBuilder.compress(new byte[5000]), 131071, true)),
-        segments(SegmentFormat.LZ4, "LZ4 segment bomb (4 MiB of zeros) declaring 131071",
+        segments(
+            SegmentFormat.LZ4,
+            "LZ4 segment bomb (4 MiB of zeros) declaring 131071",
             SegmentBuilder.lz4Wire(Arrays.copyOf(block, 100_000), 131071, true)),
-        segments(SegmentFormat.LZ4, "LZ4 segment of garbage",
+        segments(
+            SegmentFormat.LZ4,
+            "LZ4 segment of garbage",
             SegmentBuilder.lz4Wire(garbage, 1000, true)),
-        segments(SegmentFormat.UNCOMPRESSED, "self-contained segment ending inside an envelope",
+        segments(
+            SegmentFormat.UNCOMPRESSED,
+            "self-contained segment ending inside an envelope",
             SegmentBuilder.uncompressed(Arrays.copyOf(envelope(0x85, 3, VOID), 10), true)));
   }
 
@@ -113,11 +135,15 @@ class HostileStreamsTest {
 
   /** A v4 frame header on stream 2 declaring 2^31 - 1 bytes, and a few of them. */
   private static Arguments v4Header(Compression compression, String name) {
-    byte[] hostile = concat(ByteBufUtil.decodeHexDump("84" + "00" + "0002" + "08" + "7fffffff"),
-        new byte[100]);
-    return tooLarge(Arguments.of((compression == null ? "detecting" : compression) + ": " + name,
-        (Consumer<Fixture>) f -> f.installV4(compression), frameBytes(0x84, 0, 1, 0x08, VOID),
-        hostile, frameBytes(0x84, 0, 3, 0x08, VOID)));
+    byte[] hostile =
+        concat(ByteBufUtil.decodeHexDump("84" + "00" + "0002" + "08" + "7fffffff"), new byte[100]);
+    return tooLarge(
+        Arguments.of(
+            (compression == null ? "detecting" : compression) + ": " + name,
+            (Consumer<Fixture>) f -> f.installV4(compression),
+            frameBytes(0x84, 0, 1, 0x08, VOID),
+            hostile,
+            frameBytes(0x84, 0, 3, 0x08, VOID)));
   }
 
   /** The case, expected to fail with {@link CqlFrameException.Reason#FRAME_TOO_LARGE}. */
@@ -128,9 +154,13 @@ class HostileStreamsTest {
 
   private static Arguments v4(Compression compression, String name, byte[] compressedBody) {
     byte[] hostile = frameBytes(0x84, 0x01, 2, 0x08, compressedBody);
-    return Arguments.of((compression == null ? "detecting" : compression) + ": " + name,
-        (Consumer<Fixture>) f -> f.installV4(compression), frameBytes(0x84, 0, 1, 0x08, VOID),
-        hostile, frameBytes(0x84, 0, 3, 0x08, VOID), null);
+    return Arguments.of(
+        (compression == null ? "detecting" : compression) + ": " + name,
+        (Consumer<Fixture>) f -> f.installV4(compression),
+        frameBytes(0x84, 0, 1, 0x08, VOID),
+        hostile,
+        frameBytes(0x84, 0, 3, 0x08, VOID),
+        null);
   }
 
   /** A good segment, then a copy of it (stream 2) damaged by {@code damage}. */
@@ -143,15 +173,23 @@ class HostileStreamsTest {
 
   private static Arguments segments(SegmentFormat format, String name, byte[] hostile) {
     SegmentFormat written = format == SegmentFormat.DETECT ? SegmentFormat.LZ4 : format;
-    return Arguments.of(format + ": " + name, (Consumer<Fixture>) f -> f.installV5(format),
-        segment(written, envelope(0x85, 1, VOID)), hostile,
-        segment(written, envelope(0x85, 3, VOID)), null);
+    return Arguments.of(
+        format + ": " + name,
+        (Consumer<Fixture>) f -> f.installV5(format),
+        segment(written, envelope(0x85, 1, VOID)),
+        hostile,
+        segment(written, envelope(0x85, 3, VOID)),
+        null);
   }
 
   @ParameterizedTest(name = "{0}")
   @MethodSource("streams")
-  void failsTheConnectionOnceDiscardsTheRestAndReleasesEverything(String name,
-      Consumer<Fixture> install, byte[] good, byte[] hostile, byte[] later,
+  void failsTheConnectionOnceDiscardsTheRestAndReleasesEverything(
+      String name,
+      Consumer<Fixture> install,
+      byte[] good,
+      byte[] hostile,
+      byte[] later,
       CqlFrameException.Reason expected) {
     Fixture f = new Fixture();
     install.accept(f);
@@ -174,7 +212,9 @@ class HostileStreamsTest {
     f.channel.close();
     f.channel.finishAndReleaseAll();
     assertEquals(List.of(), f.recorder.foreign, name);
-    assertEquals(1, f.recorder.connectionErrors.size(),
+    assertEquals(
+        1,
+        f.recorder.connectionErrors.size(),
         name + ": connection-level errors " + f.recorder.connectionErrors);
     CqlFrameException e = f.recorder.connectionErrors.get(0);
     if (expected != null) {
@@ -184,7 +224,9 @@ class HostileStreamsTest {
     int stream = e.reason() == CqlFrameException.Reason.FRAME_TOO_LARGE ? 2 : -1;
     assertTrue(e.connectionLevel() && e.streamId() == stream, name + ": " + e);
     // the registered streams fail with it, in order; nothing was decoded after it
-    assertEquals(List.of("response 1", "failure 2", "failure 3", "error"), f.recorder.events,
+    assertEquals(
+        List.of("response 1", "failure 2", "failure 3", "error"),
+        f.recorder.events,
         name + ": " + e.getMessage());
     assertNull(f.alloc.unreleased(), name);
   }
@@ -196,29 +238,38 @@ class HostileStreamsTest {
     byte[] over = new byte[4 * SMALL_LIMIT];
     over[3] = 1; // a VOID kind, then zeros
     return Stream.of(
-        v4(Compression.LZ4, "LZ4 body of 4 MiB (16 KiB on the wire)",
+        v4(
+            Compression.LZ4,
+            "LZ4 body of 4 MiB (16 KiB on the wire)",
             lz4Body(over.length, SegmentBuilder.compress(over))),
         v4(Compression.SNAPPY, "Snappy body of 4 MiB (200 KB on the wire)", snappy(over)),
-        v4(null, "LZ4 body of 4 MiB, compression not yet detected",
+        v4(
+            null,
+            "LZ4 body of 4 MiB, compression not yet detected",
             lz4Body(over.length, SegmentBuilder.compress(over))),
-        segments(SegmentFormat.LZ4, "envelope of 4 MiB in LZ4 segments (17 KB on the wire)",
+        segments(
+            SegmentFormat.LZ4,
+            "envelope of 4 MiB in LZ4 segments (17 KB on the wire)",
             DecompressionLimitTest.v5Slices(envelope(0x85, 2, over), SegmentBuilder.MAX_PAYLOAD)));
   }
 
   /**
    * A response whose compressed body would decompress to more than {@link
    * ParseLimits#maxDecompressedLength()} fails alone: its stream gets a failure, the responses
-   * before and after it are delivered, the connection stays open, and every buffer is released.
-   * Its bytes arrive in reads of 1 KiB: none of them allocates much (v5 decompresses each
-   * segment, at most 128 KiB), and the segment decoder never holds more than the limit.
+   * before and after it are delivered, the connection stays open, and every buffer is released. Its
+   * bytes arrive in reads of 1 KiB: none of them allocates much (v5 decompresses each segment, at
+   * most 128 KiB), and the segment decoder never holds more than the limit.
    */
   @ParameterizedTest(name = "{0}")
   @MethodSource("bombs")
-  void failsOnlyTheResponseThatWouldDecompressOverTheLimit(String name,
-      Consumer<Fixture> install, byte[] good, byte[] hostile, byte[] later,
+  void failsOnlyTheResponseThatWouldDecompressOverTheLimit(
+      String name,
+      Consumer<Fixture> install,
+      byte[] good,
+      byte[] hostile,
+      byte[] later,
       CqlFrameException.Reason unused) {
-    Fixture f = new Fixture(
-        ParseLimits.builder().maxDecompressedLength(SMALL_LIMIT).build());
+    Fixture f = new Fixture(ParseLimits.builder().maxDecompressedLength(SMALL_LIMIT).build());
     install.accept(f);
     f.rows.expect(1, new CountingSink());
     f.rows.expect(2, new CountingSink());
@@ -231,14 +282,14 @@ class HostileStreamsTest {
       long allocated = Allocations.current() - before;
       assertTrue(allocated < CHEAP, name + ": a read allocated " + allocated + " bytes");
       if (segments != null) {
-        assertTrue(segments.bufferedBytes() <= SMALL_LIMIT, name + ": held "
-            + segments.bufferedBytes());
+        assertTrue(
+            segments.bufferedBytes() <= SMALL_LIMIT, name + ": held " + segments.bufferedBytes());
       }
     }
     f.write(later);
     assertEquals(List.of("response 1", "failure 2", "response 3"), f.recorder.events, name);
-    assertEquals(CqlFrameException.Reason.DECOMPRESSED_TOO_LARGE,
-        f.recorder.failures.get(0).reason(), name);
+    assertEquals(
+        CqlFrameException.Reason.DECOMPRESSED_TOO_LARGE, f.recorder.failures.get(0).reason(), name);
     assertTrue(f.channel.isOpen(), name);
     f.channel.close();
     f.channel.finishAndReleaseAll();
@@ -254,6 +305,7 @@ class HostileStreamsTest {
     final Recorder recorder = new Recorder();
     final ParseLimits limits;
     RowsFrameHandler rows;
+
     /** Whether the pipeline is a client connection's, which closes the channel on an error. */
     boolean closesItself;
 
@@ -267,9 +319,12 @@ class HostileStreamsTest {
     }
 
     void installV4(Compression compression) {
-      rows = (compression == null
-          ? CqlPipeline.installDetecting(channel.pipeline(), new ResultReader(4, limits), null)
-          : CqlPipeline.install(channel.pipeline(), 4, compression, limits, null)).rows();
+      rows =
+          (compression == null
+                  ? CqlPipeline.installDetecting(
+                      channel.pipeline(), new ResultReader(4, limits), null)
+                  : CqlPipeline.install(channel.pipeline(), 4, compression, limits, null))
+              .rows();
       closesItself = compression != null;
       channel.pipeline().addLast(recorder);
     }
@@ -280,8 +335,13 @@ class HostileStreamsTest {
         rows = new RowsFrameHandler(new ResultReader(5, limits));
         channel.pipeline().addLast(CqlPipeline.ROWS_FRAME_HANDLER, rows);
       } else {
-        CqlPipeline cql = CqlPipeline.install(channel.pipeline(), 5,
-            format == SegmentFormat.LZ4 ? Compression.LZ4 : Compression.NONE, limits, null);
+        CqlPipeline cql =
+            CqlPipeline.install(
+                channel.pipeline(),
+                5,
+                format == SegmentFormat.LZ4 ? Compression.LZ4 : Compression.NONE,
+                limits,
+                null);
         cql.switchToSegments();
         rows = cql.rows();
         closesItself = true;
@@ -332,7 +392,8 @@ class HostileStreamsTest {
   }
 
   static byte[] segment(SegmentFormat format, byte[] payload) {
-    return format == SegmentFormat.LZ4 ? SegmentBuilder.lz4(payload, true)
+    return format == SegmentFormat.LZ4
+        ? SegmentBuilder.lz4(payload, true)
         : SegmentBuilder.uncompressed(payload, true);
   }
 

@@ -11,11 +11,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.cqlrows.core.ParseLimits;
 import io.cqlrows.netty.frame.Frame;
-import io.cqlrows.netty.internal.BytesToSegmentDecoder;
-import io.cqlrows.netty.internal.Segment;
-import io.cqlrows.netty.internal.SegmentFormat;
-import io.cqlrows.netty.internal.SegmentToFrameDecoder;
-import io.cqlrows.netty.internal.SegmentWriter;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.ByteBufUtil;
@@ -41,15 +36,16 @@ class SegmentEncoderTest {
   private static final int MIB = 1 << 20;
 
   /**
-   * Envelope sizes (header included): the smallest with a body, exactly one full segment, one
-   * byte more (two slices), and a 1 MiB body (nine slices).
+   * Envelope sizes (header included): the smallest with a body, exactly one full segment, one byte
+   * more (two slices), and a 1 MiB body (nine slices).
    */
   @ParameterizedTest
   @CsvSource({
-      "10, UNCOMPRESSED, true", "10, LZ4, true", "10, LZ4, false",
-      "131071, UNCOMPRESSED, true", "131071, LZ4, true", "131071, LZ4, false",
-      "131072, UNCOMPRESSED, true", "131072, LZ4, true", "131072, LZ4, false",
-      "1048585, UNCOMPRESSED, true", "1048585, LZ4, true", "1048585, LZ4, false"})
+    "10, UNCOMPRESSED, true", "10, LZ4, true", "10, LZ4, false",
+    "131071, UNCOMPRESSED, true", "131071, LZ4, true", "131071, LZ4, false",
+    "131072, UNCOMPRESSED, true", "131072, LZ4, true", "131072, LZ4, false",
+    "1048585, UNCOMPRESSED, true", "1048585, LZ4, true", "1048585, LZ4, false"
+  })
   void anEnvelopeOfAnySizeRoundTrips(int size, SegmentFormat format, boolean random) {
     byte[] envelope = envelope(7, size - 9, random);
     List<Segment> segments = segments(format, write(format, envelope));
@@ -68,7 +64,9 @@ class SegmentEncoderTest {
   }
 
   @ParameterizedTest
-  @EnumSource(value = SegmentFormat.class, names = {"UNCOMPRESSED", "LZ4"})
+  @EnumSource(
+      value = SegmentFormat.class,
+      names = {"UNCOMPRESSED", "LZ4"})
   void smallEnvelopesWrittenBeforeAFlushShareOneSegment(SegmentFormat format) {
     EmbeddedChannel channel = new EmbeddedChannel(new SegmentEncoder(format));
     ChannelFuture[] writes = new ChannelFuture[3];
@@ -191,8 +189,9 @@ class SegmentEncoderTest {
 
   private static List<Frame> frames(SegmentFormat format, ByteBuf... bytes) {
     ParseLimits limits = ParseLimits.builder().maxFrameBodyLength(2 * MIB).build();
-    EmbeddedChannel channel = new EmbeddedChannel(new BytesToSegmentDecoder(format, 0),
-        new SegmentToFrameDecoder(limits));
+    EmbeddedChannel channel =
+        new EmbeddedChannel(
+            new BytesToSegmentDecoder(format, 0), new SegmentToFrameDecoder(limits));
     for (ByteBuf b : bytes) {
       channel.writeInbound(b);
     }

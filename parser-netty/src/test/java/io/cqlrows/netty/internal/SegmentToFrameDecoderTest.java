@@ -32,8 +32,8 @@ class SegmentToFrameDecoderTest {
   private static final int RESULT = 0x08;
   private static final int READY = 0x02;
   private static final byte[] VOID_BODY = {0, 0, 0, 1};
-  private static final ParseLimits LIMIT_1000 = ParseLimits.builder().maxFrameBodyLength(1000)
-      .build();
+  private static final ParseLimits LIMIT_1000 =
+      ParseLimits.builder().maxFrameBodyLength(1000).build();
 
   /** Payload buffers handed to the decoder, to check that all end released. */
   private final List<ByteBuf> inputs = new ArrayList<>();
@@ -42,8 +42,13 @@ class SegmentToFrameDecoderTest {
   void decodesTheEnvelopesOfASelfContainedSegmentInOrder() {
     byte[] body3 = random(100, 1);
     EmbeddedChannel channel = channel(ParseLimits.defaults());
-    assertTrue(channel.writeInbound(segment(true, envelope(1, RESULT, VOID_BODY),
-        envelope(2, READY, new byte[0]), envelope(-1, 0x0C, body3))));
+    assertTrue(
+        channel.writeInbound(
+            segment(
+                true,
+                envelope(1, RESULT, VOID_BODY),
+                envelope(2, READY, new byte[0]),
+                envelope(-1, 0x0C, body3))));
     assertFrame(channel.readInbound(), 1, Opcode.RESULT, VOID_BODY);
     assertFrame(channel.readInbound(), 2, Opcode.READY, new byte[0]);
     assertFrame(channel.readInbound(), -1, Opcode.EVENT, body3);
@@ -69,8 +74,8 @@ class SegmentToFrameDecoderTest {
     int[] cuts = {0, firstCut, 2000, 3000, 4000, envelope.length};
     EmbeddedChannel channel = channel(ParseLimits.defaults());
     for (int i = 0; i < 5; i++) {
-      boolean read = channel.writeInbound(
-          segment(false, Arrays.copyOfRange(envelope, cuts[i], cuts[i + 1])));
+      boolean read =
+          channel.writeInbound(segment(false, Arrays.copyOfRange(envelope, cuts[i], cuts[i + 1])));
       assertEquals(i == 4, read, "slice " + i);
       assertEquals(i == 4 ? 0 : cuts[i + 1], decoder(channel).bufferedBytes(), "slice " + i);
     }
@@ -105,9 +110,9 @@ class SegmentToFrameDecoderTest {
   }
 
   /**
-   * An envelope over the limit breaks the connection as soon as its header is in, whether the
-   * first slice ends inside the header, at its end, or after it; it names the envelope's stream
-   * and the segment its header starts in.
+   * An envelope over the limit breaks the connection as soon as its header is in, whether the first
+   * slice ends inside the header, at its end, or after it; it names the envelope's stream and the
+   * segment its header starts in.
    */
   @ParameterizedTest
   @ValueSource(ints = {4, 9, 500})
@@ -137,9 +142,17 @@ class SegmentToFrameDecoderTest {
   @Test
   void failsTheConnectionAtAnEnvelopeOverTheLimitInASelfContainedSegment() {
     EmbeddedChannel channel = channel(LIMIT_1000);
-    CqlFrameException e = assertThrows(CqlFrameException.class, () -> channel.writeInbound(
-        segment(true, 500, envelope(1, RESULT, VOID_BODY), envelope(2, RESULT, random(1001, 12)),
-            envelope(3, RESULT, VOID_BODY))));
+    CqlFrameException e =
+        assertThrows(
+            CqlFrameException.class,
+            () ->
+                channel.writeInbound(
+                    segment(
+                        true,
+                        500,
+                        envelope(1, RESULT, VOID_BODY),
+                        envelope(2, RESULT, random(1001, 12)),
+                        envelope(3, RESULT, VOID_BODY))));
     assertTrue(e.connectionLevel());
     assertEquals(Reason.FRAME_TOO_LARGE, e.reason());
     assertEquals(2, e.streamId());
@@ -155,24 +168,24 @@ class SegmentToFrameDecoderTest {
     byte[] header = Arrays.copyOf(envelope(4, RESULT, new byte[0]), 9);
     header[5] = 0x7F;
     EmbeddedChannel channel = channel(ParseLimits.defaults());
-    CqlFrameException e = assertThrows(CqlFrameException.class,
-        () -> channel.writeInbound(segment(true, header)));
+    CqlFrameException e =
+        assertThrows(CqlFrameException.class, () -> channel.writeInbound(segment(true, header)));
     assertEquals(Reason.FRAME_TOO_LARGE, e.reason());
     assertEquals(4, e.streamId());
     assertBroken(channel);
   }
 
   /** Decompression limit of the tests of decompressed slices. */
-  private static final ParseLimits DECOMPRESS_1000 = ParseLimits.builder()
-      .maxDecompressedLength(1000).build();
+  private static final ParseLimits DECOMPRESS_1000 =
+      ParseLimits.builder().maxDecompressedLength(1000).build();
 
   @Test
   void decodesAnEnvelopeWhoseDecompressedSlicesMakeExactlyTheLimit() {
     byte[] envelope = envelope(6, RESULT, random(991, 13));
     EmbeddedChannel channel = channel(DECOMPRESS_1000);
     assertFalse(channel.writeInbound(decompressed(false, 0, Arrays.copyOf(envelope, 400))));
-    assertTrue(channel.writeInbound(
-        decompressed(false, 0, Arrays.copyOfRange(envelope, 400, 1000))));
+    assertTrue(
+        channel.writeInbound(decompressed(false, 0, Arrays.copyOfRange(envelope, 400, 1000))));
     assertFrame(channel.readInbound(), 6, Opcode.RESULT, Arrays.copyOfRange(envelope, 9, 1000));
     assertAllInputsReleased();
     assertFalse(channel.finishAndReleaseAll());
@@ -192,10 +205,10 @@ class SegmentToFrameDecoderTest {
   }
 
   /**
-   * The slice that takes the decompressed bytes over the limit fails the envelope for its
-   * stream, before it is kept: nothing is held any more, the rest of the envelope's slices are
-   * released as they come, and the envelopes after it decode. The first slice ends inside the
-   * header, at its end, or after it.
+   * The slice that takes the decompressed bytes over the limit fails the envelope for its stream,
+   * before it is kept: nothing is held any more, the rest of the envelope's slices are released as
+   * they come, and the envelopes after it decode. The first slice ends inside the header, at its
+   * end, or after it.
    */
   @ParameterizedTest
   @ValueSource(ints = {4, 9, 500})
@@ -205,8 +218,7 @@ class SegmentToFrameDecoderTest {
     EmbeddedChannel channel = channel(DECOMPRESS_1000);
     assertFalse(channel.writeInbound(decompressed(false, 100, Arrays.copyOf(envelope, cuts[1]))));
     Segment over = decompressed(false, 200, Arrays.copyOfRange(envelope, cuts[1], cuts[2]));
-    CqlFrameException e = assertThrows(CqlFrameException.class,
-        () -> channel.writeInbound(over));
+    CqlFrameException e = assertThrows(CqlFrameException.class, () -> channel.writeInbound(over));
     assertFalse(e.connectionLevel());
     assertEquals(Reason.DECOMPRESSED_TOO_LARGE, e.reason());
     assertEquals(7, e.streamId());
@@ -224,8 +236,8 @@ class SegmentToFrameDecoderTest {
     assertFrame(channel.readInbound(), 8, Opcode.RESULT, VOID_BODY);
     byte[] next = envelope(9, RESULT, random(991, 16));
     channel.writeInbound(decompressed(false, 500, Arrays.copyOf(next, 500)));
-    assertTrue(channel.writeInbound(
-        decompressed(false, 600, Arrays.copyOfRange(next, 500, next.length))));
+    assertTrue(
+        channel.writeInbound(decompressed(false, 600, Arrays.copyOfRange(next, 500, next.length))));
     assertFrame(channel.readInbound(), 9, Opcode.RESULT, Arrays.copyOfRange(next, 9, 1000));
     assertAllInputsReleased();
     assertFalse(channel.finishAndReleaseAll());
@@ -236,8 +248,12 @@ class SegmentToFrameDecoderTest {
     byte[] envelope = envelope(7, RESULT, random(1491, 17));
     EmbeddedChannel channel = channel(DECOMPRESS_1000);
     channel.writeInbound(decompressed(false, 0, Arrays.copyOf(envelope, 900)));
-    CqlFrameException e = assertThrows(CqlFrameException.class, () -> channel.writeInbound(
-        decompressed(false, 0, Arrays.copyOfRange(envelope, 900, envelope.length))));
+    CqlFrameException e =
+        assertThrows(
+            CqlFrameException.class,
+            () ->
+                channel.writeInbound(
+                    decompressed(false, 0, Arrays.copyOfRange(envelope, 900, envelope.length))));
     assertEquals(Reason.DECOMPRESSED_TOO_LARGE, e.reason());
     assertTrue(channel.writeInbound(segment(true, envelope(8, RESULT, VOID_BODY))));
     assertFrame(channel.readInbound(), 8, Opcode.RESULT, VOID_BODY);
@@ -251,16 +267,22 @@ class SegmentToFrameDecoderTest {
     byte[] envelope = envelope(7, RESULT, new byte[100_000]);
     EmbeddedChannel channel = channel(DECOMPRESS_1000);
     List<Integer> held = new ArrayList<>();
-    assertThrows(CqlFrameException.class, () -> {
-      for (int at = 0; at < envelope.length; at += 300) {
-        channel.writeInbound(decompressed(false, 0,
-            Arrays.copyOfRange(envelope, at, Math.min(envelope.length, at + 300))));
-        held.add(decoder(channel).bufferedBytes());
-      }
-    });
+    assertThrows(
+        CqlFrameException.class,
+        () -> {
+          for (int at = 0; at < envelope.length; at += 300) {
+            channel.writeInbound(
+                decompressed(
+                    false,
+                    0,
+                    Arrays.copyOfRange(envelope, at, Math.min(envelope.length, at + 300))));
+            held.add(decoder(channel).bufferedBytes());
+          }
+        });
     for (int at = 1200; at < envelope.length; at += 300) {
-      channel.writeInbound(decompressed(false, 0,
-          Arrays.copyOfRange(envelope, at, Math.min(envelope.length, at + 300))));
+      channel.writeInbound(
+          decompressed(
+              false, 0, Arrays.copyOfRange(envelope, at, Math.min(envelope.length, at + 300))));
       held.add(decoder(channel).bufferedBytes());
     }
     assertEquals(List.of(300, 600, 900), held.subList(0, 3));
@@ -274,10 +296,18 @@ class SegmentToFrameDecoderTest {
   void rejectsSlicesThatRunPastAnEnvelopeBeingDiscarded() {
     byte[] envelope = envelope(7, RESULT, random(2991, 18));
     EmbeddedChannel channel = channel(DECOMPRESS_1000);
-    assertThrows(CqlFrameException.class, () -> channel.writeInbound(
-        decompressed(false, 0, Arrays.copyOf(envelope, 1500))));
-    CqlFrameException e = assertThrows(CqlFrameException.class, () -> channel.writeInbound(
-        segment(false, Arrays.copyOfRange(envelope, 1500, envelope.length), new byte[] {1})));
+    assertThrows(
+        CqlFrameException.class,
+        () -> channel.writeInbound(decompressed(false, 0, Arrays.copyOf(envelope, 1500))));
+    CqlFrameException e =
+        assertThrows(
+            CqlFrameException.class,
+            () ->
+                channel.writeInbound(
+                    segment(
+                        false,
+                        Arrays.copyOfRange(envelope, 1500, envelope.length),
+                        new byte[] {1})));
     assertTrue(e.connectionLevel());
     assertEquals(Reason.SEGMENT_MISMATCH, e.reason());
     assertBroken(channel);
@@ -287,10 +317,13 @@ class SegmentToFrameDecoderTest {
   void rejectsASelfContainedSegmentWhileAnEnvelopeIsDiscarded() {
     byte[] envelope = envelope(7, RESULT, random(2991, 19));
     EmbeddedChannel channel = channel(DECOMPRESS_1000);
-    assertThrows(CqlFrameException.class, () -> channel.writeInbound(
-        decompressed(false, 0, Arrays.copyOf(envelope, 1500))));
-    CqlFrameException e = assertThrows(CqlFrameException.class,
-        () -> channel.writeInbound(segment(true, envelope(8, RESULT, VOID_BODY))));
+    assertThrows(
+        CqlFrameException.class,
+        () -> channel.writeInbound(decompressed(false, 0, Arrays.copyOf(envelope, 1500))));
+    CqlFrameException e =
+        assertThrows(
+            CqlFrameException.class,
+            () -> channel.writeInbound(segment(true, envelope(8, RESULT, VOID_BODY))));
     assertTrue(e.connectionLevel());
     assertEquals(Reason.SEGMENT_MISMATCH, e.reason());
     assertBroken(channel);
@@ -300,8 +333,9 @@ class SegmentToFrameDecoderTest {
   void reportsTheChannelClosingWhileAnEnvelopeIsDiscarded() {
     byte[] envelope = envelope(7, RESULT, random(2991, 20));
     EmbeddedChannel channel = channel(DECOMPRESS_1000);
-    assertThrows(CqlFrameException.class, () -> channel.writeInbound(
-        decompressed(false, 0, Arrays.copyOf(envelope, 1500))));
+    assertThrows(
+        CqlFrameException.class,
+        () -> channel.writeInbound(decompressed(false, 0, Arrays.copyOf(envelope, 1500))));
     CqlFrameException e = assertThrows(CqlFrameException.class, channel::finish);
     assertTrue(e.connectionLevel());
     assertEquals(Reason.TRUNCATED, e.reason());
@@ -313,12 +347,13 @@ class SegmentToFrameDecoderTest {
   @Test
   void doesNotCountTheSlicesOfAStreamedBody() {
     byte[] envelope = envelope(7, RESULT, random(2991, 21));
-    SegmentToFrameDecoder decoder = new SegmentToFrameDecoder(DECOMPRESS_1000)
-        .streamResultsFrom(1000);
+    SegmentToFrameDecoder decoder =
+        new SegmentToFrameDecoder(DECOMPRESS_1000).streamResultsFrom(1000);
     EmbeddedChannel channel = new EmbeddedChannel(decoder);
     for (int at = 0; at < envelope.length; at += 1000) {
-      assertTrue(channel.writeInbound(
-          decompressed(false, 0, Arrays.copyOfRange(envelope, at, at + 1000))));
+      assertTrue(
+          channel.writeInbound(
+              decompressed(false, 0, Arrays.copyOfRange(envelope, at, at + 1000))));
     }
     assertInstanceOf(FrameHead.class, channel.readInbound());
     int chunks = 0;
@@ -336,8 +371,11 @@ class SegmentToFrameDecoderTest {
     byte[] envelope = envelope(5, RESULT, random(100, 5));
     EmbeddedChannel channel = channel(ParseLimits.defaults());
     channel.writeInbound(segment(false, Arrays.copyOf(envelope, 50)));
-    Segment overshoot = segment(false, Arrays.copyOfRange(envelope, 50, envelope.length),
-        envelope(6, RESULT, VOID_BODY));
+    Segment overshoot =
+        segment(
+            false,
+            Arrays.copyOfRange(envelope, 50, envelope.length),
+            envelope(6, RESULT, VOID_BODY));
     CqlFrameException e =
         assertThrows(CqlFrameException.class, () -> channel.writeInbound(overshoot));
     assertTrue(e.connectionLevel());
@@ -352,8 +390,10 @@ class SegmentToFrameDecoderTest {
     Segment pending = segment(false, Arrays.copyOf(envelope, 50));
     channel.writeInbound(pending);
     assertEquals(50, decoder(channel).bufferedBytes());
-    CqlFrameException e = assertThrows(CqlFrameException.class,
-        () -> channel.writeInbound(segment(true, envelope(6, RESULT, VOID_BODY))));
+    CqlFrameException e =
+        assertThrows(
+            CqlFrameException.class,
+            () -> channel.writeInbound(segment(true, envelope(6, RESULT, VOID_BODY))));
     assertTrue(e.connectionLevel());
     assertEquals(Reason.SEGMENT_MISMATCH, e.reason());
     assertEquals(0, pending.refCnt(), "the pending slice is released");
@@ -367,8 +407,12 @@ class SegmentToFrameDecoderTest {
   void rejectsASelfContainedSegmentEndingInsideAnEnvelope(int cut) {
     byte[] second = envelope(2, RESULT, random(100, 9));
     EmbeddedChannel channel = channel(ParseLimits.defaults());
-    CqlFrameException e = assertThrows(CqlFrameException.class, () -> channel.writeInbound(
-        segment(true, envelope(1, RESULT, VOID_BODY), Arrays.copyOf(second, cut))));
+    CqlFrameException e =
+        assertThrows(
+            CqlFrameException.class,
+            () ->
+                channel.writeInbound(
+                    segment(true, envelope(1, RESULT, VOID_BODY), Arrays.copyOf(second, cut))));
     assertTrue(e.connectionLevel());
     assertEquals(-1, e.streamId());
     assertFrame(channel.readInbound(), 1, Opcode.RESULT, VOID_BODY);
@@ -380,15 +424,16 @@ class SegmentToFrameDecoderTest {
   void rejectsABadVersionByteInsideASegment(int versionByte) {
     byte[] bad = frameBytes(versionByte, 0, 1, RESULT, VOID_BODY);
     EmbeddedChannel channel = channel(ParseLimits.defaults());
-    CqlFrameException e = assertThrows(CqlFrameException.class,
-        () -> channel.writeInbound(segment(true, bad)));
+    CqlFrameException e =
+        assertThrows(CqlFrameException.class, () -> channel.writeInbound(segment(true, bad)));
     assertTrue(e.connectionLevel());
     assertEquals(Reason.BAD_VERSION, e.reason());
     assertBroken(channel);
 
     EmbeddedChannel sliced = channel(ParseLimits.defaults());
     sliced.writeInbound(segment(false, Arrays.copyOf(bad, 4)));
-    assertThrows(CqlFrameException.class,
+    assertThrows(
+        CqlFrameException.class,
         () -> sliced.writeInbound(segment(false, Arrays.copyOfRange(bad, 4, bad.length))));
     assertBroken(sliced);
   }
@@ -396,8 +441,12 @@ class SegmentToFrameDecoderTest {
   @Test
   void acceptsRequestsAndV6() {
     EmbeddedChannel channel = channel(ParseLimits.defaults());
-    assertTrue(channel.writeInbound(segment(true, frameBytes(0x05, 0, 1, 0x07, VOID_BODY),
-        frameBytes(0x86, 0, 2, RESULT, VOID_BODY))));
+    assertTrue(
+        channel.writeInbound(
+            segment(
+                true,
+                frameBytes(0x05, 0, 1, 0x07, VOID_BODY),
+                frameBytes(0x86, 0, 2, RESULT, VOID_BODY))));
     Frame request = channel.readInbound();
     assertFalse(request.isResponse());
     assertEquals(Opcode.QUERY, request.opcode());
@@ -411,8 +460,12 @@ class SegmentToFrameDecoderTest {
   @Test
   void rejectsANegativeBodyLengthInsideASegment() {
     EmbeddedChannel channel = channel(ParseLimits.defaults());
-    CqlFrameException e = assertThrows(CqlFrameException.class, () -> channel.writeInbound(
-        segment(false, ByteBufUtil.decodeHexDump("850000010880000000"))));
+    CqlFrameException e =
+        assertThrows(
+            CqlFrameException.class,
+            () ->
+                channel.writeInbound(
+                    segment(false, ByteBufUtil.decodeHexDump("850000010880000000"))));
     assertTrue(e.connectionLevel());
     assertEquals(Reason.BAD_LENGTH, e.reason());
     assertBroken(channel);
@@ -421,8 +474,12 @@ class SegmentToFrameDecoderTest {
   @Test
   void reportsAnUndefinedOpcodeForItsStreamAndGoesOn() {
     EmbeddedChannel channel = channel(ParseLimits.defaults());
-    CqlFrameException e = assertThrows(CqlFrameException.class, () -> channel.writeInbound(
-        segment(true, envelope(4, 0x04, VOID_BODY), envelope(5, RESULT, VOID_BODY))));
+    CqlFrameException e =
+        assertThrows(
+            CqlFrameException.class,
+            () ->
+                channel.writeInbound(
+                    segment(true, envelope(4, 0x04, VOID_BODY), envelope(5, RESULT, VOID_BODY))));
     assertFalse(e.connectionLevel());
     assertEquals(4, e.streamId());
     assertFrame(channel.readInbound(), 5, Opcode.RESULT, VOID_BODY);
@@ -434,12 +491,19 @@ class SegmentToFrameDecoderTest {
   @Test
   void reportsAMalformedPreludeInSlicesForItsStreamAndGoesOn() {
     // the warning flag, and a [string list] whose second string runs past the body
-    byte[] bad = frameBytes(0x85, Frame.FLAG_WARNING, 9, RESULT, concat(
-        new byte[] {0, 5, 0, 1, 'w', (byte) 0xFF, (byte) 0xFF}, new byte[200]));
+    byte[] bad =
+        frameBytes(
+            0x85,
+            Frame.FLAG_WARNING,
+            9,
+            RESULT,
+            concat(new byte[] {0, 5, 0, 1, 'w', (byte) 0xFF, (byte) 0xFF}, new byte[200]));
     EmbeddedChannel channel = channel(ParseLimits.defaults());
     channel.writeInbound(segment(false, Arrays.copyOf(bad, 100)));
-    CqlFrameException e = assertThrows(CqlFrameException.class, () -> channel.writeInbound(
-        segment(false, Arrays.copyOfRange(bad, 100, bad.length))));
+    CqlFrameException e =
+        assertThrows(
+            CqlFrameException.class,
+            () -> channel.writeInbound(segment(false, Arrays.copyOfRange(bad, 100, bad.length))));
     assertFalse(e.connectionLevel());
     assertEquals(9, e.streamId());
     assertTrue(channel.writeInbound(segment(true, envelope(10, RESULT, VOID_BODY))));
@@ -505,8 +569,8 @@ class SegmentToFrameDecoderTest {
   }
 
   /**
-   * A segment whose payload was decompressed from an LZ4 block of next to nothing (a wire
-   * length of 0: all of it is gained), at {@code offset}.
+   * A segment whose payload was decompressed from an LZ4 block of next to nothing (a wire length of
+   * 0: all of it is gained), at {@code offset}.
    */
   private Segment decompressed(boolean selfContained, long offset, byte[]... parts) {
     ByteBuf payload = tracked(parts);

@@ -16,7 +16,6 @@ import io.cqlrows.netty.CqlPipeline;
 import io.cqlrows.netty.compression.Compression;
 import io.cqlrows.netty.frame.CqlFrameException;
 import io.cqlrows.netty.frame.Frame;
-import io.cqlrows.netty.frame.Opcode;
 import io.cqlrows.testing.Corpus;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
@@ -50,7 +49,9 @@ class SwitchToSegmentsTest {
   private static final byte[] VOID_BODY = {0, 0, 0, 1};
 
   @ParameterizedTest
-  @EnumSource(value = SegmentFormat.class, names = {"UNCOMPRESSED", "LZ4"})
+  @EnumSource(
+      value = SegmentFormat.class,
+      names = {"UNCOMPRESSED", "LZ4"})
   void detectingDecoderSwitchesAfterAV5ReadyInTheSameBuffer(SegmentFormat format) {
     byte[] segments = resultSegments(format);
     EmbeddedChannel channel = detectingChannel();
@@ -60,7 +61,9 @@ class SwitchToSegmentsTest {
     assertSwitched(channel.pipeline());
     BytesToSegmentDecoder segmentDecoder = channel.pipeline().get(BytesToSegmentDecoder.class);
     assertEquals(format, segmentDecoder.format());
-    assertEquals(READY.length + segments.length, segmentDecoder.consumedBytes(),
+    assertEquals(
+        READY.length + segments.length,
+        segmentDecoder.consumedBytes(),
         "segment offsets continue after READY");
     assertEquals(0, in.refCnt());
     assertFalse(channel.finishAndReleaseAll());
@@ -68,12 +71,10 @@ class SwitchToSegmentsTest {
 
   @Test
   void detectingDecoderSwitchesAfterAV5Authenticate() {
-    byte[] authenticate = frameBytes(0x85, 0, 0, 0x03,
-        new byte[] {0, 3, 'A', 'u', 't'});
+    byte[] authenticate = frameBytes(0x85, 0, 0, 0x03, new byte[] {0, 3, 'A', 'u', 't'});
     EmbeddedChannel channel = detectingChannel();
     channel.writeInbound(tracked(authenticate, resultSegments(SegmentFormat.UNCOMPRESSED)));
-    assertEquals(List.of("0/AUTHENTICATE", "1/RESULT", "2/RESULT", "3/RESULT"),
-        readAll(channel));
+    assertEquals(List.of("0/AUTHENTICATE", "1/RESULT", "2/RESULT", "3/RESULT"), readAll(channel));
     assertSwitched(channel.pipeline());
     assertFalse(channel.finishAndReleaseAll());
   }
@@ -92,8 +93,9 @@ class SwitchToSegmentsTest {
   @Test
   void detectingDecoderDoesNotSwitchOnV4() {
     EmbeddedChannel channel = detectingChannel();
-    channel.writeInbound(tracked(frameBytes(0x84, 0, 0, 0x02, new byte[0]),
-        frameBytes(0x84, 0, 1, 0x08, VOID_BODY)));
+    channel.writeInbound(
+        tracked(
+            frameBytes(0x84, 0, 0, 0x02, new byte[0]), frameBytes(0x84, 0, 1, 0x08, VOID_BODY)));
     assertEquals(List.of("0/READY", "1/RESULT"), readAll(channel));
     assertNotNull(channel.pipeline().get(CqlPipeline.BYTES_TO_FRAME_DECODER));
     assertNull(channel.pipeline().get(CqlPipeline.BYTES_TO_SEGMENT_DECODER));
@@ -117,7 +119,8 @@ class SwitchToSegmentsTest {
     }
     assertEquals(List.of("0/READY", "1/RESULT", "2/RESULT", "3/RESULT"), driver.frames);
     assertSwitched(channel.pipeline());
-    assertEquals(READY.length + segments.length,
+    assertEquals(
+        READY.length + segments.length,
         channel.pipeline().get(BytesToSegmentDecoder.class).consumedBytes());
     assertThrows(IllegalStateException.class, cql::switchToSegments, "already switched");
     assertFalse(channel.finishAndReleaseAll());
@@ -139,18 +142,23 @@ class SwitchToSegmentsTest {
 
   /** The handler that sees READY writes its first request: it goes out in a segment. */
   @ParameterizedTest
-  @EnumSource(value = SegmentFormat.class, names = {"UNCOMPRESSED", "LZ4"})
+  @EnumSource(
+      value = SegmentFormat.class,
+      names = {"UNCOMPRESSED", "LZ4"})
   void requestsWrittenOnReadyGoOutInSegments(SegmentFormat format) {
     byte[] query = frameBytes(0x05, 0, 1, 0x07, VOID_BODY);
     EmbeddedChannel channel = new EmbeddedChannel();
     CqlPipeline.install(channel.pipeline(), 5, compression(format));
-    channel.pipeline().addLast(new ChannelInboundHandlerAdapter() {
-      @Override
-      public void channelRead(ChannelHandlerContext ctx, Object msg) {
-        ((Frame) msg).release();
-        ctx.writeAndFlush(Unpooled.wrappedBuffer(query));
-      }
-    });
+    channel
+        .pipeline()
+        .addLast(
+            new ChannelInboundHandlerAdapter() {
+              @Override
+              public void channelRead(ChannelHandlerContext ctx, Object msg) {
+                ((Frame) msg).release();
+                ctx.writeAndFlush(Unpooled.wrappedBuffer(query));
+              }
+            });
     channel.writeInbound(tracked(READY));
     assertNotNull(channel.pipeline().get(CqlPipeline.SEGMENT_ENCODER));
     ByteBuf written = channel.readOutbound();
@@ -197,9 +205,7 @@ class SwitchToSegmentsTest {
 
   /** The v5 captures: the server's side switches after READY, the client's after STARTUP. */
   @ParameterizedTest
-  @CsvSource({
-    "c-v5-lz4, s2c", "c-v5-lz4, c2s", "b-v5, s2c", "b-v5, c2s", "e-v5-paging, s2c"
-  })
+  @CsvSource({"c-v5-lz4, s2c", "c-v5-lz4, c2s", "b-v5, s2c", "b-v5, c2s", "e-v5-paging, s2c"})
   void replaysV5CapturesWithTheDetectingDecoder(String capture, String direction) {
     byte[] bytes = Corpus.bytes(capture, "conn-01." + direction + ".bin");
     List<String> expected = corpusFrames(capture, direction);
@@ -216,7 +222,9 @@ class SwitchToSegmentsTest {
     Arrays.fill(ones, 1);
     assertEquals(whole, decodeInPieces(bytes, ones), "one byte at a time");
     for (long seed : new long[] {1, 2, 3}) {
-      assertEquals(whole, decodeInPieces(bytes, randomSplits(bytes.length, seed)),
+      assertEquals(
+          whole,
+          decodeInPieces(bytes, randomSplits(bytes.length, seed)),
           "random splits, seed " + seed);
     }
   }
@@ -224,8 +232,8 @@ class SwitchToSegmentsTest {
   @Test
   void decodesAV4Lz4CaptureWithLz4() {
     byte[] bytes = Corpus.bytes("d-v4-lz4", "conn-01.s2c.bin");
-    EmbeddedChannel channel = new EmbeddedChannel(
-        new BytesToFrameDecoder(ParseLimits.defaults(), Compression.LZ4));
+    EmbeddedChannel channel =
+        new EmbeddedChannel(new BytesToFrameDecoder(ParseLimits.defaults(), Compression.LZ4));
     ByteBuf in = tracked(bytes);
     channel.writeInbound(in);
     List<String> frames = readAll(channel);
@@ -249,8 +257,8 @@ class SwitchToSegmentsTest {
   @Test
   void rejectsAV4Lz4CaptureWithoutCompression() {
     byte[] bytes = Corpus.bytes("d-v4-lz4", "conn-01.s2c.bin");
-    EmbeddedChannel channel = new EmbeddedChannel(new BytesToFrameDecoder(ParseLimits.defaults(),
-        Compression.NONE));
+    EmbeddedChannel channel =
+        new EmbeddedChannel(new BytesToFrameDecoder(ParseLimits.defaults(), Compression.NONE));
     ByteBuf in = tracked(bytes);
     CqlFrameException e = assertThrows(CqlFrameException.class, () -> channel.writeInbound(in));
     assertTrue(e.connectionLevel());
@@ -270,11 +278,16 @@ class SwitchToSegmentsTest {
     Arrays.fill(body, 4, 300, (byte) 'x');
     body[3] = 1;
     // an empty body is the preamble 0 alone, as Cassandra's and the drivers' Snappy write it
-    byte[] stream = concat(frameBytes(0x84, 0x01, 0, 0x02, new byte[] {0}),
-        frameBytes(0x84, 0x01, 1, 0x08, snappy(body)), frameBytes(0x84, 0, 2, 0x08, VOID_BODY));
-    for (EmbeddedChannel channel : List.of(detectingChannel(),
-        new EmbeddedChannel(new BytesToFrameDecoder(ParseLimits.defaults(),
-            Compression.SNAPPY)))) {
+    byte[] stream =
+        concat(
+            frameBytes(0x84, 0x01, 0, 0x02, new byte[] {0}),
+            frameBytes(0x84, 0x01, 1, 0x08, snappy(body)),
+            frameBytes(0x84, 0, 2, 0x08, VOID_BODY));
+    for (EmbeddedChannel channel :
+        List.of(
+            detectingChannel(),
+            new EmbeddedChannel(
+                new BytesToFrameDecoder(ParseLimits.defaults(), Compression.SNAPPY)))) {
       channel.writeInbound(tracked(stream));
       Frame ready = channel.readInbound();
       assertEquals(0, ready.body().readableBytes());
@@ -285,8 +298,8 @@ class SwitchToSegmentsTest {
       Frame plain = channel.readInbound();
       assertEquals(2, plain.streamId());
       plain.release();
-      assertEquals(Compression.SNAPPY,
-          channel.pipeline().get(BytesToFrameDecoder.class).compression());
+      assertEquals(
+          Compression.SNAPPY, channel.pipeline().get(BytesToFrameDecoder.class).compression());
       assertFalse(channel.finishAndReleaseAll());
     }
   }
@@ -294,8 +307,10 @@ class SwitchToSegmentsTest {
   @Test
   void detectsASmallSnappyBodyWithoutAllocatingForAnLz4Reading() {
     // the first compressed body; read as LZ4, "05 10 68 65" would declare 85 MB
-    byte[] stream = concat(frameBytes(0x84, 0, 0, 0x02, new byte[0]),
-        frameBytes(0x84, 0x01, 1, 0x08, new byte[] {5, 0x10, 'h', 'e', 'l', 'l', 'o'}));
+    byte[] stream =
+        concat(
+            frameBytes(0x84, 0, 0, 0x02, new byte[0]),
+            frameBytes(0x84, 0x01, 1, 0x08, new byte[] {5, 0x10, 'h', 'e', 'l', 'l', 'o'}));
     detectingChannel().finishAndReleaseAll(); // load the classes outside the measurement
     EmbeddedChannel channel = detectingChannel();
     com.sun.management.ThreadMXBean threads =
@@ -305,8 +320,8 @@ class SwitchToSegmentsTest {
     long allocated = threads.getCurrentThreadAllocatedBytes() - before;
     assertTrue(allocated < 1024 * 1024, allocated + " bytes allocated");
     assertEquals(List.of("0/READY", "1/RESULT"), readAll(channel));
-    assertEquals(Compression.SNAPPY,
-        channel.pipeline().get(BytesToFrameDecoder.class).compression());
+    assertEquals(
+        Compression.SNAPPY, channel.pipeline().get(BytesToFrameDecoder.class).compression());
     assertFalse(channel.finishAndReleaseAll());
   }
 
@@ -314,8 +329,8 @@ class SwitchToSegmentsTest {
   void rejectsACorruptLz4BodyAtItsFrameOffset() {
     byte[] good = frameBytes(0x84, 0, 1, 0x08, VOID_BODY);
     byte[] corrupt = frameBytes(0x84, 0x01, 2, 0x08, new byte[] {0, 0, 0, 20, 0x7F, 1, 2});
-    EmbeddedChannel channel = new EmbeddedChannel(
-        new BytesToFrameDecoder(ParseLimits.defaults(), Compression.LZ4));
+    EmbeddedChannel channel =
+        new EmbeddedChannel(new BytesToFrameDecoder(ParseLimits.defaults(), Compression.LZ4));
     ByteBuf in = tracked(good, corrupt);
     CqlFrameException e = assertThrows(CqlFrameException.class, () -> channel.writeInbound(in));
     assertTrue(e.connectionLevel());
@@ -345,15 +360,19 @@ class SwitchToSegmentsTest {
   /** Two segments: one self-contained with RESULTs 1 and 2, RESULT 3 in two slices. */
   private static byte[] resultSegments(SegmentFormat format) {
     byte[] big = frameBytes(0x85, 0, 3, 0x08, concat(VOID_BODY, new byte[400]));
-    byte[] self = concat(frameBytes(0x85, 0, 1, 0x08, VOID_BODY),
-        frameBytes(0x85, 0, 2, 0x08, VOID_BODY));
+    byte[] self =
+        concat(frameBytes(0x85, 0, 1, 0x08, VOID_BODY), frameBytes(0x85, 0, 2, 0x08, VOID_BODY));
     byte[] slice1 = Arrays.copyOf(big, 200);
     byte[] slice2 = Arrays.copyOfRange(big, 200, big.length);
     return format == SegmentFormat.LZ4
-        ? concat(SegmentBuilder.lz4(self, true), SegmentBuilder.lz4(slice1, false),
+        ? concat(
+            SegmentBuilder.lz4(self, true),
+            SegmentBuilder.lz4(slice1, false),
             SegmentBuilder.lz4(slice2, false))
-        : concat(SegmentBuilder.uncompressed(self, true),
-            SegmentBuilder.uncompressed(slice1, false), SegmentBuilder.uncompressed(slice2, false));
+        : concat(
+            SegmentBuilder.uncompressed(self, true),
+            SegmentBuilder.uncompressed(slice1, false),
+            SegmentBuilder.uncompressed(slice2, false));
   }
 
   private static void assertSwitched(ChannelPipeline pipeline) {
@@ -361,8 +380,10 @@ class SwitchToSegmentsTest {
     assertTrue(pipeline.get(CqlPipeline.BYTES_TO_SEGMENT_DECODER) instanceof BytesToSegmentDecoder);
     assertTrue(pipeline.get(CqlPipeline.SEGMENT_TO_FRAME_DECODER) instanceof SegmentToFrameDecoder);
     List<String> names = pipeline.names();
-    assertTrue(names.indexOf(CqlPipeline.BYTES_TO_SEGMENT_DECODER)
-        < names.indexOf(CqlPipeline.SEGMENT_TO_FRAME_DECODER), names.toString());
+    assertTrue(
+        names.indexOf(CqlPipeline.BYTES_TO_SEGMENT_DECODER)
+            < names.indexOf(CqlPipeline.SEGMENT_TO_FRAME_DECODER),
+        names.toString());
   }
 
   private static EmbeddedChannel detectingChannel() {
@@ -424,8 +445,17 @@ class SwitchToSegmentsTest {
     try {
       MessageDigest sha = MessageDigest.getInstance("SHA-256");
       sha.update(ByteBufUtil.getBytes(f.body()));
-      return f.streamId() + "/" + f.opcode() + " " + f.flags() + "/" + f.warnings() + "/"
-          + f.tracingId() + "/" + ByteBufUtil.hexDump(sha.digest());
+      return f.streamId()
+          + "/"
+          + f.opcode()
+          + " "
+          + f.flags()
+          + "/"
+          + f.warnings()
+          + "/"
+          + f.tracingId()
+          + "/"
+          + ByteBufUtil.hexDump(sha.digest());
     } catch (NoSuchAlgorithmException e) {
       throw new AssertionError(e);
     }
@@ -435,8 +465,9 @@ class SwitchToSegmentsTest {
     Random random = new Random(seed);
     List<Integer> sizes = new ArrayList<>();
     for (int left = n; left > 0; ) {
-      int size = Math.min(left, random.nextInt(8) == 0 ? 1 + random.nextInt(20_000)
-          : 1 + random.nextInt(32));
+      int size =
+          Math.min(
+              left, random.nextInt(8) == 0 ? 1 + random.nextInt(20_000) : 1 + random.nextInt(32));
       sizes.add(size);
       left -= size;
     }

@@ -12,12 +12,12 @@ import io.netty.buffer.Unpooled;
 
 /**
  * A {@link JsonLinesSink} that writes the same text, but copies {@code vector<float, N>} cells and
- * blobs out of the frame in one bulk copy each before rendering them, where {@link
- * JsonLinesSink} reads them element by element ({@link FloatVector#get}, {@link
- * ByteBuf#getByte}). Under the tests' paranoid leak detection every read of a frame buffer
- * records a stack trace (about 2 us here), so a 1,536-float vector read one float at a time
- * costs milliseconds, and a load of vector reads would measure the leak detector rather than the
- * client. Every other call is passed on unchanged.
+ * blobs out of the frame in one bulk copy each before rendering them, where {@link JsonLinesSink}
+ * reads them element by element ({@link FloatVector#get}, {@link ByteBuf#getByte}). Under the
+ * tests' paranoid leak detection every read of a frame buffer records a stack trace (about 2 us
+ * here), so a 1,536-float vector read one float at a time costs milliseconds, and a load of vector
+ * reads would measure the leak detector rather than the client. Every other call is passed on
+ * unchanged.
  *
  * <p>Not thread-safe, like the sink it wraps.
  */

@@ -49,10 +49,12 @@ import org.junit.jupiter.params.provider.EnumSource;
  */
 class CaptureLiveTest extends LiveTestSupport {
   /** The statements of a capture, in order; the last one is prepared and executed twice. */
-  static final List<String> STATEMENTS = List.of(
-      "SELECT * FROM " + KEYSPACE + ".scalars",
-      "SELECT * FROM " + KEYSPACE + ".vectors",
-      "SELECT * FROM " + KEYSPACE + ".vectors WHERE id = ?");
+  static final List<String> STATEMENTS =
+      List.of(
+          "SELECT * FROM " + KEYSPACE + ".scalars",
+          "SELECT * FROM " + KEYSPACE + ".vectors",
+          "SELECT * FROM " + KEYSPACE + ".vectors WHERE id = ?");
+
   /** The fixture's size limit. */
   static final long MAX_FIXTURE_BYTES = 300 * 1024;
 
@@ -76,8 +78,9 @@ class CaptureLiveTest extends LiveTestSupport {
     PreparedResult prepared = get(client.prepare(STATEMENTS.get(2)));
     QueryResult[] outcome = new QueryResult[1];
     for (int id : new int[] {1, 3}) {
-      live.add(LiveClients.execute(client, prepared, outcome, int32(id))
-          .put("query", STATEMENTS.get(2)));
+      live.add(
+          LiveClients.execute(client, prepared, outcome, int32(id))
+              .put("query", STATEMENTS.get(2)));
       assertTrue(outcome[0].rows().metadata().noMetadata());
     }
     get(client.close());
@@ -111,11 +114,15 @@ class CaptureLiveTest extends LiveTestSupport {
    * The client's handshake toward Cassandra: OPTIONS, then a STARTUP with exactly {@code
    * CQL_VERSION} and {@code COMPRESSION}, both on stream 0, as the Java driver sends them.
    */
-  private static void assertHandshake(Combo combo, byte[] clientToServer,
-      byte[] serverToClient) {
+  private static void assertHandshake(Combo combo, byte[] clientToServer, byte[] serverToClient) {
     List<DecodedRequest> requests = new ArrayList<>();
-    ConnectionReplay.replay("connection", clientToServer, serverToClient,
-        new PreparedStatements(), ParseLimits.defaults(), new ReplayListener() {
+    ConnectionReplay.replay(
+        "connection",
+        clientToServer,
+        serverToClient,
+        new PreparedStatements(),
+        ParseLimits.defaults(),
+        new ReplayListener() {
           @Override
           public RowSink sinkFor(Response response) {
             return null;
@@ -138,19 +145,25 @@ class CaptureLiveTest extends LiveTestSupport {
     assertEquals(Opcode.STARTUP, requests.get(1).opcode());
     assertEquals(0, requests.get(0).streamId());
     assertEquals(0, requests.get(1).streamId());
-    assertEquals(List.copyOf(Requests.startupOptions(combo.compression()).entrySet()),
+    assertEquals(
+        List.copyOf(Requests.startupOptions(combo.compression()).entrySet()),
         List.copyOf(requests.get(1).options().entrySet()));
   }
 
   /**
    * The ROWS results of one recorded connection, decoded as {@code cqlrows replay} does (both
-   * directions, prepared results with their PREPARED columns), each as a JSON Lines object with
-   * its {@code query}.
+   * directions, prepared results with their PREPARED columns), each as a JSON Lines object with its
+   * {@code query}.
    */
   static List<ObjectNode> replay(byte[] clientToServer, byte[] serverToClient) {
     List<ObjectNode> out = new ArrayList<>();
-    ConnectionReplay.replay("connection", clientToServer, serverToClient,
-        new PreparedStatements(), ParseLimits.defaults(), new ReplayListener() {
+    ConnectionReplay.replay(
+        "connection",
+        clientToServer,
+        serverToClient,
+        new PreparedStatements(),
+        ParseLimits.defaults(),
+        new ReplayListener() {
           private StringBuilder line;
 
           @Override
@@ -162,8 +175,7 @@ class CaptureLiveTest extends LiveTestSupport {
           @Override
           public void onResult(Response response, CqlResult result) {
             if (line.length() > 0) {
-              out.add(((ObjectNode) Corpus.json(line.toString()))
-                  .put("query", response.query()));
+              out.add(((ObjectNode) Corpus.json(line.toString())).put("query", response.query()));
             }
           }
 

@@ -12,15 +12,14 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * The classpath of the Cassandra server of the live tests: {@code cassandra-all} 5.0.6 and its
- * dependencies. A Maven subprocess ({@code mvn} from the PATH) runs
- * {@code dependency:build-classpath} on the standalone pom {@code src/test/cassandra/pom.xml},
- * which is not a module of the build, so none of these jars (Netty 4.1 among them) reaches the
- * test classpath. The result is cached in {@code target/cassandra-classpath.txt} and reused while
- * every jar it names exists.
+ * dependencies. A Maven subprocess ({@code mvn} from the PATH) runs {@code
+ * dependency:build-classpath} on the standalone pom {@code src/test/cassandra/pom.xml}, which is
+ * not a module of the build, so none of these jars (Netty 4.1 among them) reaches the test
+ * classpath. The result is cached in {@code target/cassandra-classpath.txt} and reused while every
+ * jar it names exists.
  *
- * <p>Stateless; the subprocess is owned by {@link #resolve} and never outlives it. Callers must
- * not run it concurrently for the same build folder ({@link CassandraServer#get()} is
- * synchronized).
+ * <p>Stateless; the subprocess is owned by {@link #resolve} and never outlives it. Callers must not
+ * run it concurrently for the same build folder ({@link CassandraServer#get()} is synchronized).
  */
 final class CassandraClasspath {
 
@@ -29,8 +28,8 @@ final class CassandraClasspath {
   private CassandraClasspath() {}
 
   /**
-   * Returns the jars of the Cassandra server, resolving them first if the cache in
-   * {@code buildDir} is missing or stale.
+   * Returns the jars of the Cassandra server, resolving them first if the cache in {@code buildDir}
+   * is missing or stale.
    *
    * @param pom the standalone pom naming {@code cassandra-all}
    * @param buildDir the module's {@code target} folder, for the cache and the Maven log
@@ -47,29 +46,44 @@ final class CassandraClasspath {
     Path partial = buildDir.resolve("cassandra-classpath.txt.partial");
     Path log = buildDir.resolve("cassandra-classpath.log");
     Files.deleteIfExists(partial);
-    List<String> command = new ArrayList<>(List.of(maven().toString(), "-q", "-B",
-        "-f", pom.toString(), "dependency:build-classpath", "-Dmdep.outputFile=" + partial));
+    List<String> command =
+        new ArrayList<>(
+            List.of(
+                maven().toString(),
+                "-q",
+                "-B",
+                "-f",
+                pom.toString(),
+                "dependency:build-classpath",
+                "-Dmdep.outputFile=" + partial));
     String repository = System.getProperty("maven.repo.local", "");
     if (!repository.isBlank()) {
       command.add("-Dmaven.repo.local=" + repository);
     }
-    Process mvn = new ProcessBuilder(command)
-        .redirectErrorStream(true)
-        .redirectOutput(log.toFile())
-        .start();
+    Process mvn =
+        new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
     try {
       mvn.getOutputStream().close();
       if (!mvn.waitFor(TIMEOUT_MINUTES, TimeUnit.MINUTES)) {
-        throw new IllegalStateException("Resolving the Cassandra classpath took more than "
-            + TIMEOUT_MINUTES + " minutes: " + String.join(" ", command) + "\n"
-            + LogTail.of(log, 40));
+        throw new IllegalStateException(
+            "Resolving the Cassandra classpath took more than "
+                + TIMEOUT_MINUTES
+                + " minutes: "
+                + String.join(" ", command)
+                + "\n"
+                + LogTail.of(log, 40));
       }
     } finally {
       mvn.destroyForcibly();
     }
     if (mvn.exitValue() != 0 || !Files.isRegularFile(partial)) {
-      throw new IllegalStateException("Resolving the Cassandra classpath failed (exit status "
-          + mvn.exitValue() + "): " + String.join(" ", command) + "\n" + LogTail.of(log, 40));
+      throw new IllegalStateException(
+          "Resolving the Cassandra classpath failed (exit status "
+              + mvn.exitValue()
+              + "): "
+              + String.join(" ", command)
+              + "\n"
+              + LogTail.of(log, 40));
     }
     Files.move(partial, cache, StandardCopyOption.REPLACE_EXISTING);
     return read(cache);
@@ -77,8 +91,8 @@ final class CassandraClasspath {
 
   private static List<Path> read(Path file) throws IOException {
     List<Path> jars = new ArrayList<>();
-    for (String entry : Files.readString(file, StandardCharsets.UTF_8).strip()
-        .split(File.pathSeparator)) {
+    for (String entry :
+        Files.readString(file, StandardCharsets.UTF_8).strip().split(File.pathSeparator)) {
       if (!entry.isBlank()) {
         jars.add(Path.of(entry.strip()));
       }
@@ -101,8 +115,11 @@ final class CassandraClasspath {
         }
       }
     }
-    throw new IllegalStateException("No mvn on the PATH (" + path + "); it is needed to resolve "
-        + "the Cassandra server of the live tests. Or run them against a server of your own: "
-        + "-Dcqlrows.cassandra.host=HOST -Dcqlrows.cassandra.port=PORT");
+    throw new IllegalStateException(
+        "No mvn on the PATH ("
+            + path
+            + "); it is needed to resolve "
+            + "the Cassandra server of the live tests. Or run them against a server of your own: "
+            + "-Dcqlrows.cassandra.host=HOST -Dcqlrows.cassandra.port=PORT");
   }
 }

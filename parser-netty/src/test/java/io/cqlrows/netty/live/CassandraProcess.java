@@ -11,17 +11,17 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /**
- * A server running in a child process, with its stdout and stderr in files of its data folder
- * and its log in {@code logs/system.log} there.
+ * A server running in a child process, with its stdout and stderr in files of its data folder and
+ * its log in {@code logs/system.log} there.
  *
- * <p>Ownership: whoever calls {@link #start} owns the process and must end it with
- * {@link #stop()} ({@link CassandraServer} does, from the JUnit session listener or a shutdown
- * hook). It is only ever ended through its own {@link Process} handle (SIGTERM, then SIGKILL),
- * never by name. Files are left in place.
+ * <p>Ownership: whoever calls {@link #start} owns the process and must end it with {@link #stop()}
+ * ({@link CassandraServer} does, from the JUnit session listener or a shutdown hook). It is only
+ * ever ended through its own {@link Process} handle (SIGTERM, then SIGKILL), never by name. Files
+ * are left in place.
  *
- * <p>Threading: {@link #awaitReady} runs on the starting thread; {@link #stop()} may be called
- * from any thread, more than once, also while another thread waits in {@link #awaitReady} (which
- * then fails because the process has exited).
+ * <p>Threading: {@link #awaitReady} runs on the starting thread; {@link #stop()} may be called from
+ * any thread, more than once, also while another thread waits in {@link #awaitReady} (which then
+ * fails because the process has exited).
  */
 final class CassandraProcess {
 
@@ -49,11 +49,12 @@ final class CassandraProcess {
    */
   static CassandraProcess start(List<String> command, Path dir, String host, int port)
       throws IOException {
-    Process process = new ProcessBuilder(command)
-        .directory(dir.toFile())
-        .redirectOutput(dir.resolve("stdout.log").toFile())
-        .redirectError(dir.resolve("stderr.log").toFile())
-        .start();
+    Process process =
+        new ProcessBuilder(command)
+            .directory(dir.toFile())
+            .redirectOutput(dir.resolve("stdout.log").toFile())
+            .redirectError(dir.resolve("stderr.log").toFile())
+            .start();
     process.getOutputStream().close();
     return new CassandraProcess(process, dir, host, port);
   }
@@ -68,8 +69,8 @@ final class CassandraProcess {
 
   /**
    * Waits until {@code logs/system.log} contains {@link #READY_LINE} and the port accepts a TCP
-   * connection. If the process exits first or {@code timeout} passes, kills it and throws
-   * {@link NotReady}, which holds the tails of the log and of stdout/stderr.
+   * connection. If the process exits first or {@code timeout} passes, kills it and throws {@link
+   * NotReady}, which holds the tails of the log and of stdout/stderr.
    */
   void awaitReady(Duration timeout) throws InterruptedException {
     long deadline = System.nanoTime() + timeout.toNanos();
@@ -77,17 +78,24 @@ final class CassandraProcess {
     try {
       while (true) {
         if (!process.isAlive()) {
-          throw failure(true,
-              "exited with status " + process.exitValue() + " before it was ready");
+          throw failure(true, "exited with status " + process.exitValue() + " before it was ready");
         }
         logged = logged || logContains(READY_LINE);
         if (logged && acceptsConnections()) {
           return;
         }
         if (System.nanoTime() - deadline > 0) {
-          throw failure(false, "was not ready after " + timeout.toSeconds() + " s (log line "
-              + (logged ? "seen" : "not seen") + ", port " + port + " "
-              + (logged ? "closed" : "not tried") + "); killed it");
+          throw failure(
+              false,
+              "was not ready after "
+                  + timeout.toSeconds()
+                  + " s (log line "
+                  + (logged ? "seen" : "not seen")
+                  + ", port "
+                  + port
+                  + " "
+                  + (logged ? "closed" : "not tried")
+                  + "); killed it");
         }
         Thread.sleep(200);
       }
@@ -98,8 +106,8 @@ final class CassandraProcess {
   }
 
   /**
-   * Asks the process to stop (SIGTERM), waits up to 30 s, then kills it (SIGKILL). Returns how
-   * long that took; zero if it had already exited.
+   * Asks the process to stop (SIGTERM), waits up to 30 s, then kills it (SIGKILL). Returns how long
+   * that took; zero if it had already exited.
    */
   Duration stop() {
     long start = System.nanoTime();
@@ -134,11 +142,14 @@ final class CassandraProcess {
 
   private NotReady failure(boolean exited, String what) {
     kill();
-    String logs = LogTail.of(dir.resolve("logs").resolve("system.log"), LOG_LINES)
-        + LogTail.of(dir.resolve("stdout.log"), 20)
-        + LogTail.of(dir.resolve("stderr.log"), 20);
-    return new NotReady(exited,
-        "The server (pid " + process.pid() + ", data in " + dir + ") " + what + ".\n", logs);
+    String logs =
+        LogTail.of(dir.resolve("logs").resolve("system.log"), LOG_LINES)
+            + LogTail.of(dir.resolve("stdout.log"), 20)
+            + LogTail.of(dir.resolve("stderr.log"), 20);
+    return new NotReady(
+        exited,
+        "The server (pid " + process.pid() + ", data in " + dir + ") " + what + ".\n",
+        logs);
   }
 
   /** The server did not become ready: it exited, or the wait timed out and it was killed. */

@@ -30,18 +30,19 @@ class CassandraProcessTest {
     }
   }
 
-  @TempDir
-  Path dir;
+  @TempDir Path dir;
 
   @Test
   void aProcessThatExitsFailsWithTheTailsOfItsLogs() throws IOException {
     Files.createDirectories(dir.resolve("logs"));
     Files.writeString(dir.resolve("logs/system.log"), "INFO one\nERROR the reason it died\n");
-    CassandraProcess process = CassandraProcess.start(
-        List.of(java(), "-cp", dir.toString(), "no.such.Main"), dir, "127.0.0.1", 1);
+    CassandraProcess process =
+        CassandraProcess.start(
+            List.of(java(), "-cp", dir.toString(), "no.such.Main"), dir, "127.0.0.1", 1);
 
-    CassandraProcess.NotReady e = assertThrows(CassandraProcess.NotReady.class,
-        () -> process.awaitReady(Duration.ofSeconds(60)));
+    CassandraProcess.NotReady e =
+        assertThrows(
+            CassandraProcess.NotReady.class, () -> process.awaitReady(Duration.ofSeconds(60)));
 
     assertTrue(e.exited());
     assertTrue(e.logs().contains("ERROR the reason it died"), e.logs());
@@ -51,12 +52,13 @@ class CassandraProcessTest {
 
   @Test
   void aProcessThatIsNotReadyInTimeIsKilled() throws IOException {
-    CassandraProcess process = CassandraProcess.start(
-        List.of(java(), "-cp", testClasses(), Sleeper.class.getName()),
-        dir, "127.0.0.1", 1);
+    CassandraProcess process =
+        CassandraProcess.start(
+            List.of(java(), "-cp", testClasses(), Sleeper.class.getName()), dir, "127.0.0.1", 1);
 
-    CassandraProcess.NotReady e = assertThrows(CassandraProcess.NotReady.class,
-        () -> process.awaitReady(Duration.ofSeconds(1)));
+    CassandraProcess.NotReady e =
+        assertThrows(
+            CassandraProcess.NotReady.class, () -> process.awaitReady(Duration.ofSeconds(1)));
 
     assertFalse(e.exited(), "timed out, then killed");
     assertTrue(e.logs().contains("logs/system.log: no such file"), e.logs());
@@ -66,9 +68,9 @@ class CassandraProcessTest {
 
   @Test
   void stopEndsAProcessWithSigterm() throws IOException {
-    CassandraProcess process = CassandraProcess.start(
-        List.of(java(), "-cp", testClasses(), Sleeper.class.getName()),
-        dir, "127.0.0.1", 1);
+    CassandraProcess process =
+        CassandraProcess.start(
+            List.of(java(), "-cp", testClasses(), Sleeper.class.getName()), dir, "127.0.0.1", 1);
 
     Duration took = process.stop();
 

@@ -17,8 +17,8 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
- * Smoke test of {@link CassandraServer}: its native port answers a protocol v4 OPTIONS request
- * with SUPPORTED. Plain sockets, no Netty.
+ * Smoke test of {@link CassandraServer}: its native port answers a protocol v4 OPTIONS request with
+ * SUPPORTED. Plain sockets, no Netty.
  */
 @Tag("live")
 class CassandraServerLiveTest {
@@ -46,8 +46,8 @@ class CassandraServerLiveTest {
       byte[] body = new byte[length];
       in.readFully(body);
 
-      Map<String, List<String>> supported = stringMultimap(
-          new DataInputStream(new ByteArrayInputStream(body)));
+      Map<String, List<String>> supported =
+          stringMultimap(new DataInputStream(new ByteArrayInputStream(body)));
       assertTrue(supported.containsKey("CQL_VERSION"), "SUPPORTED " + supported);
     }
   }

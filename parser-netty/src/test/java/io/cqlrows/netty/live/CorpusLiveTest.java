@@ -21,13 +21,12 @@ import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * The corpus's schema and data (every CQL type and vector element type Cassandra 5.0.6 accepts,
- * NULLs, empty values, extremes, unicode) in a live server, read by our {@link CqlClient} in v4,
- * v4 + LZ4, v5 and v5 + LZ4, and by the Java driver: the decoded values must be equal.
+ * NULLs, empty values, extremes, unicode) in a live server, read by our {@link CqlClient} in v4, v4
+ * + LZ4, v5 and v5 + LZ4, and by the Java driver: the decoded values must be equal.
  */
 class CorpusLiveTest extends LiveTestSupport {
   /** Every table but {@code vec128}, whose 5,000 rows {@link PagingLiveTest} checks. */
   private static List<String> tables;
-
 
   @BeforeAll
   static void loadTheCorpus() throws InterruptedException {
@@ -51,21 +50,30 @@ class CorpusLiveTest extends LiveTestSupport {
   }
 
   /**
-   * A few cells checked against data.cql itself, so that the comparison with the driver cannot
-   * pass with both sides reading something else: empty values, extremes, unicode.
+   * A few cells checked against data.cql itself, so that the comparison with the driver cannot pass
+   * with both sides reading something else: empty values, extremes, unicode.
    */
   @ParameterizedTest
   @EnumSource(Combo.class)
   void nullsEmptyValuesExtremesAndUnicodeAreWhatWasWritten(Combo combo) {
     client = LiveClients.connect(combo, group, "corpus");
-    JsonNode rows = LiveClients.query(client, "SELECT id, c_int, c_text, c_blob, c_bigint,"
-        + " c_float, c_varint, c_date FROM " + KEYSPACE + ".scalars WHERE id IN (2, 3, 4, 6, 41)",
-        0).get("rows");
+    JsonNode rows =
+        LiveClients.query(
+                client,
+                "SELECT id, c_int, c_text, c_blob, c_bigint,"
+                    + " c_float, c_varint, c_date FROM "
+                    + KEYSPACE
+                    + ".scalars WHERE id IN (2, 3, 4, 6, 41)",
+                0)
+            .get("rows");
     assertEquals(Corpus.json("[2,null,null,null,null,null,null,null]"), rows.get(0));
     assertEquals(Corpus.json("[3,null,\"\",\"0x\",null,null,null,null]"), rows.get(1));
-    assertEquals(Corpus.json("[4,2147483647,\"max row\",\"0x00017f80feff\",\"9223372036854775807\","
-        + "\"3.4028235E38\",\"1606938044258990275541962092341162602522202993782792835301376\","
-        + "\"+5881580-07-11\"]"), rows.get(2));
+    assertEquals(
+        Corpus.json(
+            "[4,2147483647,\"max row\",\"0x00017f80feff\",\"9223372036854775807\","
+                + "\"3.4028235E38\",\"1606938044258990275541962092341162602522202993782792835301376\","
+                + "\"+5881580-07-11\"]"),
+        rows.get(2));
     assertEquals("NaN", rows.get(3).get(5).asText());
     JsonNode unicode = LiveCorpus.bound(41); // [id, c_text, c_varchar, c_ascii, c_blob]
     assertEquals(unicode.get(1), rows.get(4).get(2));
@@ -105,25 +113,34 @@ class CorpusLiveTest extends LiveTestSupport {
   }
 
   /**
-   * {@code udt_alter} rows 1 and 2 were written before {@code ALTER TYPE evolving ADD f3
-   * double}: their frozen values still carry 2 fields on the wire, and read with the added field
-   * {@code null}.
+   * {@code udt_alter} rows 1 and 2 were written before {@code ALTER TYPE evolving ADD f3 double}:
+   * their frozen values still carry 2 fields on the wire, and read with the added field {@code
+   * null}.
    */
   @ParameterizedTest
   @EnumSource(Combo.class)
   void udtValuesWrittenBeforeAlterTypeReadWithTheAddedFieldNull(Combo combo) {
     String cql = "SELECT id, f_ev, nf_ev FROM " + KEYSPACE + ".udt_alter WHERE id IN (1, 2, 3)";
-    ByteBuffer raw = session.execute("SELECT f_ev FROM " + KEYSPACE + ".udt_alter WHERE id = 1")
-        .one().getBytesUnsafe("f_ev");
+    ByteBuffer raw =
+        session
+            .execute("SELECT f_ev FROM " + KEYSPACE + ".udt_alter WHERE id = 1")
+            .one()
+            .getBytesUnsafe("f_ev");
     assertEquals(2, fields(raw), "fields of row 1's frozen value on the wire");
 
     client = LiveClients.connect(combo, group, "udt-alter");
     JsonNode rows = LiveClients.query(client, cql, 0).get("rows");
-    assertEquals(Corpus.json("[1,{\"f1\":1,\"f2\":\"before alter\",\"f3\":null},"
-        + "{\"f1\":11,\"f2\":\"before alter (non-frozen)\",\"f3\":\"1.25\"}]"), rows.get(0));
+    assertEquals(
+        Corpus.json(
+            "[1,{\"f1\":1,\"f2\":\"before alter\",\"f3\":null},"
+                + "{\"f1\":11,\"f2\":\"before alter (non-frozen)\",\"f3\":\"1.25\"}]"),
+        rows.get(0));
     assertEquals(Corpus.json("[2,{\"f1\":2,\"f2\":null,\"f3\":null},null]"), rows.get(1));
-    assertEquals(Corpus.json("[3,{\"f1\":3,\"f2\":\"after alter\",\"f3\":\"3.5\"},"
-        + "{\"f1\":33,\"f2\":\"after\",\"f3\":\"33.5\"}]"), rows.get(2));
+    assertEquals(
+        Corpus.json(
+            "[3,{\"f1\":3,\"f2\":\"after alter\",\"f3\":\"3.5\"},"
+                + "{\"f1\":33,\"f2\":\"after\",\"f3\":\"33.5\"}]"),
+        rows.get(2));
   }
 
   /** The number of {@code [int length][bytes]} fields in a serialized UDT value. */

@@ -20,6 +20,7 @@ import java.util.function.Consumer;
 public final class DefaultSuperuser {
   /** The default superuser Cassandra creates. */
   public static final String USER = "cassandra";
+
   /** Its password. */
   public static final String PASSWORD = "cassandra";
 
@@ -34,8 +35,8 @@ public final class DefaultSuperuser {
    *
    * @param customizer the pipeline customizer of each connection, e.g. one adding TLS
    */
-  static void awaitLogin(CassandraProcess process, int port,
-      Consumer<ChannelPipeline> customizer) throws InterruptedException {
+  static void awaitLogin(CassandraProcess process, int port, Consumer<ChannelPipeline> customizer)
+      throws InterruptedException {
     String host = CassandraCommand.HOST;
     EventLoopGroup group = EventLoops.nio(1);
     try {
@@ -44,8 +45,9 @@ public final class DefaultSuperuser {
       while (true) {
         Credentials credentials = new Credentials(USER, PASSWORD.toCharArray());
         try {
-          CqlClient client = CqlClient.connect(host, port, 5, Compression.NONE, credentials,
-              group, customizer).get(30, TimeUnit.SECONDS);
+          CqlClient client =
+              CqlClient.connect(host, port, 5, Compression.NONE, credentials, group, customizer)
+                  .get(30, TimeUnit.SECONDS);
           client.close().get(10, TimeUnit.SECONDS);
           return;
         } catch (ExecutionException e) {
@@ -56,14 +58,32 @@ public final class DefaultSuperuser {
           credentials.clear();
         }
         if (process.exitStatus() != -1) {
-          throw new IllegalStateException("The server (pid " + process.pid() + ") exited with"
-              + " status " + process.exitStatus() + " before " + USER + " could log in.\n"
-              + LogTail.of(process.dir().resolve("logs").resolve("system.log"), 60));
+          throw new IllegalStateException(
+              "The server (pid "
+                  + process.pid()
+                  + ") exited with"
+                  + " status "
+                  + process.exitStatus()
+                  + " before "
+                  + USER
+                  + " could log in.\n"
+                  + LogTail.of(process.dir().resolve("logs").resolve("system.log"), 60));
         }
         if (System.nanoTime() - deadline > 0) {
-          throw new IllegalStateException(USER + "/" + PASSWORD + " could not log in to "
-              + host + ":" + port + " in " + LOGIN_TIMEOUT.toSeconds() + " s; last failure: "
-              + last + "\n" + LogTail.of(process.dir().resolve("logs").resolve("system.log"), 60));
+          throw new IllegalStateException(
+              USER
+                  + "/"
+                  + PASSWORD
+                  + " could not log in to "
+                  + host
+                  + ":"
+                  + port
+                  + " in "
+                  + LOGIN_TIMEOUT.toSeconds()
+                  + " s; last failure: "
+                  + last
+                  + "\n"
+                  + LogTail.of(process.dir().resolve("logs").resolve("system.log"), 60));
         }
         Thread.sleep(POLL_MILLIS);
       }

@@ -68,43 +68,73 @@ import org.junit.jupiter.api.Test;
  * values, NULL, or now and then empty, zero-length), and each column's type must print as the
  * driver's {@code asCql(true, true)} of the wire type.
  *
- * <p>{@value #DEFAULT_CASES} seeded cases per run ({@code -Dcqlrows.differential.cases}), from
- * base seed {@value #DEFAULT_SEED} ({@code -Dcqlrows.differential.seed}); a failure names its
- * case's seed, which reruns it alone. No server is needed: not a live test.
+ * <p>{@value #DEFAULT_CASES} seeded cases per run ({@code -Dcqlrows.differential.cases}), from base
+ * seed {@value #DEFAULT_SEED} ({@code -Dcqlrows.differential.seed}); a failure names its case's
+ * seed, which reruns it alone. No server is needed: not a live test.
  *
  * <p><b>Known divergence.</b> Inside vectors Cassandra length-prefixes {@code counter} elements
  * (like {@code smallint}, {@code tinyint}, {@code date} and {@code time}, its {@code
- * valueLengthIfFixed()} is -1), which the driver's codec packs at a fixed 8 bytes (the corpus
- * shows the driver failing on {@code vec_counter}); vectors whose element the two frame
- * differently are left out here, and {@link #theDriverFramesOnlyTheKnownElementsDifferently}
- * pins that list.
+ * valueLengthIfFixed()} is -1), which the driver's codec packs at a fixed 8 bytes (the corpus shows
+ * the driver failing on {@code vec_counter}); vectors whose element the two frame differently are
+ * left out here, and {@link #theDriverFramesOnlyTheKnownElementsDifferently} pins that list.
  */
 class DriverCodecDifferentialTest {
   static final long DEFAULT_SEED = 20_260_701L;
   static final int DEFAULT_CASES = 8000;
   static final int MAX_DEPTH = 4;
 
-  private static final List<DataType> NATIVE = List.of(DataTypes.ASCII, DataTypes.BIGINT,
-      DataTypes.BLOB, DataTypes.BOOLEAN, DataTypes.COUNTER, DataTypes.DECIMAL, DataTypes.DOUBLE,
-      DataTypes.FLOAT, DataTypes.INT, DataTypes.TIMESTAMP, DataTypes.UUID, DataTypes.VARINT,
-      DataTypes.TIMEUUID, DataTypes.INET, DataTypes.DATE, DataTypes.TEXT, DataTypes.TIME,
-      DataTypes.SMALLINT, DataTypes.TINYINT, DataTypes.DURATION);
+  private static final List<DataType> NATIVE =
+      List.of(
+          DataTypes.ASCII,
+          DataTypes.BIGINT,
+          DataTypes.BLOB,
+          DataTypes.BOOLEAN,
+          DataTypes.COUNTER,
+          DataTypes.DECIMAL,
+          DataTypes.DOUBLE,
+          DataTypes.FLOAT,
+          DataTypes.INT,
+          DataTypes.TIMESTAMP,
+          DataTypes.UUID,
+          DataTypes.VARINT,
+          DataTypes.TIMEUUID,
+          DataTypes.INET,
+          DataTypes.DATE,
+          DataTypes.TEXT,
+          DataTypes.TIME,
+          DataTypes.SMALLINT,
+          DataTypes.TINYINT,
+          DataTypes.DURATION);
 
   /** Cassandra's marshal class of each native type, by protocol code. */
-  private static final Map<Integer, String> MARSHAL = Map.ofEntries(
-      Map.entry(0x01, "AsciiType"), Map.entry(0x02, "LongType"), Map.entry(0x03, "BytesType"),
-      Map.entry(0x04, "BooleanType"), Map.entry(0x05, "CounterColumnType"),
-      Map.entry(0x06, "DecimalType"), Map.entry(0x07, "DoubleType"), Map.entry(0x08, "FloatType"),
-      Map.entry(0x09, "Int32Type"), Map.entry(0x0B, "TimestampType"),
-      Map.entry(0x0C, "UUIDType"), Map.entry(0x0D, "UTF8Type"), Map.entry(0x0E, "IntegerType"),
-      Map.entry(0x0F, "TimeUUIDType"), Map.entry(0x10, "InetAddressType"),
-      Map.entry(0x11, "SimpleDateType"), Map.entry(0x12, "TimeType"),
-      Map.entry(0x13, "ShortType"), Map.entry(0x14, "ByteType"),
-      Map.entry(0x15, "DurationType"));
+  private static final Map<Integer, String> MARSHAL =
+      Map.ofEntries(
+          Map.entry(0x01, "AsciiType"),
+          Map.entry(0x02, "LongType"),
+          Map.entry(0x03, "BytesType"),
+          Map.entry(0x04, "BooleanType"),
+          Map.entry(0x05, "CounterColumnType"),
+          Map.entry(0x06, "DecimalType"),
+          Map.entry(0x07, "DoubleType"),
+          Map.entry(0x08, "FloatType"),
+          Map.entry(0x09, "Int32Type"),
+          Map.entry(0x0B, "TimestampType"),
+          Map.entry(0x0C, "UUIDType"),
+          Map.entry(0x0D, "UTF8Type"),
+          Map.entry(0x0E, "IntegerType"),
+          Map.entry(0x0F, "TimeUUIDType"),
+          Map.entry(0x10, "InetAddressType"),
+          Map.entry(0x11, "SimpleDateType"),
+          Map.entry(0x12, "TimeType"),
+          Map.entry(0x13, "ShortType"),
+          Map.entry(0x14, "ByteType"),
+          Map.entry(0x15, "DurationType"));
 
   private static final String M = "org.apache.cassandra.db.marshal.";
+
   /** Characters JSON must escape, and a few it need not. */
   private static final String SPECIAL = "\"\\/\b\f\n\r\t\u0000\u007f\u2028";
+
   private static final CodecRegistry CODECS = CodecRegistry.DEFAULT;
 
   @Test
@@ -117,14 +147,20 @@ class DriverCodecDifferentialTest {
       try {
         runCase(new Random(seed), stats);
       } catch (AssertionError | RuntimeException e) {
-        throw new AssertionError("differential case with seed " + seed + " (rerun it alone: "
-            + "-Dcqlrows.differential.seed=" + seed + " -Dcqlrows.differential.cases=1): "
-            + e.getMessage(), e);
+        throw new AssertionError(
+            "differential case with seed "
+                + seed
+                + " (rerun it alone: "
+                + "-Dcqlrows.differential.seed="
+                + seed
+                + " -Dcqlrows.differential.cases=1): "
+                + e.getMessage(),
+            e);
       }
     }
     // the run must have covered what it claims to
-    assertTrue(stats.vectorElementKinds.size() >= 15, "vector elements: "
-        + stats.vectorElementKinds);
+    assertTrue(
+        stats.vectorElementKinds.size() >= 15, "vector elements: " + stats.vectorElementKinds);
     assertTrue(stats.maxDepth >= MAX_DEPTH, "depth " + stats.maxDepth);
     assertTrue(stats.cells > 3L * cases, "cells " + stats.cells);
   }
@@ -158,8 +194,10 @@ class DriverCodecDifferentialTest {
         int pick = r.nextInt(20);
         Object value = pick < 3 ? null : randomValue(r, t);
         // a NULL cell, or now and then an empty (zero-length) one, as Cassandra can store
-        ByteBuffer bytes = value == null ? (pick == 0 ? ByteBuffer.allocate(0) : null)
-            : codec.encode(value, version);
+        ByteBuffer bytes =
+            value == null
+                ? (pick == 0 ? ByteBuffer.allocate(0) : null)
+                : codec.encode(value, version);
         cells.add(bytes);
         stats.cells++;
         if (c > 0) {
@@ -176,27 +214,30 @@ class DriverCodecDifferentialTest {
     }
     expected.append(']');
 
-    byte[] body = resultBody(version, new DefaultRows(
-        new RowsMetadata(specs, null, new int[0], null), data));
+    byte[] body =
+        resultBody(version, new DefaultRows(new RowsMetadata(specs, null, new int[0], null), data));
     StringBuilder line = new StringBuilder();
     try {
-      new ResultReader(version.getCode()).read(Unpooled.wrappedBuffer(body),
-          new JsonLinesSink(line));
+      new ResultReader(version.getCode())
+          .read(Unpooled.wrappedBuffer(body), new JsonLinesSink(line));
     } catch (CqlParseException e) {
-      throw new AssertionError(describe(types) + ": we reject what the driver wrote: "
-          + e.getMessage(), e);
+      throw new AssertionError(
+          describe(types) + ": we reject what the driver wrote: " + e.getMessage(), e);
     }
     JsonNode ours = Corpus.json(line.toString());
     if (Boolean.getBoolean("cqlrows.differential.verbose")) {
       System.out.println(describe(types) + "\n  " + ours);
     }
-    assertEquals(Corpus.json(expected.toString()), ours.get("rows"),
+    assertEquals(
+        Corpus.json(expected.toString()),
+        ours.get("rows"),
         () -> describe(types) + "\n  driver: " + expected + "\n  ours:   " + ours.get("rows"));
     for (int c = 0; c < columnCount; c++) {
-      String driverCql = DataTypeHelper.fromProtocolSpec(specs.get(c).type, AttachmentPoint.NONE)
-          .asCql(true, true);
-      assertEquals(driverCql, ours.get("columns").get(c).get("type").asText(),
-          "type of column " + c);
+      String driverCql =
+          DataTypeHelper.fromProtocolSpec(specs.get(c).type, AttachmentPoint.NONE)
+              .asCql(true, true);
+      assertEquals(
+          driverCql, ours.get("columns").get(c).get("type").asText(), "type of column " + c);
     }
   }
 
@@ -210,10 +251,12 @@ class DriverCodecDifferentialTest {
 
   /** The RESULT body the driver's server codec writes for {@code rows}. */
   private static byte[] resultBody(ProtocolVersion version, DefaultRows rows) {
-    FrameCodec<ByteBuf> codec = FrameCodec.defaultServer(
-        new ByteBufPrimitiveCodec(UnpooledByteBufAllocator.DEFAULT), Compressor.none());
-    ByteBuf frame = codec.encode(Frame.forResponse(version.getCode(), 0, null,
-        Frame.NO_PAYLOAD, List.of(), rows));
+    FrameCodec<ByteBuf> codec =
+        FrameCodec.defaultServer(
+            new ByteBufPrimitiveCodec(UnpooledByteBufAllocator.DEFAULT), Compressor.none());
+    ByteBuf frame =
+        codec.encode(
+            Frame.forResponse(version.getCode(), 0, null, Frame.NO_PAYLOAD, List.of(), rows));
     try {
       byte[] body = new byte[frame.readableBytes() - 9];
       frame.getBytes(frame.readerIndex() + 9, body);
@@ -237,44 +280,50 @@ class DriverCodecDifferentialTest {
         return DataTypes.setOf(randomType(r, depth + 1, stats));
       case 2:
         return DataTypes.mapOf(randomType(r, depth + 1, stats), randomType(r, depth + 1, stats));
-      case 3: {
-        DataType[] components = new DataType[1 + r.nextInt(3)];
-        for (int i = 0; i < components.length; i++) {
-          components[i] = randomType(r, depth + 1, stats);
+      case 3:
+        {
+          DataType[] components = new DataType[1 + r.nextInt(3)];
+          for (int i = 0; i < components.length; i++) {
+            components[i] = randomType(r, depth + 1, stats);
+          }
+          return DataTypes.tupleOf(components);
         }
-        return DataTypes.tupleOf(components);
-      }
-      case 4: {
-        String[] names = {"u", "address", "Mixed Case", "ünï", "a\"b"};
-        UserDefinedTypeBuilder b = new UserDefinedTypeBuilder(CqlIdentifier.fromInternal("ks"),
-            CqlIdentifier.fromInternal(names[r.nextInt(names.length)] + depth));
-        int fields = 1 + r.nextInt(3);
-        for (int i = 0; i < fields; i++) {
-          String field = r.nextInt(4) == 0 ? "Field " + i : "f" + i;
-          b.withField(CqlIdentifier.fromInternal(field), randomType(r, depth + 1, stats));
+      case 4:
+        {
+          String[] names = {"u", "address", "Mixed Case", "ünï", "a\"b"};
+          UserDefinedTypeBuilder b =
+              new UserDefinedTypeBuilder(
+                  CqlIdentifier.fromInternal("ks"),
+                  CqlIdentifier.fromInternal(names[r.nextInt(names.length)] + depth));
+          int fields = 1 + r.nextInt(3);
+          for (int i = 0; i < fields; i++) {
+            String field = r.nextInt(4) == 0 ? "Field " + i : "f" + i;
+            b.withField(CqlIdentifier.fromInternal(field), randomType(r, depth + 1, stats));
+          }
+          return b.build();
         }
-        return b.build();
-      }
-      default: {
-        DataType element;
-        do {
-          element = randomType(r, depth + 1, stats);
-        } while (!sameVectorFraming(element));
-        stats.vectorElementKinds.add(kind(element));
-        int dimension = r.nextInt(20) == 0 ? 64 + r.nextInt(64) : 1 + r.nextInt(4);
-        return DataTypes.vectorOf(element, dimension);
-      }
+      default:
+        {
+          DataType element;
+          do {
+            element = randomType(r, depth + 1, stats);
+          } while (!sameVectorFraming(element));
+          stats.vectorElementKinds.add(kind(element));
+          int dimension = r.nextInt(20) == 0 ? 64 + r.nextInt(64) : 1 + r.nextInt(4);
+          return DataTypes.vectorOf(element, dimension);
+        }
     }
   }
 
   private static String kind(DataType t) {
-    return t instanceof PrimitiveType ? t.asCql(false, false)
+    return t instanceof PrimitiveType
+        ? t.asCql(false, false)
         : t.getClass().getSimpleName().replace("Default", "");
   }
 
   /**
-   * Whether the driver frames {@code element} inside a vector as Cassandra does: packed at a
-   * fixed width exactly when Cassandra's {@code valueLengthIfFixed()} is not -1.
+   * Whether the driver frames {@code element} inside a vector as Cassandra does: packed at a fixed
+   * width exactly when Cassandra's {@code valueLengthIfFixed()} is not -1.
    */
   static boolean sameVectorFraming(DataType element) {
     Optional<Integer> driver = CODECS.codecFor(element).serializedSize();
@@ -292,11 +341,20 @@ class DriverCodecDifferentialTest {
       return -1;
     }
     switch (p.getProtocolCode()) {
-      case 0x04: return 1; // boolean
-      case 0x08: case 0x09: return 4; // float, int
-      case 0x02: case 0x07: case 0x0B: return 8; // bigint, double, timestamp
-      case 0x0C: case 0x0F: return 16; // uuid, timeuuid
-      default: return -1; // counter, smallint, tinyint, date, time and the variable ones
+      case 0x04:
+        return 1; // boolean
+      case 0x08:
+      case 0x09:
+        return 4; // float, int
+      case 0x02:
+      case 0x07:
+      case 0x0B:
+        return 8; // bigint, double, timestamp
+      case 0x0C:
+      case 0x0F:
+        return 16; // uuid, timeuuid
+      default:
+        return -1; // counter, smallint, tinyint, date, time and the variable ones
     }
   }
 
@@ -347,8 +405,8 @@ class DriverCodecDifferentialTest {
     } else if (t instanceof SetType s) {
       return frozen(M + "SetType(" + className(s.getElementType()) + ")");
     } else if (t instanceof MapType m) {
-      return frozen(M + "MapType(" + className(m.getKeyType()) + "," + className(m.getValueType())
-          + ")");
+      return frozen(
+          M + "MapType(" + className(m.getKeyType()) + "," + className(m.getValueType()) + ")");
     } else if (t instanceof TupleType tuple) {
       StringBuilder sb = new StringBuilder(M + "TupleType(");
       for (int i = 0; i < tuple.getComponentTypes().size(); i++) {
@@ -356,10 +414,15 @@ class DriverCodecDifferentialTest {
       }
       return sb.append(')').toString();
     } else if (t instanceof UserDefinedType u) {
-      StringBuilder sb = new StringBuilder(M + "UserType(").append(u.getKeyspace().asInternal())
-          .append(',').append(hex(u.getName().asInternal()));
+      StringBuilder sb =
+          new StringBuilder(M + "UserType(")
+              .append(u.getKeyspace().asInternal())
+              .append(',')
+              .append(hex(u.getName().asInternal()));
       for (int i = 0; i < u.getFieldNames().size(); i++) {
-        sb.append(',').append(hex(u.getFieldNames().get(i).asInternal())).append(':')
+        sb.append(',')
+            .append(hex(u.getFieldNames().get(i).asInternal()))
+            .append(':')
             .append(className(u.getFieldTypes().get(i)));
       }
       return frozen(sb.append(')').toString());
@@ -420,56 +483,93 @@ class DriverCodecDifferentialTest {
 
   private static Object randomNative(Random r, int code) {
     switch (code) {
-      case 0x01: return randomString(r, true);
-      case 0x02: case 0x05: return randomLong(r);
-      case 0x03: {
-        byte[] b = new byte[r.nextInt(9)];
-        r.nextBytes(b);
-        return ByteBuffer.wrap(b);
-      }
-      case 0x04: return r.nextBoolean();
-      case 0x06: return new BigDecimal(randomBigInteger(r), r.nextInt(41) - 20);
-      case 0x07: {
-        double[] special = {Double.NaN, Double.POSITIVE_INFINITY, Double.NEGATIVE_INFINITY,
-            -0.0, Double.MIN_VALUE, Double.MAX_VALUE};
-        return r.nextInt(8) == 0 ? special[r.nextInt(special.length)]
-            : Double.longBitsToDouble(r.nextLong());
-      }
-      case 0x08: {
-        float[] special = {Float.NaN, Float.POSITIVE_INFINITY, Float.NEGATIVE_INFINITY, -0.0f,
-            Float.MIN_VALUE, Float.MAX_VALUE};
-        return r.nextInt(8) == 0 ? special[r.nextInt(special.length)]
-            : Float.intBitsToFloat(r.nextInt());
-      }
-      case 0x09: return r.nextInt();
-      case 0x0B: return Instant.ofEpochMilli(randomLong(r));
-      case 0x0C: return new UUID(r.nextLong(), r.nextLong());
-      case 0x0D: return randomString(r, false);
-      case 0x0E: return randomBigInteger(r);
-      case 0x0F: {
-        long msb = (r.nextLong() & ~0xF000L) | 0x1000L; // version 1
-        long lsb = (r.nextLong() & 0x3FFFFFFFFFFFFFFFL) | 0x8000000000000000L;
-        return new UUID(msb, lsb);
-      }
-      case 0x10: {
-        byte[] a = new byte[r.nextBoolean() ? 4 : 16];
-        r.nextBytes(a);
-        try {
-          return InetAddress.getByAddress(a);
-        } catch (UnknownHostException e) {
-          throw new AssertionError(e);
+      case 0x01:
+        return randomString(r, true);
+      case 0x02:
+      case 0x05:
+        return randomLong(r);
+      case 0x03:
+        {
+          byte[] b = new byte[r.nextInt(9)];
+          r.nextBytes(b);
+          return ByteBuffer.wrap(b);
         }
-      }
-      case 0x11: return LocalDate.ofEpochDay(r.nextInt());
-      case 0x12: return LocalTime.ofNanoOfDay(r.nextLong(0, 86_400_000_000_000L));
-      case 0x13: return (short) r.nextInt();
-      case 0x14: return (byte) r.nextInt();
-      case 0x15: {
-        int sign = r.nextBoolean() ? 1 : -1;
-        return CqlDuration.newInstance(sign * r.nextInt(1000), sign * r.nextInt(1000),
-            sign * r.nextLong(0, Long.MAX_VALUE >> r.nextInt(63)));
-      }
-      default: throw new AssertionError(code);
+      case 0x04:
+        return r.nextBoolean();
+      case 0x06:
+        return new BigDecimal(randomBigInteger(r), r.nextInt(41) - 20);
+      case 0x07:
+        {
+          double[] special = {
+            Double.NaN,
+            Double.POSITIVE_INFINITY,
+            Double.NEGATIVE_INFINITY,
+            -0.0,
+            Double.MIN_VALUE,
+            Double.MAX_VALUE
+          };
+          return r.nextInt(8) == 0
+              ? special[r.nextInt(special.length)]
+              : Double.longBitsToDouble(r.nextLong());
+        }
+      case 0x08:
+        {
+          float[] special = {
+            Float.NaN,
+            Float.POSITIVE_INFINITY,
+            Float.NEGATIVE_INFINITY,
+            -0.0f,
+            Float.MIN_VALUE,
+            Float.MAX_VALUE
+          };
+          return r.nextInt(8) == 0
+              ? special[r.nextInt(special.length)]
+              : Float.intBitsToFloat(r.nextInt());
+        }
+      case 0x09:
+        return r.nextInt();
+      case 0x0B:
+        return Instant.ofEpochMilli(randomLong(r));
+      case 0x0C:
+        return new UUID(r.nextLong(), r.nextLong());
+      case 0x0D:
+        return randomString(r, false);
+      case 0x0E:
+        return randomBigInteger(r);
+      case 0x0F:
+        {
+          long msb = (r.nextLong() & ~0xF000L) | 0x1000L; // version 1
+          long lsb = (r.nextLong() & 0x3FFFFFFFFFFFFFFFL) | 0x8000000000000000L;
+          return new UUID(msb, lsb);
+        }
+      case 0x10:
+        {
+          byte[] a = new byte[r.nextBoolean() ? 4 : 16];
+          r.nextBytes(a);
+          try {
+            return InetAddress.getByAddress(a);
+          } catch (UnknownHostException e) {
+            throw new AssertionError(e);
+          }
+        }
+      case 0x11:
+        return LocalDate.ofEpochDay(r.nextInt());
+      case 0x12:
+        return LocalTime.ofNanoOfDay(r.nextLong(0, 86_400_000_000_000L));
+      case 0x13:
+        return (short) r.nextInt();
+      case 0x14:
+        return (byte) r.nextInt();
+      case 0x15:
+        {
+          int sign = r.nextBoolean() ? 1 : -1;
+          return CqlDuration.newInstance(
+              sign * r.nextInt(1000),
+              sign * r.nextInt(1000),
+              sign * r.nextLong(0, Long.MAX_VALUE >> r.nextInt(63)));
+        }
+      default:
+        throw new AssertionError(code);
     }
   }
 
@@ -490,10 +590,17 @@ class DriverCodecDifferentialTest {
         sb.append((char) r.nextInt(128));
       } else {
         switch (r.nextInt(5)) {
-          case 0: sb.append(SPECIAL.charAt(r.nextInt(SPECIAL.length()))); break;
-          case 1: sb.appendCodePoint(0x10000 + r.nextInt(0x100000)); break;
-          case 2: sb.append((char) (0x80 + r.nextInt(0xD800 - 0x80))); break;
-          default: sb.append((char) (0x20 + r.nextInt(0x5F)));
+          case 0:
+            sb.append(SPECIAL.charAt(r.nextInt(SPECIAL.length())));
+            break;
+          case 1:
+            sb.appendCodePoint(0x10000 + r.nextInt(0x100000));
+            break;
+          case 2:
+            sb.append((char) (0x80 + r.nextInt(0xD800 - 0x80)));
+            break;
+          default:
+            sb.append((char) (0x20 + r.nextInt(0x5F)));
         }
       }
     }

@@ -23,10 +23,10 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 /**
- * One page of more than 64 MiB: {@value #DEFAULT_ROWS} rows of {@code vector<float, 1536>}
- * (6,144 bytes each: 64.45 MiB of floats) written by the driver, read by one v5 QUERY whose page
- * size exceeds the row count, so the server sends one ROWS envelope of about 68 MB, sliced into
- * about 520 non-self-contained segments (LZ4-compressed with v5 + LZ4). Decoded into a {@link
+ * One page of more than 64 MiB: {@value #DEFAULT_ROWS} rows of {@code vector<float, 1536>} (6,144
+ * bytes each: 64.45 MiB of floats) written by the driver, read by one v5 QUERY whose page size
+ * exceeds the row count, so the server sends one ROWS envelope of about 68 MB, sliced into about
+ * 520 non-self-contained segments (LZ4-compressed with v5 + LZ4). Decoded into a {@link
  * ColumnarSink}: every id once, every float equal to the generator's, bit for bit.
  *
  * <p>{@code -Dcqlrows.live.bigPageRows=N} changes the row count (to find what a smaller server
@@ -38,8 +38,6 @@ class LargePageLiveTest extends LiveTestSupport {
   private static final int ROWS = Integer.getInteger("cqlrows.live.bigPageRows", DEFAULT_ROWS);
   private static final String TABLE = KEYSPACE + ".big_page";
 
-
-
   @BeforeAll
   static void writeTheRows() throws InterruptedException {
     write(session, TABLE, ROWS);
@@ -47,40 +45,52 @@ class LargePageLiveTest extends LiveTestSupport {
 
   /**
    * Creates {@code table} ({@code id int PRIMARY KEY, v vector<float, 1536>}) afresh, in the
-   * keyspace {@link LiveCorpus#KEYSPACE} (created if needed), and writes rows 0 to {@code rows -
-   * 1} of {@link #row}.
+   * keyspace {@link LiveCorpus#KEYSPACE} (created if needed), and writes rows 0 to {@code rows - 1}
+   * of {@link #row}.
    */
   static void write(CqlSession session, String table, int rows) throws InterruptedException {
-    ddl(session, "CREATE KEYSPACE IF NOT EXISTS " + KEYSPACE
-        + " WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}");
+    ddl(
+        session,
+        "CREATE KEYSPACE IF NOT EXISTS "
+            + KEYSPACE
+            + " WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}");
     ddl(session, "DROP TABLE IF EXISTS " + table);
-    ddl(session, "CREATE TABLE " + table + " (id int PRIMARY KEY, v vector<float, " + DIMENSION
-        + ">)");
+    ddl(
+        session,
+        "CREATE TABLE " + table + " (id int PRIMARY KEY, v vector<float, " + DIMENSION + ">)");
     long start = System.nanoTime();
     PreparedStatement insert = session.prepare("INSERT INTO " + table + " (id, v) VALUES (?, ?)");
     LiveDriver.executeAll(session, rows, id -> insert.bind(id, LiveCorpus.vector(row(id))));
-    System.err.printf("[cqlrows] %d rows of vector<float, %d> written in %d ms%n", rows,
-        DIMENSION, (System.nanoTime() - start) / 1_000_000);
+    System.err.printf(
+        "[cqlrows] %d rows of vector<float, %d> written in %d ms%n",
+        rows, DIMENSION, (System.nanoTime() - start) / 1_000_000);
   }
 
   @ParameterizedTest
-  @EnumSource(value = Combo.class, names = {"V5", "V5_LZ4"})
+  @EnumSource(
+      value = Combo.class,
+      names = {"V5", "V5_LZ4"})
   void aPageOfMoreThan64MiBDecodesIntoColumns(Combo combo) {
     AtomicLong wireBytes = new AtomicLong();
-    client = LiveClients.connect(combo, group, p -> p.addFirst("count",
-        new ChannelInboundHandlerAdapter() {
-          @Override
-          public void channelRead(ChannelHandlerContext ctx, Object msg) {
-            if (msg instanceof ByteBuf b) {
-              wireBytes.addAndGet(b.readableBytes());
-            }
-            ctx.fireChannelRead(msg);
-          }
-        }));
+    client =
+        LiveClients.connect(
+            combo,
+            group,
+            p ->
+                p.addFirst(
+                    "count",
+                    new ChannelInboundHandlerAdapter() {
+                      @Override
+                      public void channelRead(ChannelHandlerContext ctx, Object msg) {
+                        if (msg instanceof ByteBuf b) {
+                          wireBytes.addAndGet(b.readableBytes());
+                        }
+                        ctx.fireChannelRead(msg);
+                      }
+                    }));
     ColumnarSink columns = new ColumnarSink();
     long start = System.nanoTime();
-    QueryResult page = get(client.query("SELECT id, v FROM " + TABLE, columns, ROWS + 1000,
-        null));
+    QueryResult page = get(client.query("SELECT id, v FROM " + TABLE, columns, ROWS + 1000, null));
     long took = System.nanoTime() - start;
 
     assertFalse(page.hasMorePages(), "one page");
@@ -102,8 +112,17 @@ class LargePageLiveTest extends LiveTestSupport {
       for (int j = 0; j < DIMENSION; j++) {
         float actual = matrix[r * DIMENSION + j];
         if (Float.floatToRawIntBits(actual) != Float.floatToRawIntBits(expected[j])) {
-          fail(combo + ": id " + id + ", v[" + j + "] = " + actual + " (expected: "
-              + expected[j] + ")");
+          fail(
+              combo
+                  + ": id "
+                  + id
+                  + ", v["
+                  + j
+                  + "] = "
+                  + actual
+                  + " (expected: "
+                  + expected[j]
+                  + ")");
         }
       }
     }
@@ -114,17 +133,20 @@ class LargePageLiveTest extends LiveTestSupport {
     if (combo.compression() == io.cqlrows.netty.compression.Compression.NONE) {
       assertTrue(wireBytes.get() > floatBytes, wireBytes + " bytes on the wire");
     }
-    System.err.printf("[cqlrows] %s: one page of %d rows (%.1f MiB of floats, %.1f MiB on the"
-        + " wire) read and decoded in %d ms%n", combo, ROWS, floatBytes / 1048576.0,
-        wireBytes.get() / 1048576.0, took / 1_000_000);
+    System.err.printf(
+        "[cqlrows] %s: one page of %d rows (%.1f MiB of floats, %.1f MiB on the"
+            + " wire) read and decoded in %d ms%n",
+        combo, ROWS, floatBytes / 1048576.0, wireBytes.get() / 1048576.0, took / 1_000_000);
   }
 
   /** Row {@code id}'s vector: sines, then exact multiples of 1/64 spread over +-512. */
   static float[] row(int id) {
     float[] v = new float[DIMENSION];
     for (int j = 0; j < DIMENSION; j++) {
-      v[j] = j < 8 ? (float) StrictMath.sin(id * 8 + j)
-          : (Math.floorMod(id * 7919 + j * 104_729, 65_536) - 32_768) / 64.0f;
+      v[j] =
+          j < 8
+              ? (float) StrictMath.sin(id * 8 + j)
+              : (Math.floorMod(id * 7919 + j * 104_729, 65_536) - 32_768) / 64.0f;
     }
     return v;
   }

@@ -16,12 +16,12 @@ final class LiveAssertions {
   /**
    * Asserts that {@code ours} ({@code {"columns": .., "rows": ..}} from {@link
    * io.cqlrows.core.sink.JsonLinesSink} lines) equals {@code driver} ({@link
-   * LiveClients#driverQuery}): the same columns (keyspace, table, name, CQL type) and the same
-   * rows in the same order, every cell equal as a JSON tree.
+   * LiveClients#driverQuery}): the same columns (keyspace, table, name, CQL type) and the same rows
+   * in the same order, every cell equal as a JSON tree.
    *
-   * <p>The one cell the driver cannot decode, {@code vec_counter.v} (driver 4.19.2 assumes
-   * 8-byte packed counters; Cassandra length-prefixes each), must be {@code ["1","-2"]} in ours;
-   * any other driver failure fails the test.
+   * <p>The one cell the driver cannot decode, {@code vec_counter.v} (driver 4.19.2 assumes 8-byte
+   * packed counters; Cassandra length-prefixes each), must be {@code ["1","-2"]} in ours; any other
+   * driver failure fails the test.
    */
   static void assertSameRows(String what, JsonNode driver, JsonNode ours) {
     assertEquals(driver.get("columns"), ours.get("columns"), what + ": columns");
@@ -33,8 +33,8 @@ final class LiveAssertions {
       JsonNode act = actRows.get(r);
       assertEquals(exp.size(), act.size(), what + ": cells in row " + r);
       for (int c = 0; c < exp.size(); c++) {
-        String where = what + ": row " + r + ", column "
-            + ours.get("columns").get(c).get("name").asText();
+        String where =
+            what + ": row " + r + ", column " + ours.get("columns").get(c).get("name").asText();
         JsonNode e = exp.get(c);
         if (e.isObject() && e.has("driver_error")) {
           JsonNode column = ours.get("columns").get(c);

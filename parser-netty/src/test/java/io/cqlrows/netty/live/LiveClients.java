@@ -27,8 +27,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 
 /**
- * Our side of the live tests: {@link CqlClient} connections to {@link CassandraServer}, results
- * as canonical JSON through {@link JsonLinesSink}, and the driver's rows as the same JSON.
+ * Our side of the live tests: {@link CqlClient} connections to {@link CassandraServer}, results as
+ * canonical JSON through {@link JsonLinesSink}, and the driver's rows as the same JSON.
  *
  * <p>Recording: with {@code -Dcqlrows.live.record=true} every connection opened here is recorded
  * into {@code target/captures/<label>-<combo>-<n>.pcap}.
@@ -38,6 +38,7 @@ import java.util.function.Consumer;
 final class LiveClients {
   /** Set to {@code true} to record every live connection. */
   static final String RECORD_PROPERTY = "cqlrows.live.record";
+
   static final long TIMEOUT_SECONDS = 120;
   private static final AtomicInteger CONNECTIONS = new AtomicInteger();
 
@@ -47,19 +48,21 @@ final class LiveClients {
   static CqlClient connect(Combo combo, EventLoopGroup group, String label) {
     Consumer<ChannelPipeline> customizer = p -> {};
     if (Boolean.getBoolean(RECORD_PROPERTY)) {
-      Path file = capturesDir().resolve(label + "-" + combo + "-"
-          + CONNECTIONS.incrementAndGet() + ".pcap");
+      Path file =
+          capturesDir()
+              .resolve(label + "-" + combo + "-" + CONNECTIONS.incrementAndGet() + ".pcap");
       customizer = p -> p.addFirst("pcap", new PcapRecordingHandler(file));
     }
     return connect(combo, group, customizer);
   }
 
   /** Connects with the combo's version and compression and a pipeline customizer. */
-  static CqlClient connect(Combo combo, EventLoopGroup group,
-      Consumer<ChannelPipeline> customizer) {
+  static CqlClient connect(
+      Combo combo, EventLoopGroup group, Consumer<ChannelPipeline> customizer) {
     CassandraServer server = CassandraServer.get();
-    return get(CqlClient.connect(server.host(), server.port(), combo.version(),
-        combo.compression(), group, customizer));
+    return get(
+        CqlClient.connect(
+            server.host(), server.port(), combo.version(), combo.compression(), group, customizer));
   }
 
   /** {@code target/captures/}, created if needed. */
@@ -75,8 +78,8 @@ final class LiveClients {
 
   /**
    * Runs a QUERY through our client, following paging states to the end, and returns {@code
-   * {"columns": [...], "rows": [...], "pages": n}} with the columns of the first page and the
-   * rows of every page.
+   * {"columns": [...], "rows": [...], "pages": n}} with the columns of the first page and the rows
+   * of every page.
    */
   static ObjectNode query(CqlClient client, String cql, int pageSize) {
     ObjectNode result = null;
@@ -93,8 +96,11 @@ final class LiveClients {
   }
 
   /** One EXECUTE of a prepared statement (Skip_metadata), as one JSON Lines object. */
-  static ObjectNode execute(CqlClient client, io.cqlrows.core.PreparedResult prepared,
-      QueryResult[] outcome, byte[]... values) {
+  static ObjectNode execute(
+      CqlClient client,
+      io.cqlrows.core.PreparedResult prepared,
+      QueryResult[] outcome,
+      byte[]... values) {
     StringBuilder line = new StringBuilder();
     outcome[0] = get(client.execute(prepared, new JsonLinesSink(line), 0, null, values));
     return append(null, line);
@@ -115,8 +121,10 @@ final class LiveClients {
   /** The driver's rows of a statement, every page, as {@code {"columns": .., "rows": ..}}. */
   static ObjectNode driverQuery(CqlSession session, Statement<?> statement) {
     ResultSet rs = session.execute(statement);
-    StringBuilder out = new StringBuilder("{\"columns\":")
-        .append(DriverJson.columns(rs.getColumnDefinitions())).append(",\"rows\":[");
+    StringBuilder out =
+        new StringBuilder("{\"columns\":")
+            .append(DriverJson.columns(rs.getColumnDefinitions()))
+            .append(",\"rows\":[");
     boolean first = true;
     for (Row row : rs) {
       out.append(first ? "" : ",").append(DriverJson.row(row));

@@ -23,21 +23,21 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * The corpus's schema and data ({@code schema.cql}, {@code data.cql} from parser-core's
- * test-jar) loaded into the keyspace {@value #KEYSPACE} of the live server, once per test JVM,
- * with the Java driver: every type, NULLs, empty values, extremes, unicode.
+ * The corpus's schema and data ({@code schema.cql}, {@code data.cql} from parser-core's test-jar)
+ * loaded into the keyspace {@value #KEYSPACE} of the live server, once per test JVM, with the Java
+ * driver: every type, NULLs, empty values, extremes, unicode.
  *
  * <ul>
  *   <li>The keyspace is dropped first, so each run starts afresh, also on an external server.
  *       {@code corpus.} is rewritten to {@code cqlrows_live.}.
  *   <li>Statements run in file order, one per line; comment lines (the statements Cassandra
- *       rejected among them) are skipped. {@code ALTER TYPE} of schema.cql runs where data.cql
- *       says it ran ("AFTER the ALTER TYPE"), so {@code udt_alter} rows 1-2 keep 2 fields.
+ *       rejected among them) are skipped. {@code ALTER TYPE} of schema.cql runs where data.cql says
+ *       it ran ("AFTER the ALTER TYPE"), so {@code udt_alter} rows 1-2 keep 2 fields.
  *   <li>Statements with {@code ?} are bound from the {@code -- bound:} line before them: JSON
- *       arrays by the prepared variables' types; the two lines that are not JSON (id 42 and
- *       {@code v_float1536 = vec1536(1)}) by hand; {@code vec1536} (200 rows) and {@code vec128}
- *       (5,000 rows) from their formulas ({@link #vec1536}, {@link #vec128}), asynchronously with
- *       at most {@link LiveDriver#MAX_IN_FLIGHT} in flight.
+ *       arrays by the prepared variables' types; the two lines that are not JSON (id 42 and {@code
+ *       v_float1536 = vec1536(1)}) by hand; {@code vec1536} (200 rows) and {@code vec128} (5,000
+ *       rows) from their formulas ({@link #vec1536}, {@link #vec128}), asynchronously with at most
+ *       {@link LiveDriver#MAX_IN_FLIGHT} in flight.
  * </ul>
  *
  * <p>Threading: {@link #load} is synchronized; later callers return at once.
@@ -47,8 +47,8 @@ final class LiveCorpus {
   static final int VEC1536_ROWS = 200;
   static final int VEC128_ROWS = 5000;
 
-  private static final Pattern CREATE_TABLE = Pattern.compile(
-      "^CREATE TABLE corpus\\.(\"(?:[^\"]|\"\")+\"|\\w+) \\(");
+  private static final Pattern CREATE_TABLE =
+      Pattern.compile("^CREATE TABLE corpus\\.(\"(?:[^\"]|\"\")+\"|\\w+) \\(");
   private static final String ID_42 =
       "[42, \"long text \" + 'x' * 70000, U+1F600 * 5000, \"\", 0x]";
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -63,8 +63,9 @@ final class LiveCorpus {
       return tables;
     }
     long start = System.nanoTime();
-    session.execute(SimpleStatement.newInstance("DROP KEYSPACE IF EXISTS " + KEYSPACE)
-        .setTimeout(Duration.ofSeconds(60)));
+    session.execute(
+        SimpleStatement.newInstance("DROP KEYSPACE IF EXISTS " + KEYSPACE)
+            .setTimeout(Duration.ofSeconds(60)));
     List<String> names = new ArrayList<>();
     List<String> deferred = new ArrayList<>();
     int executed = 0;
@@ -123,7 +124,8 @@ final class LiveCorpus {
     for (String alter : deferred) { // no marker found: still run it
       ddl(session, alter);
     }
-    System.err.printf("[cqlrows] corpus loaded into %s in %d ms: %d statements, %d writes%n",
+    System.err.printf(
+        "[cqlrows] corpus loaded into %s in %d ms: %d statements, %d writes%n",
         KEYSPACE, (System.nanoTime() - start) / 1_000_000, executed, rows);
     tables = List.copyOf(names);
     return tables;
@@ -179,8 +181,13 @@ final class LiveCorpus {
       return new Object[] {vector(vec1536(1))};
     }
     if (bound.equals(ID_42)) {
-      return new Object[] {42, "long text " + "x".repeat(70_000), "\uD83D\uDE00".repeat(5000), "",
-          ByteBuffer.allocate(0)};
+      return new Object[] {
+        42,
+        "long text " + "x".repeat(70_000),
+        "\uD83D\uDE00".repeat(5000),
+        "",
+        ByteBuffer.allocate(0)
+      };
     }
     JsonNode array;
     try {

@@ -16,10 +16,10 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.IntFunction;
 
 /**
- * The Apache Cassandra Java driver 4.19.2 of the live tests: the reference our decoding is
- * compared with, and the tool that writes the data. Sessions talk to {@link CassandraServer}
- * with the driver's default protocol negotiation (v5 with Cassandra 5.0), no compression, one
- * connection, schema metadata and token map off (faster DDL), and a 60 s request timeout.
+ * The Apache Cassandra Java driver 4.19.2 of the live tests: the reference our decoding is compared
+ * with, and the tool that writes the data. Sessions talk to {@link CassandraServer} with the
+ * driver's default protocol negotiation (v5 with Cassandra 5.0), no compression, one connection,
+ * schema metadata and token map off (faster DDL), and a 60 s request timeout.
  *
  * <p>Stateless; each session is owned by whoever opened it and closed in {@code @AfterAll}.
  */
@@ -31,27 +31,26 @@ final class LiveDriver {
 
   /** A new session; the local datacenter is inferred from the contact point. */
   static CqlSession open(CassandraServer server) {
-    DriverConfigLoader config = DriverConfigLoader.programmaticBuilder()
-        .withClass(DefaultDriverOption.LOAD_BALANCING_POLICY_CLASS,
-            DcInferringLoadBalancingPolicy.class)
-        .withDuration(DefaultDriverOption.REQUEST_TIMEOUT, Duration.ofSeconds(60))
-        .withDuration(DefaultDriverOption.CONNECTION_INIT_QUERY_TIMEOUT, Duration.ofSeconds(30))
-        .withDuration(DefaultDriverOption.CONTROL_CONNECTION_AGREEMENT_TIMEOUT,
-            Duration.ofSeconds(30))
-        .withInt(DefaultDriverOption.REQUEST_PAGE_SIZE, 5000)
-        .withInt(DefaultDriverOption.CONNECTION_POOL_LOCAL_SIZE, 1)
-        .withBoolean(DefaultDriverOption.METADATA_SCHEMA_ENABLED, false)
-        .withBoolean(DefaultDriverOption.METADATA_TOKEN_MAP_ENABLED, false)
-        .build();
-    return CqlSession.builder()
-        .addContactPoint(server.address())
-        .withConfigLoader(config)
-        .build();
+    DriverConfigLoader config =
+        DriverConfigLoader.programmaticBuilder()
+            .withClass(
+                DefaultDriverOption.LOAD_BALANCING_POLICY_CLASS,
+                DcInferringLoadBalancingPolicy.class)
+            .withDuration(DefaultDriverOption.REQUEST_TIMEOUT, Duration.ofSeconds(60))
+            .withDuration(DefaultDriverOption.CONNECTION_INIT_QUERY_TIMEOUT, Duration.ofSeconds(30))
+            .withDuration(
+                DefaultDriverOption.CONTROL_CONNECTION_AGREEMENT_TIMEOUT, Duration.ofSeconds(30))
+            .withInt(DefaultDriverOption.REQUEST_PAGE_SIZE, 5000)
+            .withInt(DefaultDriverOption.CONNECTION_POOL_LOCAL_SIZE, 1)
+            .withBoolean(DefaultDriverOption.METADATA_SCHEMA_ENABLED, false)
+            .withBoolean(DefaultDriverOption.METADATA_TOKEN_MAP_ENABLED, false)
+            .build();
+    return CqlSession.builder().addContactPoint(server.address()).withConfigLoader(config).build();
   }
 
   /**
-   * Executes {@code count} statements with at most {@link #MAX_IN_FLIGHT} in flight; waits for
-   * all of them and rethrows the first failure.
+   * Executes {@code count} statements with at most {@link #MAX_IN_FLIGHT} in flight; waits for all
+   * of them and rethrows the first failure.
    *
    * @param statement the {@code i}-th statement, 0 to count - 1
    */

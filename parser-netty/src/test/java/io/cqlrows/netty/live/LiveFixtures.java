@@ -7,19 +7,22 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.util.List;
 
 /**
- * The live test support of this package for the live tests of other modules (parser-cli's run
- * the command jar against {@link CassandraServer}): the driver session, the corpus, the
- * driver's rows in the canonical JSON and their comparison, and the tables of {@link
- * PagingLiveTest} and {@link LargePageLiveTest}. Each method is the package-private one it
- * names; this class only makes them public. Stateless.
+ * The live test support of this package for the live tests of other modules (parser-cli's run the
+ * command jar against {@link CassandraServer}): the driver session, the corpus, the driver's rows
+ * in the canonical JSON and their comparison, and the tables of {@link PagingLiveTest} and {@link
+ * LargePageLiveTest}. Each method is the package-private one it names; this class only makes them
+ * public. Stateless.
  */
 public final class LiveFixtures {
   /** {@link LiveCorpus#KEYSPACE}. */
   public static final String KEYSPACE = LiveCorpus.KEYSPACE;
+
   /** {@link LiveCorpus#VEC128_ROWS}: the rows of {@code vec128}. */
   public static final int VEC128_ROWS = LiveCorpus.VEC128_ROWS;
+
   /** {@link LargePageLiveTest#DEFAULT_ROWS}: the rows of a page of more than 64 MiB. */
   public static final int BIG_PAGE_ROWS = LargePageLiveTest.DEFAULT_ROWS;
+
   /** {@link LargePageLiveTest#DIMENSION}: the floats of each of its vectors. */
   public static final int BIG_PAGE_DIMENSION = LargePageLiveTest.DIMENSION;
 
@@ -57,8 +60,8 @@ public final class LiveFixtures {
   }
 
   /**
-   * {@link LargePageLiveTest#write}: {@code table} (in {@link #KEYSPACE}) made afresh with
-   * {@code rows} rows of {@code vector<float, 1536>}, {@link #bigPageRow} each.
+   * {@link LargePageLiveTest#write}: {@code table} (in {@link #KEYSPACE}) made afresh with {@code
+   * rows} rows of {@code vector<float, 1536>}, {@link #bigPageRow} each.
    *
    * @param table the qualified name, e.g. {@code cqlrows_live.big_page_cli}
    */

@@ -13,17 +13,19 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 
 /**
- * The lifecycle every live test class shares: the server ({@link CassandraServer#get()}), one
- * Java driver session and one event loop group per class, and at most one {@link CqlClient} per
- * test, closed after it. Subclasses' own {@code @BeforeAll} methods run after this one's, so they
- * can use {@link #session}. Test classes run one at a time; the fields are per class.
+ * The lifecycle every live test class shares: the server ({@link CassandraServer#get()}), one Java
+ * driver session and one event loop group per class, and at most one {@link CqlClient} per test,
+ * closed after it. Subclasses' own {@code @BeforeAll} methods run after this one's, so they can use
+ * {@link #session}. Test classes run one at a time; the fields are per class.
  */
 @Tag("live")
 abstract class LiveTestSupport {
   /** The driver session of the running class: schema, data, and the driver's view of rows. */
   static CqlSession session;
+
   /** The event loop group of the running class's clients. */
   static EventLoopGroup group;
+
   /** The current test's client, closed after the test. */
   CqlClient client;
 

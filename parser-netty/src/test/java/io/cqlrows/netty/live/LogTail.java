@@ -16,8 +16,8 @@ final class LogTail {
   private LogTail() {}
 
   /**
-   * Returns a block naming {@code file} followed by its last {@code lines} lines, or saying that
-   * it does not exist or cannot be read. Never throws.
+   * Returns a block naming {@code file} followed by its last {@code lines} lines, or saying that it
+   * does not exist or cannot be read. Never throws.
    */
   static String of(Path file, int lines) {
     if (!Files.isRegularFile(file)) {
@@ -32,8 +32,13 @@ final class LogTail {
       String[] all = new String(bytes, StandardCharsets.UTF_8).split("\r?\n", -1);
       int end = all.length > 0 && all[all.length - 1].isEmpty() ? all.length - 1 : all.length;
       int start = Math.max(0, end - lines);
-      return "--- " + file + " (last " + (end - start) + " lines) ---\n"
-          + String.join("\n", Arrays.asList(all).subList(start, end)) + "\n";
+      return "--- "
+          + file
+          + " (last "
+          + (end - start)
+          + " lines) ---\n"
+          + String.join("\n", Arrays.asList(all).subList(start, end))
+          + "\n";
     } catch (IOException e) {
       return "--- " + file + ": cannot be read: " + e + " ---\n";
     }

@@ -16,9 +16,9 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.cqlrows.core.PreparedResult;
 import io.cqlrows.core.RowsMetadata;
 import io.cqlrows.core.sink.RowsCollector;
-import io.cqlrows.netty.frame.CqlServerError;
 import io.cqlrows.netty.client.PreparedStatement;
 import io.cqlrows.netty.client.QueryResult;
+import io.cqlrows.netty.frame.CqlServerError;
 import io.cqlrows.testing.Corpus;
 import java.time.Duration;
 import java.util.Arrays;
@@ -31,24 +31,28 @@ import org.junit.jupiter.params.provider.EnumSource;
 /**
  * v5's {@code Metadata_changed} (native_protocol_v5.spec section 4.2.5.2) against a live server: a
  * prepared {@code SELECT *} is executed, the table gets a column by {@code ALTER TABLE ... ADD}
- * (through the driver, another connection), which makes Cassandra forget the statement; the
- * driver prepares it again, and our client executes it again with its old {@code
- * result_metadata_id}. The server answers with full metadata, {@code Metadata_changed} and a new
- * id, which {@link CqlClient} adopts: the third execution sends the new id and gets {@code
- * No_metadata} rows, decoded with the new columns.
+ * (through the driver, another connection), which makes Cassandra forget the statement; the driver
+ * prepares it again, and our client executes it again with its old {@code result_metadata_id}. The
+ * server answers with full metadata, {@code Metadata_changed} and a new id, which {@link CqlClient}
+ * adopts: the third execution sends the new id and gets {@code No_metadata} rows, decoded with the
+ * new columns.
  */
 class MetadataChangedLiveTest extends LiveTestSupport {
 
-
   @BeforeAll
   static void createTheKeyspace() {
-    session.execute(SimpleStatement.newInstance("CREATE KEYSPACE IF NOT EXISTS " + KEYSPACE
-        + " WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}")
-        .setTimeout(Duration.ofSeconds(60)));
+    session.execute(
+        SimpleStatement.newInstance(
+                "CREATE KEYSPACE IF NOT EXISTS "
+                    + KEYSPACE
+                    + " WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}")
+            .setTimeout(Duration.ofSeconds(60)));
   }
 
   @ParameterizedTest
-  @EnumSource(value = Combo.class, names = {"V5", "V5_LZ4"})
+  @EnumSource(
+      value = Combo.class,
+      names = {"V5", "V5_LZ4"})
   void theClientFollowsMetadataChangedAfterAlterTableAdd(Combo combo) {
     String table = KEYSPACE + ".metadata_changed_" + combo.name().toLowerCase();
     ddl("DROP TABLE IF EXISTS " + table);
@@ -74,9 +78,16 @@ class MetadataChangedLiveTest extends LiveTestSupport {
     // Cassandra drops the table's prepared statements on ALTER: until someone prepares the
     // statement again, EXECUTE is refused. Another client (the driver) does; our handle keeps
     // the old result_metadata_id, as a driver's does when another client re-prepared.
-    CqlServerError unprepared = assertInstanceOf(CqlServerError.class, assertThrows(
-        ExecutionException.class, () -> client.execute(prepared, new RowsCollector(), 0, null,
-            int32(1)).get(LiveClients.TIMEOUT_SECONDS, TimeUnit.SECONDS)).getCause());
+    CqlServerError unprepared =
+        assertInstanceOf(
+            CqlServerError.class,
+            assertThrows(
+                    ExecutionException.class,
+                    () ->
+                        client
+                            .execute(prepared, new RowsCollector(), 0, null, int32(1))
+                            .get(LiveClients.TIMEOUT_SECONDS, TimeUnit.SECONDS))
+                .getCause());
     assertEquals(CqlServerError.UNPREPARED, unprepared.code());
     session.prepare("SELECT * FROM " + table + " WHERE id = ?");
 
@@ -96,7 +107,9 @@ class MetadataChangedLiveTest extends LiveTestSupport {
     metadata = outcome[0].rows().metadata();
     assertTrue(metadata.noMetadata(), "with the new id: No_metadata again");
     assertFalse(metadata.metadataChanged());
-    assertEquals(Corpus.json("[[2,\"two\",\"new column\",2]]"), after.get("rows"),
+    assertEquals(
+        Corpus.json("[[2,\"two\",\"new column\",2]]"),
+        after.get("rows"),
         "decoded with the new columns");
     assertEquals(changed.get("columns"), after.get("columns"));
   }

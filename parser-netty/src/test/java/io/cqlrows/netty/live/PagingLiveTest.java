@@ -19,14 +19,13 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 /**
- * The corpus's {@code vec128} table, 5,000 rows of {@code vector<float, 128>} written by the
- * driver (asynchronously, at most {@link LiveDriver#MAX_IN_FLIGHT} in flight; see {@link
- * LiveCorpus}), read by our client with page size 100, following {@code paging_state}: 50 full
- * pages, every id exactly once, every float as written.
+ * The corpus's {@code vec128} table, 5,000 rows of {@code vector<float, 128>} written by the driver
+ * (asynchronously, at most {@link LiveDriver#MAX_IN_FLIGHT} in flight; see {@link LiveCorpus}),
+ * read by our client with page size 100, following {@code paging_state}: 50 full pages, every id
+ * exactly once, every float as written.
  */
 class PagingLiveTest extends LiveTestSupport {
   private static final int PAGE_SIZE = 100;
-
 
   @BeforeAll
   static void loadTheCorpus() throws InterruptedException {
@@ -38,8 +37,8 @@ class PagingLiveTest extends LiveTestSupport {
   void queryPagesThroughEveryRowOnce(Combo combo) {
     client = LiveClients.connect(combo, group, "paging");
     String cql = "SELECT id, v FROM " + KEYSPACE + ".vec128";
-    readAllPages(combo, (sink, pagingState) ->
-        get(client.query(cql, sink, PAGE_SIZE, pagingState)));
+    readAllPages(
+        combo, (sink, pagingState) -> get(client.query(cql, sink, PAGE_SIZE, pagingState)));
   }
 
   /** The same through a prepared statement: EXECUTE with Skip_metadata and paging state. */
@@ -48,11 +47,13 @@ class PagingLiveTest extends LiveTestSupport {
   void executePagesThroughEveryRowOnce(Combo combo) {
     client = LiveClients.connect(combo, group, "paging");
     PreparedResult prepared = get(client.prepare("SELECT id, v FROM " + KEYSPACE + ".vec128"));
-    readAllPages(combo, (sink, pagingState) -> {
-      QueryResult page = get(client.execute(prepared, sink, PAGE_SIZE, pagingState));
-      assertTrue(page.rows().metadata().noMetadata(), "No_metadata");
-      return page;
-    });
+    readAllPages(
+        combo,
+        (sink, pagingState) -> {
+          QueryResult page = get(client.execute(prepared, sink, PAGE_SIZE, pagingState));
+          assertTrue(page.rows().metadata().noMetadata(), "No_metadata");
+          return page;
+        });
   }
 
   /** One page: QUERY or EXECUTE with the page size and paging state. */

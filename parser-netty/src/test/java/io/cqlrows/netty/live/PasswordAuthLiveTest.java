@@ -62,39 +62,55 @@ class PasswordAuthLiveTest {
   }
 
   private static CompletableFuture<CqlClient> connect(Combo combo, Credentials credentials) {
-    return CqlClient.builder(server.host(), server.port()).protocolVersion(combo.version())
-        .compression(combo.compression()).tls(tls).credentials(credentials).connect(group);
+    return CqlClient.builder(server.host(), server.port())
+        .protocolVersion(combo.version())
+        .compression(combo.compression())
+        .tls(tls)
+        .credentials(credentials)
+        .connect(group);
   }
 
   @ParameterizedTest
   @EnumSource(Combo.class)
   void theDefaultSuperuserLogsInAndQueries(Combo combo) {
-    Credentials credentials = new Credentials(DefaultSuperuser.USER,
-        DefaultSuperuser.PASSWORD.toCharArray());
+    Credentials credentials =
+        new Credentials(DefaultSuperuser.USER, DefaultSuperuser.PASSWORD.toCharArray());
     client = LiveClients.get(connect(combo, credentials));
     credentials.clear();
     assertEquals(combo.version(), client.protocolVersion());
-    assertEquals(Corpus.json("[[\"cassandra\",true]]"), LiveClients.query(client,
-        "SELECT role, is_superuser FROM system_auth.roles WHERE role = 'cassandra'", 0)
-        .get("rows"), combo.toString());
+    assertEquals(
+        Corpus.json("[[\"cassandra\",true]]"),
+        LiveClients.query(
+                client,
+                "SELECT role, is_superuser FROM system_auth.roles WHERE role = 'cassandra'",
+                0)
+            .get("rows"),
+        combo.toString());
   }
 
   @ParameterizedTest
   @EnumSource(Combo.class)
   void aWrongPasswordIsBadCredentials(Combo combo) {
-    ExecutionException e = assertThrows(ExecutionException.class, () -> connect(combo,
-        new Credentials(DefaultSuperuser.USER, "wrong".toCharArray()))
-        .get(LiveClients.TIMEOUT_SECONDS, TimeUnit.SECONDS));
+    ExecutionException e =
+        assertThrows(
+            ExecutionException.class,
+            () ->
+                connect(combo, new Credentials(DefaultSuperuser.USER, "wrong".toCharArray()))
+                    .get(LiveClients.TIMEOUT_SECONDS, TimeUnit.SECONDS));
     CqlServerError error = assertInstanceOf(CqlServerError.class, e.getCause());
     assertEquals(0x0100, error.code(), error.getMessage());
     assertEquals("Bad credentials", error.codeName());
   }
 
   @ParameterizedTest
-  @EnumSource(value = Combo.class, names = {"V4", "V5_LZ4"})
+  @EnumSource(
+      value = Combo.class,
+      names = {"V4", "V5_LZ4"})
   void noCredentialsFailTheConnection(Combo combo) {
-    ExecutionException e = assertThrows(ExecutionException.class,
-        () -> connect(combo, null).get(LiveClients.TIMEOUT_SECONDS, TimeUnit.SECONDS));
+    ExecutionException e =
+        assertThrows(
+            ExecutionException.class,
+            () -> connect(combo, null).get(LiveClients.TIMEOUT_SECONDS, TimeUnit.SECONDS));
     assertInstanceOf(IllegalStateException.class, e.getCause());
   }
 }

@@ -26,37 +26,41 @@ import java.util.concurrent.TimeUnit;
  * there): nothing is committed, nothing is downloaded, no library beyond the JDK is needed.
  *
  * <p>What is made (EC P-256 keys, SHA256withECDSA, DN {@code CN=<name>, O=cqlrows test}):
+ *
  * <ul>
- *   <li>{@link #ca()}: a self-signed CA (basicConstraints CA, keyCertSign), valid 365 days;
- *       {@link #wrongCa()}: a second CA that signed nothing the others trust;
- *   <li>{@link #server()}: signed by the CA, subjectAltName {@code IP:127.0.0.1},
- *       {@code DNS:localhost} and {@code DNS:}{@value #SERVER_DNS}, serverAuth; also as
- *       {@link #serverKeystore()}, a PKCS12 keystore (alias {@value #SERVER_ALIAS}, chain server +
- *       CA) for Cassandra's {@code client_encryption_options}, and {@link #truststore()}, a
- *       PKCS12 truststore holding the CA (for {@code require_client_auth});
- *   <li>{@link #client()}: signed by the CA, clientAuth, {@code CN=}{@value #CLIENT_CN}, for
- *       mutual TLS;
- *   <li>{@link #expiredServer()}: as the server's, signed by the CA, but valid for one day ten
- *       days ago; {@link #wrongCaServer()}: as the server's, signed by the wrong CA.
+ *   <li>{@link #ca()}: a self-signed CA (basicConstraints CA, keyCertSign), valid 365 days; {@link
+ *       #wrongCa()}: a second CA that signed nothing the others trust;
+ *   <li>{@link #server()}: signed by the CA, subjectAltName {@code IP:127.0.0.1}, {@code
+ *       DNS:localhost} and {@code DNS:}{@value #SERVER_DNS}, serverAuth; also as {@link
+ *       #serverKeystore()}, a PKCS12 keystore (alias {@value #SERVER_ALIAS}, chain server + CA) for
+ *       Cassandra's {@code client_encryption_options}, and {@link #truststore()}, a PKCS12
+ *       truststore holding the CA (for {@code require_client_auth});
+ *   <li>{@link #client()}: signed by the CA, clientAuth, {@code CN=}{@value #CLIENT_CN}, for mutual
+ *       TLS;
+ *   <li>{@link #expiredServer()}: as the server's, signed by the CA, but valid for one day ten days
+ *       ago; {@link #wrongCaServer()}: as the server's, signed by the wrong CA.
  * </ul>
+ *
  * Certificates are PEM files ({@code -----BEGIN CERTIFICATE-----}; a leaf's file holds the leaf
  * then its CA), private keys unencrypted PKCS#8 PEM files ({@code -----BEGIN PRIVATE KEY-----}),
- * the form Netty's {@code SslContextBuilder.forServer(File, File)}, {@code
- * keyManager(File, File)} and {@code trustManager(File)} read. Every store's password is
- * {@value #PASSWORD}.
+ * the form Netty's {@code SslContextBuilder.forServer(File, File)}, {@code keyManager(File, File)}
+ * and {@code trustManager(File)} read. Every store's password is {@value #PASSWORD}.
  *
- * <p>Thread-safe: {@link #get()} is synchronized and makes the files on its first call (about
- * 3 s on two cores: six {@code keytool} processes, two at a time); every later call,
- * from any thread or test class, returns the same instance. The files are read-only in spirit:
- * tests must not change them.
+ * <p>Thread-safe: {@link #get()} is synchronized and makes the files on its first call (about 3 s
+ * on two cores: six {@code keytool} processes, two at a time); every later call, from any thread or
+ * test class, returns the same instance. The files are read-only in spirit: tests must not change
+ * them.
  */
 public final class TestCertificates {
   /** The password of every keystore and truststore made here. */
   public static final String PASSWORD = "cqlrows-test";
+
   /** The DNS name, besides {@code localhost}, in the server certificates' subjectAltName. */
   public static final String SERVER_DNS = "cassandra.test";
+
   /** The alias of the server's key entry in {@link #serverKeystore()}. */
   public static final String SERVER_ALIAS = "server";
+
   /** The common name of the client certificate. */
   public static final String CLIENT_CN = "cqlrows-client";
 
@@ -82,8 +86,9 @@ public final class TestCertificates {
    */
   public static synchronized TestCertificates get() {
     if (instance == null) {
-      Path dir = CassandraServer.buildDir()
-          .resolve("test-certificates-" + LocalDateTime.now().format(CassandraServer.STAMP));
+      Path dir =
+          CassandraServer.buildDir()
+              .resolve("test-certificates-" + LocalDateTime.now().format(CassandraServer.STAMP));
       try {
         instance = make(dir);
       } catch (IOException e) {
@@ -190,17 +195,28 @@ public final class TestCertificates {
     // signs (-signer takes the issuer from the same keystore). The two run in parallel.
     Keytool ca = new Keytool(dir, "ca");
     Keytool wrongCa = new Keytool(dir, "wrong-ca");
-    List<String> serverExtensions = List.of("-ext", SERVER_SAN, "-ext", "ku:c=digitalSignature",
-        "-ext", "eku=serverAuth");
-    Keytool.runInParallel(List.of(
-        List.of(ca.genkeypair("ca", null, CA_EXTENSIONS),
-            ca.genkeypair("server", "ca", serverExtensions),
-            ca.genkeypair("client", "ca", List.of("-ext", "ku:c=digitalSignature",
-                "-ext", "eku=clientAuth")),
-            ca.genkeypair("expired-server", "ca", serverExtensions, "-startdate", "-10d",
-                "-validity", "1")),
-        List.of(wrongCa.genkeypair("wrong-ca", null, CA_EXTENSIONS),
-            wrongCa.genkeypair("wrong-ca-server", "wrong-ca", serverExtensions))));
+    List<String> serverExtensions =
+        List.of("-ext", SERVER_SAN, "-ext", "ku:c=digitalSignature", "-ext", "eku=serverAuth");
+    Keytool.runInParallel(
+        List.of(
+            List.of(
+                ca.genkeypair("ca", null, CA_EXTENSIONS),
+                ca.genkeypair("server", "ca", serverExtensions),
+                ca.genkeypair(
+                    "client",
+                    "ca",
+                    List.of("-ext", "ku:c=digitalSignature", "-ext", "eku=clientAuth")),
+                ca.genkeypair(
+                    "expired-server",
+                    "ca",
+                    serverExtensions,
+                    "-startdate",
+                    "-10d",
+                    "-validity",
+                    "1")),
+            List.of(
+                wrongCa.genkeypair("wrong-ca", null, CA_EXTENSIONS),
+                wrongCa.genkeypair("wrong-ca-server", "wrong-ca", serverExtensions))));
     // Then, in this JVM: the PEM files, a keystore per leaf, the truststore.
     KeyStore caStore = load(dir.resolve("ca.p12"));
     KeyStore wrongCaStore = load(dir.resolve("wrong-ca.p12"));
@@ -214,14 +230,15 @@ public final class TestCertificates {
     truststore.load(null, null);
     truststore.setCertificateEntry("ca", caStore.getCertificate("ca"));
     store(truststore, dir.resolve("truststore.p12"));
-    System.err.printf("[cqlrows] test certificates made in %d ms in %s%n",
+    System.err.printf(
+        "[cqlrows] test certificates made in %d ms in %s%n",
         (System.nanoTime() - start) / 1_000_000, dir);
     return new TestCertificates(dir);
   }
 
   /**
-   * Writes the key entry {@code name} of {@code from} as {@code name.pem} (its chain) and
-   * {@code name.key}, and, for a leaf, as the keystore {@code name.p12} (alias {@code name}).
+   * Writes the key entry {@code name} of {@code from} as {@code name.pem} (its chain) and {@code
+   * name.key}, and, for a leaf, as the keystore {@code name.p12} (alias {@code name}).
    */
   private static void export(Path dir, KeyStore from, String name)
       throws IOException, GeneralSecurityException {
@@ -270,19 +287,25 @@ public final class TestCertificates {
       throw new IllegalStateException("Key of " + pem + " is " + key.getFormat());
     }
     String name = pem.getFileName().toString();
-    Files.writeString(pem.resolveSibling(name.substring(0, name.length() - 4) + ".key"),
-        pemBlock("PRIVATE KEY", key.getEncoded()), StandardCharsets.US_ASCII);
+    Files.writeString(
+        pem.resolveSibling(name.substring(0, name.length() - 4) + ".key"),
+        pemBlock("PRIVATE KEY", key.getEncoded()),
+        StandardCharsets.US_ASCII);
   }
 
   private static String pemBlock(String type, byte[] der) {
-    return "-----BEGIN " + type + "-----\n"
+    return "-----BEGIN "
+        + type
+        + "-----\n"
         + Base64.getMimeEncoder(64, new byte[] {'\n'}).encodeToString(der)
-        + "\n-----END " + type + "-----\n";
+        + "\n-----END "
+        + type
+        + "-----\n";
   }
 
   /**
-   * The JDK's keytool on one keystore ({@code <store>.p12}), one process per command, its
-   * output in {@code keytool-<n>.log}.
+   * The JDK's keytool on one keystore ({@code <store>.p12}), one process per command, its output in
+   * {@code keytool-<n>.log}.
    */
   private static final class Keytool {
     private static final String EXECUTABLE =
@@ -296,26 +319,47 @@ public final class TestCertificates {
     }
 
     /** A key pair {@code name}, self-signed when {@code signer} is null, valid 365 days. */
-    List<String> genkeypair(String name, String signer, List<String> extensions,
-        String... validity) {
-      List<String> command = new ArrayList<>(List.of(EXECUTABLE,
-          "-J-XX:TieredStopAtLevel=1", "-J-XX:+UseSerialGC", "-noprompt",
-          "-genkeypair", "-alias", name,
-          "-keyalg", "EC", "-groupname", "secp256r1", "-sigalg", "SHA256withECDSA",
-          "-dname", "CN=" + (name.equals("client") ? CLIENT_CN : name) + ", O=cqlrows test"));
+    List<String> genkeypair(
+        String name, String signer, List<String> extensions, String... validity) {
+      List<String> command =
+          new ArrayList<>(
+              List.of(
+                  EXECUTABLE,
+                  "-J-XX:TieredStopAtLevel=1",
+                  "-J-XX:+UseSerialGC",
+                  "-noprompt",
+                  "-genkeypair",
+                  "-alias",
+                  name,
+                  "-keyalg",
+                  "EC",
+                  "-groupname",
+                  "secp256r1",
+                  "-sigalg",
+                  "SHA256withECDSA",
+                  "-dname",
+                  "CN=" + (name.equals("client") ? CLIENT_CN : name) + ", O=cqlrows test"));
       command.addAll(validity.length > 0 ? List.of(validity) : List.of("-validity", "365"));
       if (signer != null) {
         command.addAll(List.of("-signer", signer, "-signerkeypass", PASSWORD));
       }
       command.addAll(extensions);
-      command.addAll(List.of("-keystore", store.toString(), "-storetype", "PKCS12",
-          "-storepass", PASSWORD, "-keypass", PASSWORD));
+      command.addAll(
+          List.of(
+              "-keystore",
+              store.toString(),
+              "-storetype",
+              "PKCS12",
+              "-storepass",
+              PASSWORD,
+              "-keypass",
+              PASSWORD));
       return command;
     }
 
     /**
-     * Runs each sequence of commands in order, the sequences side by side (the n-th commands
-     * of all of them at once); fails with the output of the first command that failed.
+     * Runs each sequence of commands in order, the sequences side by side (the n-th commands of all
+     * of them at once); fails with the output of the first command that failed.
      */
     static void runInParallel(List<List<List<String>>> sequences)
         throws IOException, InterruptedException {
@@ -334,20 +378,29 @@ public final class TestCertificates {
             Path log = dir.resolve("keytool-" + ++runs + ".log");
             Files.writeString(log, String.join(" ", command) + "\n");
             logs.add(log);
-            Process process = new ProcessBuilder(command).redirectErrorStream(true)
-                .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
+            Process process =
+                new ProcessBuilder(command)
+                    .redirectErrorStream(true)
+                    .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
+                    .start();
             process.getOutputStream().close();
             processes.add(process);
           }
           for (int i = 0; i < processes.size(); i++) {
             Process process = processes.get(i);
             if (!process.waitFor(KEYTOOL_TIMEOUT_SECONDS, TimeUnit.SECONDS)) {
-              throw new IllegalStateException("keytool ran more than " + KEYTOOL_TIMEOUT_SECONDS
-                  + " s\n" + LogTail.of(logs.get(i), 20));
+              throw new IllegalStateException(
+                  "keytool ran more than "
+                      + KEYTOOL_TIMEOUT_SECONDS
+                      + " s\n"
+                      + LogTail.of(logs.get(i), 20));
             }
             if (process.exitValue() != 0) {
-              throw new IllegalStateException("keytool failed with exit status "
-                  + process.exitValue() + "\n" + LogTail.of(logs.get(i), 20));
+              throw new IllegalStateException(
+                  "keytool failed with exit status "
+                      + process.exitValue()
+                      + "\n"
+                      + LogTail.of(logs.get(i), 20));
             }
           }
         } finally {

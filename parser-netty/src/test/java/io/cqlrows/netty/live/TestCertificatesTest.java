@@ -41,8 +41,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * {@link TestCertificates}: the certificates carry the extensions, issuers and validity the TLS
- * tests rely on, the stores hold the chains Cassandra reads, and Netty's {@link
- * SslContextBuilder} takes the PEM files for a mutual-TLS handshake on 127.0.0.1. No Cassandra.
+ * tests rely on, the stores hold the chains Cassandra reads, and Netty's {@link SslContextBuilder}
+ * takes the PEM files for a mutual-TLS handshake on 127.0.0.1. No Cassandra.
  */
 class TestCertificatesTest {
   private static final String CLIENT_AUTH = "1.3.6.1.5.5.7.3.2";
@@ -72,7 +72,8 @@ class TestCertificatesTest {
       assertTrue(ca.getBasicConstraints() >= 0, "basicConstraints CA");
       assertTrue(ca.getKeyUsage()[5], "keyCertSign");
     }
-    assertEquals(TestCertificates.readCertificates(certs.caPem()),
+    assertEquals(
+        TestCertificates.readCertificates(certs.caPem()),
         TestCertificates.readCertificates(certs.ca().certificateChain()));
   }
 
@@ -80,10 +81,13 @@ class TestCertificatesTest {
   void theServerCertificatesNameTheLoopbackAndTheTestHost() throws Exception {
     X509Certificate ca = TestCertificates.readCertificates(certs.caPem()).get(0);
     X509Certificate wrongCa = TestCertificates.readCertificates(certs.wrongCaPem()).get(0);
-    Set<List<?>> names = Set.of(List.of(7, "127.0.0.1"), List.of(2, "localhost"),
-        List.of(2, TestCertificates.SERVER_DNS));
-    for (TestCertificates.Pem pem : List.of(certs.server(), certs.expiredServer(),
-        certs.wrongCaServer())) {
+    Set<List<?>> names =
+        Set.of(
+            List.of(7, "127.0.0.1"),
+            List.of(2, "localhost"),
+            List.of(2, TestCertificates.SERVER_DNS));
+    for (TestCertificates.Pem pem :
+        List.of(certs.server(), certs.expiredServer(), certs.wrongCaServer())) {
       List<X509Certificate> chain = TestCertificates.readCertificates(pem.certificateChain());
       assertEquals(2, chain.size(), pem.toString());
       X509Certificate leaf = chain.get(0);
@@ -110,7 +114,8 @@ class TestCertificatesTest {
     List<X509Certificate> chain =
         TestCertificates.readCertificates(certs.client().certificateChain());
     X509Certificate client = chain.get(0);
-    assertEquals(new X500Principal("CN=" + TestCertificates.CLIENT_CN + ", O=cqlrows test"),
+    assertEquals(
+        new X500Principal("CN=" + TestCertificates.CLIENT_CN + ", O=cqlrows test"),
         client.getSubjectX500Principal());
     assertTrue(client.getExtendedKeyUsage().contains(CLIENT_AUTH));
     client.verify(TestCertificates.readCertificates(certs.caPem()).get(0).getPublicKey());
@@ -118,8 +123,13 @@ class TestCertificatesTest {
 
   @Test
   void keysArePkcs8PemAndStoresHoldTheChains() throws Exception {
-    for (TestCertificates.Pem pem : List.of(certs.server(), certs.client(), certs.ca(),
-        certs.expiredServer(), certs.wrongCaServer())) {
+    for (TestCertificates.Pem pem :
+        List.of(
+            certs.server(),
+            certs.client(),
+            certs.ca(),
+            certs.expiredServer(),
+            certs.wrongCaServer())) {
       List<String> lines = Files.readAllLines(pem.privateKey(), StandardCharsets.US_ASCII);
       assertEquals("-----BEGIN PRIVATE KEY-----", lines.get(0));
       assertEquals("-----END PRIVATE KEY-----", lines.get(lines.size() - 1));
@@ -129,12 +139,13 @@ class TestCertificatesTest {
     try (var in = Files.newInputStream(certs.serverKeystore())) {
       server.load(in, password);
     }
-    assertEquals(List.of(TestCertificates.SERVER_ALIAS),
-        Collections.list(server.aliases()));
+    assertEquals(List.of(TestCertificates.SERVER_ALIAS), Collections.list(server.aliases()));
     assertTrue(server.isKeyEntry(TestCertificates.SERVER_ALIAS));
     Certificate[] chain = server.getCertificateChain(TestCertificates.SERVER_ALIAS);
-    assertArrayEquals(TestCertificates.readCertificates(certs.server().certificateChain())
-        .toArray(new Certificate[0]), chain);
+    assertArrayEquals(
+        TestCertificates.readCertificates(certs.server().certificateChain())
+            .toArray(new Certificate[0]),
+        chain);
     assertNotNull(server.getKey(TestCertificates.SERVER_ALIAS, password));
 
     KeyStore trust = KeyStore.getInstance("PKCS12");
@@ -143,37 +154,46 @@ class TestCertificatesTest {
     }
     assertEquals(List.of("ca"), Collections.list(trust.aliases()));
     assertTrue(trust.isCertificateEntry("ca"));
-    assertEquals(TestCertificates.readCertificates(certs.caPem()).get(0),
-        trust.getCertificate("ca"));
+    assertEquals(
+        TestCertificates.readCertificates(certs.caPem()).get(0), trust.getCertificate("ca"));
   }
 
   /**
-   * Netty reads the PEM files: a server requiring a client certificate and a client verifying
-   * the server's name 127.0.0.1 (JDK provider) handshake, and bytes echo through.
+   * Netty reads the PEM files: a server requiring a client certificate and a client verifying the
+   * server's name 127.0.0.1 (JDK provider) handshake, and bytes echo through.
    */
   @Test
   void nettyTakesThePemFilesForMutualTls() throws Exception {
-    SslContext serverContext = SslContextBuilder
-        .forServer(certs.server().certificateChain().toFile(),
-            certs.server().privateKey().toFile())
-        .sslProvider(SslProvider.JDK)
-        .trustManager(certs.caPem().toFile())
-        .clientAuth(ClientAuth.REQUIRE)
-        .build();
-    SslContext clientContext = TlsClients.context(certs.caPem(),
-        certs.client().certificateChain(), certs.client().privateKey());
+    SslContext serverContext =
+        SslContextBuilder.forServer(
+                certs.server().certificateChain().toFile(), certs.server().privateKey().toFile())
+            .sslProvider(SslProvider.JDK)
+            .trustManager(certs.caPem().toFile())
+            .clientAuth(ClientAuth.REQUIRE)
+            .build();
+    SslContext clientContext =
+        TlsClients.context(
+            certs.caPem(), certs.client().certificateChain(), certs.client().privateKey());
     try (TlsTestServer server = TlsTestServer.start(serverContext)) {
       ConnectionTrace trace = new ConnectionTrace();
-      Channel channel = new Bootstrap().group(group).channel(NioSocketChannel.class)
-          .handler(new ChannelInitializer<Channel>() {
-            @Override
-            protected void initChannel(Channel ch) {
-              ch.pipeline().addLast(TlsClients.handler(clientContext, ch.alloc(), server.host(),
-                  server.port()));
-              ch.pipeline().addLast(trace);
-            }
-          })
-          .connect(server.host(), server.port()).sync().channel();
+      Channel channel =
+          new Bootstrap()
+              .group(group)
+              .channel(NioSocketChannel.class)
+              .handler(
+                  new ChannelInitializer<Channel>() {
+                    @Override
+                    protected void initChannel(Channel ch) {
+                      ch.pipeline()
+                          .addLast(
+                              TlsClients.handler(
+                                  clientContext, ch.alloc(), server.host(), server.port()));
+                      ch.pipeline().addLast(trace);
+                    }
+                  })
+              .connect(server.host(), server.port())
+              .sync()
+              .channel();
       try {
         SslHandshakeCompletionEvent handshake = trace.handshake().get(10, TimeUnit.SECONDS);
         assertTrue(handshake.isSuccess(), trace.describe());
@@ -184,7 +204,9 @@ class TestCertificatesTest {
         }
         assertEquals("ping", new String(trace.bytesRead(), StandardCharsets.US_ASCII));
         assertEquals(Optional.empty(), server.handshakes().poll(10, TimeUnit.SECONDS));
-        assertEquals(Optional.empty(), server.serverNames().poll(10, TimeUnit.SECONDS),
+        assertEquals(
+            Optional.empty(),
+            server.serverNames().poll(10, TimeUnit.SECONDS),
             "no SNI for an IP address");
         assertNull(trace.exceptions().stream().findFirst().orElse(null), trace.describe());
       } finally {

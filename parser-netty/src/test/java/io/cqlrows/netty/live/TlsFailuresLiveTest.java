@@ -45,33 +45,33 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * What TLS failures look like to a Netty client pipeline: a JDK-provider {@link SslHandler}
- * verifying the host name ({@link TlsClients}), then a {@link ConnectionTrace}, against the
- * {@link TlsCassandra} servers (Cassandra 5.0.6, whose side is OpenSSL: netty-tcnative
- * BoringSSL; TLSv1.3 and TLSv1.2 enabled, TLSv1.3 negotiated), the plaintext {@link
- * CassandraServer}, and a {@link TlsTestServer} on 127.0.0.1. Plain Netty only, so that what
- * is pinned here holds for any client built on it.
+ * verifying the host name ({@link TlsClients}), then a {@link ConnectionTrace}, against the {@link
+ * TlsCassandra} servers (Cassandra 5.0.6, whose side is OpenSSL: netty-tcnative BoringSSL; TLSv1.3
+ * and TLSv1.2 enabled, TLSv1.3 negotiated), the plaintext {@link CassandraServer}, and a {@link
+ * TlsTestServer} on 127.0.0.1. Plain Netty only, so that what is pinned here holds for any client
+ * built on it.
  *
  * <ul>
  *   <li>A certificate the client rejects (wrong CA, host-name mismatch, expired): the {@link
  *       SslHandshakeCompletionEvent} fails with an {@link SSLHandshakeException} (caused by a
  *       {@link CertPathBuilderException}, a {@link CertificateException}, a {@link
  *       CertificateExpiredException} under a {@link CertPathValidatorException}), then {@code
- *       exceptionCaught} gets a {@link DecoderException} around the same exception, and the
- *       handler closes the channel; within about 100 ms.
+ *       exceptionCaught} gets a {@link DecoderException} around the same exception, and the handler
+ *       closes the channel; within about 100 ms.
  *   <li>Plaintext to a TLS-only Cassandra: nothing comes back; the server resets the connection
- *       (RST: {@code exceptionCaught} with a {@link SocketException}) as soon as it reads the
- *       first bytes, or after 10 s of silence (its TLS handshake timeout).
- *   <li>TLS to the plaintext Cassandra: it takes the ClientHello's first byte (0x16) for a
- *       protocol version, answers a v5 ERROR frame (stream 0, Protocol error 0x000A: "Invalid
- *       or unsupported protocol version (22)") and keeps the connection open; the client's
- *       handshake fails with a {@link NotSslRecordException} whose message holds those bytes in
- *       hex, and the handler closes the channel.
- *   <li>No client certificate to the mutual-TLS Cassandra: with TLSv1.2 the handshake fails
- *       ({@code Received fatal alert: handshake_failure}); with TLSv1.3 the handshake
- *       <em>succeeds</em> on the client, and the server's alert ({@code certificate_required})
- *       arrives right after as an {@code exceptionCaught} {@link DecoderException} around an
- *       {@link SSLHandshakeException}, then the channel closes: a client must not take a
- *       completed handshake for an accepted connection.
+ *       (RST: {@code exceptionCaught} with a {@link SocketException}) as soon as it reads the first
+ *       bytes, or after 10 s of silence (its TLS handshake timeout).
+ *   <li>TLS to the plaintext Cassandra: it takes the ClientHello's first byte (0x16) for a protocol
+ *       version, answers a v5 ERROR frame (stream 0, Protocol error 0x000A: "Invalid or unsupported
+ *       protocol version (22)") and keeps the connection open; the client's handshake fails with a
+ *       {@link NotSslRecordException} whose message holds those bytes in hex, and the handler
+ *       closes the channel.
+ *   <li>No client certificate to the mutual-TLS Cassandra: with TLSv1.2 the handshake fails ({@code
+ *       Received fatal alert: handshake_failure}); with TLSv1.3 the handshake <em>succeeds</em> on
+ *       the client, and the server's alert ({@code certificate_required}) arrives right after as an
+ *       {@code exceptionCaught} {@link DecoderException} around an {@link SSLHandshakeException},
+ *       then the channel closes: a client must not take a completed handshake for an accepted
+ *       connection.
  *   <li>SNI: a JDK client sends none for an IP address (nor for a name without a dot, such as
  *       {@code localhost}), and sends a DNS name such as {@value TestCertificates#SERVER_DNS}.
  * </ul>
@@ -81,6 +81,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 class TlsFailuresLiveTest {
   /** Version 4 request, no flags, stream 0, opcode OPTIONS (0x05), empty body. */
   private static final byte[] OPTIONS = {0x04, 0x00, 0x00, 0x00, 0x05, 0x00, 0x00, 0x00, 0x00};
+
   private static final long WAIT_SECONDS = 10;
   private static EventLoopGroup group;
   private static TestCertificates certs;
@@ -120,22 +121,28 @@ class TlsFailuresLiveTest {
     ConnectionTrace trace = new ConnectionTrace();
     SslHandler[] handler = new SslHandler[1];
     trace.start();
-    Channel channel = new Bootstrap().group(group).channel(NioSocketChannel.class)
-        .handler(new ChannelInitializer<Channel>() {
-          @Override
-          protected void initChannel(Channel ch) {
-            if (tls != null) {
-              handler[0] = tls.apply(ch);
-              ch.pipeline().addLast("tls", handler[0]);
-            }
-            ch.pipeline().addLast("trace", trace);
-          }
-        }).connect(host, port).sync().channel();
+    Channel channel =
+        new Bootstrap()
+            .group(group)
+            .channel(NioSocketChannel.class)
+            .handler(
+                new ChannelInitializer<Channel>() {
+                  @Override
+                  protected void initChannel(Channel ch) {
+                    if (tls != null) {
+                      handler[0] = tls.apply(ch);
+                      ch.pipeline().addLast("tls", handler[0]);
+                    }
+                    ch.pipeline().addLast("trace", trace);
+                  }
+                })
+            .connect(host, port)
+            .sync()
+            .channel();
     return new Probe(trace, channel, handler[0]);
   }
 
-  private static Function<Channel, SslHandler> tls(SslContext context, String peerHost,
-      int port) {
+  private static Function<Channel, SslHandler> tls(SslContext context, String peerHost, int port) {
     return ch -> TlsClients.handler(context, ch.alloc(), peerHost, port);
   }
 
@@ -148,8 +155,8 @@ class TlsFailuresLiveTest {
     SslHandshakeCompletionEvent handshake = probe.handshake();
     String trace = probe.trace().describe();
     assertNotNull(handshake, trace);
-    SSLHandshakeException cause = assertInstanceOf(SSLHandshakeException.class,
-        handshake.cause(), trace);
+    SSLHandshakeException cause =
+        assertInstanceOf(SSLHandshakeException.class, handshake.cause(), trace);
     assertTrue(probe.trace().awaitInactive(WAIT_SECONDS), trace);
     List<Throwable> caught = probe.trace().exceptions();
     assertEquals(1, caught.size(), probe.trace().describe());
@@ -161,18 +168,23 @@ class TlsFailuresLiveTest {
   @Test
   void aCertificateOfAnotherCaFailsTheHandshake() throws Exception {
     SslContext trustsOnlyTheWrongCa = TlsClients.context(certs.wrongCaPem(), null, null);
-    Probe probe = connect(password.host(), password.port(),
-        tls(trustsOnlyTheWrongCa, "127.0.0.1", password.port()));
+    Probe probe =
+        connect(
+            password.host(),
+            password.port(),
+            tls(trustsOnlyTheWrongCa, "127.0.0.1", password.port()));
     SSLHandshakeException e = assertClientRejects(probe);
-    assertTrue(ConnectionTrace.chainTypes(e).stream()
-        .anyMatch(CertPathBuilderException.class::isAssignableFrom), ConnectionTrace.chain(e));
+    assertTrue(
+        ConnectionTrace.chainTypes(e).stream()
+            .anyMatch(CertPathBuilderException.class::isAssignableFrom),
+        ConnectionTrace.chain(e));
   }
 
   @Test
   void aHostNameNotInTheCertificateFailsTheHandshake() throws Exception {
     SslContext context = password.clientContext();
-    Probe probe = connect(password.host(), password.port(),
-        tls(context, "wrong.example", password.port()));
+    Probe probe =
+        connect(password.host(), password.port(), tls(context, "wrong.example", password.port()));
     SSLHandshakeException e = assertClientRejects(probe);
     assertSame(CertificateException.class, e.getCause().getClass(), ConnectionTrace.chain(e));
   }
@@ -180,8 +192,11 @@ class TlsFailuresLiveTest {
   @Test
   void anExpiredCertificateFailsTheHandshake() throws Exception {
     try (TlsTestServer server = TlsTestServer.start(serverContext(certs.expiredServer()))) {
-      Probe probe = connect(server.host(), server.port(),
-          tls(password.clientContext(), "127.0.0.1", server.port()));
+      Probe probe =
+          connect(
+              server.host(),
+              server.port(),
+              tls(password.clientContext(), "127.0.0.1", server.port()));
       SSLHandshakeException e = assertClientRejects(probe);
       List<Class<?>> chain = ConnectionTrace.chainTypes(e);
       assertTrue(chain.contains(CertPathValidatorException.class), ConnectionTrace.chain(e));
@@ -196,18 +211,25 @@ class TlsFailuresLiveTest {
   @Test
   void aCertificateOfTheWrongCaFailsTheHandshake() throws Exception {
     try (TlsTestServer server = TlsTestServer.start(serverContext(certs.wrongCaServer()))) {
-      Probe probe = connect(server.host(), server.port(),
-          tls(password.clientContext(), "127.0.0.1", server.port()));
+      Probe probe =
+          connect(
+              server.host(),
+              server.port(),
+              tls(password.clientContext(), "127.0.0.1", server.port()));
       SSLHandshakeException e = assertClientRejects(probe);
-      assertTrue(ConnectionTrace.chainTypes(e).stream()
-          .anyMatch(CertPathBuilderException.class::isAssignableFrom), ConnectionTrace.chain(e));
+      assertTrue(
+          ConnectionTrace.chainTypes(e).stream()
+              .anyMatch(CertPathBuilderException.class::isAssignableFrom),
+          ConnectionTrace.chain(e));
     }
   }
 
   @Test
   void plaintextToTheTlsServerIsResetWithoutAnAnswer() throws Exception {
     Probe probe = connect(password.host(), password.port(), null);
-    probe.channel().writeAndFlush(Unpooled.wrappedBuffer(OPTIONS.clone()))
+    probe
+        .channel()
+        .writeAndFlush(Unpooled.wrappedBuffer(OPTIONS.clone()))
         .await(WAIT_SECONDS, TimeUnit.SECONDS);
     assertTrue(probe.trace().awaitInactive(WAIT_SECONDS), probe.trace().describe());
     assertEquals(0, probe.trace().totalBytesRead(), probe.trace().describe());
@@ -219,21 +241,27 @@ class TlsFailuresLiveTest {
   @Test
   void tlsToThePlaintextServerGetsAProtocolErrorFrame() throws Exception {
     CassandraServer plain = CassandraServer.get();
-    Probe probe = connect(plain.host(), plain.port(),
-        tls(password.clientContext(), "127.0.0.1", plain.port()));
+    Probe probe =
+        connect(
+            plain.host(), plain.port(), tls(password.clientContext(), "127.0.0.1", plain.port()));
     SslHandshakeCompletionEvent handshake = probe.handshake();
     assertNotNull(handshake, probe.trace().describe());
     assertInstanceOf(NotSslRecordException.class, handshake.cause());
     assertTrue(probe.trace().awaitInactive(WAIT_SECONDS), probe.trace().describe());
-    assertInstanceOf(NotSslRecordException.class, assertInstanceOf(DecoderException.class,
-        probe.trace().exceptions().get(0)).getCause());
+    assertInstanceOf(
+        NotSslRecordException.class,
+        assertInstanceOf(DecoderException.class, probe.trace().exceptions().get(0)).getCause());
 
     // What the server sent: the first bytes of a ClientHello, on a plaintext connection.
     Probe raw = connect(plain.host(), plain.port(), null);
     try {
       byte[] hello = new byte[64];
-      System.arraycopy(new byte[] {0x16, 0x03, 0x01, 0x00, 0x3b, 0x01, 0x00, 0x00, 0x37, 0x03,
-          0x03}, 0, hello, 0, 11);
+      System.arraycopy(
+          new byte[] {0x16, 0x03, 0x01, 0x00, 0x3b, 0x01, 0x00, 0x00, 0x37, 0x03, 0x03},
+          0,
+          hello,
+          0,
+          11);
       raw.channel().writeAndFlush(Unpooled.wrappedBuffer(hello)).sync();
       long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(WAIT_SECONDS);
       while (raw.trace().totalBytesRead() < 13 && System.nanoTime() - deadline < 0) {
@@ -257,16 +285,18 @@ class TlsFailuresLiveTest {
   @ValueSource(strings = {"TLSv1.3", "TLSv1.2"})
   void noClientCertificateIsRefusedByTheMutualTlsServer(String protocol) throws Exception {
     SslContext noCertificate = TlsClients.context(certs.caPem(), null, null, protocol);
-    Probe probe = connect(mutual.host(), mutual.port(),
-        tls(noCertificate, "127.0.0.1", mutual.port()));
+    Probe probe =
+        connect(mutual.host(), mutual.port(), tls(noCertificate, "127.0.0.1", mutual.port()));
     SslHandshakeCompletionEvent handshake = probe.handshake();
     String trace = probe.trace().describe();
     assertNotNull(handshake, trace);
     assertTrue(probe.trace().awaitInactive(WAIT_SECONDS), trace);
     List<Throwable> caught = probe.trace().exceptions();
     assertEquals(1, caught.size(), probe.trace().describe());
-    SSLHandshakeException alert = assertInstanceOf(SSLHandshakeException.class,
-        assertInstanceOf(DecoderException.class, caught.get(0)).getCause());
+    SSLHandshakeException alert =
+        assertInstanceOf(
+            SSLHandshakeException.class,
+            assertInstanceOf(DecoderException.class, caught.get(0)).getCause());
     if (protocol.equals("TLSv1.3")) {
       // the client's part of the handshake is done before the server checks the certificate
       assertTrue(handshake.isSuccess(), trace);
@@ -279,8 +309,9 @@ class TlsFailuresLiveTest {
 
   @Test
   void theMutualTlsServerAnswersAClientWithTheCertificate() throws Exception {
-    Probe probe = connect(mutual.host(), mutual.port(),
-        tls(mutual.clientContext(), "127.0.0.1", mutual.port()));
+    Probe probe =
+        connect(
+            mutual.host(), mutual.port(), tls(mutual.clientContext(), "127.0.0.1", mutual.port()));
     try {
       assertTrue(probe.handshake().isSuccess(), probe.trace().describe());
       assertEquals("TLSv1.3", probe.tls().engine().getSession().getProtocol());
@@ -302,12 +333,13 @@ class TlsFailuresLiveTest {
   @ValueSource(strings = {"127.0.0.1", "localhost", TestCertificates.SERVER_DNS})
   void sniCarriesDnsNamesWithADotOnly(String peerHost) throws Exception {
     try (TlsTestServer server = TlsTestServer.start(serverContext(certs.server()))) {
-      Probe probe = connect(server.host(), server.port(),
-          tls(password.clientContext(), peerHost, server.port()));
+      Probe probe =
+          connect(
+              server.host(), server.port(), tls(password.clientContext(), peerHost, server.port()));
       try {
         assertTrue(probe.handshake().isSuccess(), probe.trace().describe());
-        Optional<String> expected = peerHost.equals(TestCertificates.SERVER_DNS)
-            ? Optional.of(peerHost) : Optional.empty();
+        Optional<String> expected =
+            peerHost.equals(TestCertificates.SERVER_DNS) ? Optional.of(peerHost) : Optional.empty();
         assertEquals(expected, server.serverNames().poll(WAIT_SECONDS, TimeUnit.SECONDS));
       } finally {
         probe.close();
@@ -318,6 +350,7 @@ class TlsFailuresLiveTest {
   private static SslContext serverContext(TestCertificates.Pem pem) throws Exception {
     Path chain = pem.certificateChain();
     return SslContextBuilder.forServer(chain.toFile(), pem.privateKey().toFile())
-        .sslProvider(SslProvider.JDK).build();
+        .sslProvider(SslProvider.JDK)
+        .build();
   }
 }

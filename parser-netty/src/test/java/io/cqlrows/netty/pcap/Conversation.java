@@ -9,8 +9,8 @@ import java.util.function.UnaryOperator;
 
 /**
  * Test helper: a TCP connection written packet by packet, with data placed at explicit stream
- * offsets so that tests can retransmit, overlap, reorder and drop segments. Packets are 1 ms
- * apart. Data segments acknowledge what {@link #clientAcks} / {@link #serverAcks} last set.
+ * offsets so that tests can retransmit, overlap, reorder and drop segments. Packets are 1 ms apart.
+ * Data segments acknowledge what {@link #clientAcks} / {@link #serverAcks} last set.
  */
 final class Conversation {
   static final InetSocketAddress CLIENT = LinkLayers.address("10.0.0.1", 50123);
@@ -25,14 +25,22 @@ final class Conversation {
   private UnaryOperator<byte[]> link = LinkLayers::ethernet;
   private final List<PcapPacket> packets;
   private long time = T0;
+
   /** Server bytes the client acknowledges, and the reverse. */
   private long clientAcked;
+
   private long serverAcked;
+
   /** End of the data each side has sent so far: where its pure ACKs sit. */
   private long clientSent;
+
   private long serverSent;
 
-  Conversation(InetSocketAddress client, InetSocketAddress server, int clientIsn, int serverIsn,
+  Conversation(
+      InetSocketAddress client,
+      InetSocketAddress server,
+      int clientIsn,
+      int serverIsn,
       List<PcapPacket> packets) {
     this.client = client;
     this.server = server;
@@ -75,8 +83,12 @@ final class Conversation {
 
   Conversation client(long offset, byte[] data) {
     clientSent = Math.max(clientSent, offset + data.length);
-    return packet(true, clientIsn + 1 + (int) offset, serverIsn + 1 + (int) clientAcked,
-        TcpSegment.ACK | TcpSegment.PSH, data);
+    return packet(
+        true,
+        clientIsn + 1 + (int) offset,
+        serverIsn + 1 + (int) clientAcked,
+        TcpSegment.ACK | TcpSegment.PSH,
+        data);
   }
 
   /** Server data at a stream offset. */
@@ -86,41 +98,62 @@ final class Conversation {
 
   Conversation server(long offset, byte[] data) {
     serverSent = Math.max(serverSent, offset + data.length);
-    return packet(false, serverIsn + 1 + (int) offset, clientIsn + 1 + (int) serverAcked,
-        TcpSegment.ACK | TcpSegment.PSH, data);
+    return packet(
+        false,
+        serverIsn + 1 + (int) offset,
+        clientIsn + 1 + (int) serverAcked,
+        TcpSegment.ACK | TcpSegment.PSH,
+        data);
   }
 
   /** A pure ACK from the client for the server's bytes before {@code offset}. */
   Conversation clientAcks(long offset) {
     clientAcked = offset;
-    return packet(true, clientIsn + 1 + (int) clientSent, serverIsn + 1 + (int) offset,
-        TcpSegment.ACK, new byte[0]);
+    return packet(
+        true,
+        clientIsn + 1 + (int) clientSent,
+        serverIsn + 1 + (int) offset,
+        TcpSegment.ACK,
+        new byte[0]);
   }
 
   /** A pure ACK from the server for the client's bytes before {@code offset}. */
   Conversation serverAcks(long offset) {
     serverAcked = offset;
-    return packet(false, serverIsn + 1 + (int) serverSent, clientIsn + 1 + (int) offset,
-        TcpSegment.ACK, new byte[0]);
+    return packet(
+        false,
+        serverIsn + 1 + (int) serverSent,
+        clientIsn + 1 + (int) offset,
+        TcpSegment.ACK,
+        new byte[0]);
   }
 
   /** FIN from the client after {@code offset} bytes. */
   Conversation clientFin(long offset) {
-    return packet(true, clientIsn + 1 + (int) offset, serverIsn + 1 + (int) clientAcked,
-        TcpSegment.FIN | TcpSegment.ACK, new byte[0]);
+    return packet(
+        true,
+        clientIsn + 1 + (int) offset,
+        serverIsn + 1 + (int) clientAcked,
+        TcpSegment.FIN | TcpSegment.ACK,
+        new byte[0]);
   }
 
   /** FIN from the server after {@code offset} bytes. */
   Conversation serverFin(long offset) {
-    return packet(false, serverIsn + 1 + (int) offset, clientIsn + 1 + (int) serverAcked,
-        TcpSegment.FIN | TcpSegment.ACK, new byte[0]);
+    return packet(
+        false,
+        serverIsn + 1 + (int) offset,
+        clientIsn + 1 + (int) serverAcked,
+        TcpSegment.FIN | TcpSegment.ACK,
+        new byte[0]);
   }
 
   /** Any segment. */
   Conversation packet(boolean fromClient, int seq, int ack, int flags, byte[] payload) {
-    byte[] ip = fromClient
-        ? LinkLayers.ipTcp(client, server, seq, ack, flags, payload)
-        : LinkLayers.ipTcp(server, client, seq, ack, flags, payload);
+    byte[] ip =
+        fromClient
+            ? LinkLayers.ipTcp(client, server, seq, ack, flags, payload)
+            : LinkLayers.ipTcp(server, client, seq, ack, flags, payload);
     byte[] frame = link.apply(ip);
     packets.add(new PcapPacket(time, linkType, 0, frame, frame.length, 0));
     time += 1_000_000;

@@ -22,10 +22,9 @@ import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 
 /**
  * The seed step of parser-netty's fuzz tests: cuts small seeds out of the real captures of the
- * corpus (parser-core's test resources) and writes them into Jazzer's regression-input
- * directories, where {@code mvn verify} replays them and a fuzzing run starts from them. Not run
- * by default (its name matches no Surefire include, and it needs a property); run it after a corpus
- * change with
+ * corpus (parser-core's test resources) and writes them into Jazzer's regression-input directories,
+ * where {@code mvn verify} replays them and a fuzzing run starts from them. Not run by default (its
+ * name matches no Surefire include, and it needs a property); run it after a corpus change with
  *
  * <pre>
  * mvn -o -pl parser-core,parser-netty -am test -Dtest=FuzzSeedsWriter \
@@ -46,21 +45,22 @@ import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
  *       (uncompressed) and c-v5-lz4 (LZ4), and a ROWS envelope split across three
  *       non-self-contained segments.
  *   <li>{@code pcap/PcapReaderFuzzTestInputs/readsAnyCapture}: the first packets of the a-v4 and
- *       b-v5 {@code capture.pcap}, packets from the middle of a connection, and the same packets
- *       as pcapng and as big-endian nanosecond pcap.
+ *       b-v5 {@code capture.pcap}, packets from the middle of a connection, and the same packets as
+ *       pcapng and as big-endian nanosecond pcap.
  * </ul>
  */
 class FuzzSeedsWriter {
   /** Largest seed stream, in bytes. */
   static final int MAX = 4096;
+
   /** Largest frame or segment taken into a seed made of the small ones of a stream. */
   static final int MAX_UNIT = 1500;
 
   @Test
   @EnabledIfSystemProperty(named = "cqlrows.writeFuzzSeeds", matches = "true")
   void writeSeeds() throws IOException {
-    Path netty = Path.of(System.getProperty("basedir", "."))
-        .resolve("src/test/resources/io/cqlrows/netty");
+    Path netty =
+        Path.of(System.getProperty("basedir", ".")).resolve("src/test/resources/io/cqlrows/netty");
     writeFrameSeeds(netty.resolve("frame/FrameDecoderFuzzTestInputs/v4Frames"));
     writeSegmentSeeds(netty.resolve("frame/FrameDecoderFuzzTestInputs/v5Segments"));
     writePcapSeeds(netty.resolve("pcap/PcapReaderFuzzTestInputs/readsAnyCapture"));
@@ -78,31 +78,51 @@ class FuzzSeedsWriter {
     write(dir, "seed-a-v4-conn-01-later", seed(0, 1, 11, 1, 0x10), frames(a1, 96035, MAX));
     write(dir, "seed-a-v4-conn-01-small-limit", seed(0, 3, 0, 1, 0x08), frames(a1, 0, MAX));
     write(dir, "seed-a-v4-conn-01-small-frames", seed(0, 2, 8, 1, 0), smallFrames(a1, 0, MAX));
-    write(dir, "seed-a-v4-conn-01-small-frames-raw", seed(0, 1, 0, 1, 0x14),
+    write(
+        dir,
+        "seed-a-v4-conn-01-small-frames-raw",
+        seed(0, 1, 0, 1, 0x14),
         smallFrames(a1, 1385206, MAX));
     write(dir, "seed-a-v4-client", seed(3, 0, 0, 1, 0), Corpus.bytes("a-v4", "conn-00.c2s.bin"));
     write(dir, "seed-d-v4-lz4-conn-00", seed(1, 2, 1, 1, 0x10), d0);
     write(dir, "seed-d-v4-lz4-conn-01", seed(1, 3, 0, 1, 0), frames(d1, 0, MAX));
-    write(dir, "seed-d-v4-lz4-conn-01-small-frames", seed(1, 2, 3, 1, 0),
-        smallFrames(d1, 0, MAX));
+    write(dir, "seed-d-v4-lz4-conn-01-small-frames", seed(1, 2, 3, 1, 0), smallFrames(d1, 0, MAX));
     write(dir, "seed-d-v4-lz4-detect", seed(3, 1, 6, 1, 0), d0);
     byte[] snappy = snappyFrames(a0);
     write(dir, "seed-a-v4-snappy", seed(2, 2, 0, 1, 0), snappy);
     write(dir, "seed-a-v4-snappy-detect", seed(3, 0, 2, 1, 0), snappy);
     // v5 from the start: unframed handshake, then segments after READY
-    write(dir, "seed-b-v5-conn-00-detect", seed(3, 2, 0, 2, 0),
+    write(
+        dir,
+        "seed-b-v5-conn-00-detect",
+        seed(3, 2, 0, 2, 0),
         Corpus.bytes("b-v5", "conn-00.s2c.bin"));
-    write(dir, "seed-c-v5-lz4-conn-00-detect", seed(3, 3, 5, 2, 0),
+    write(
+        dir,
+        "seed-c-v5-lz4-conn-00-detect",
+        seed(3, 3, 5, 2, 0),
         Corpus.bytes("c-v5-lz4", "conn-00.s2c.bin"));
     byte[] b1 = Corpus.bytes("b-v5", "conn-01.s2c.bin");
-    write(dir, "seed-b-v5-conn-01-detect", seed(3, 1, 0, 2, 0x04),
+    write(
+        dir,
+        "seed-b-v5-conn-01-detect",
+        seed(3, 1, 0, 2, 0x04),
         concat(Arrays.copyOf(b1, 9), segments(b1, 9, 3, MAX)));
     // a ScyllaDB v4 session with every extension on (flag 0x40): plain, LZ4, Snappy detected
-    write(dir, "seed-scylla-v4-session", seed(0, 1, 0, 1, 0x40 | 0x04),
+    write(
+        dir,
+        "seed-scylla-v4-session",
+        seed(0, 1, 0, 1, 0x40 | 0x04),
         ScyllaSession.write(Compression.NONE).serverToClient());
-    write(dir, "seed-scylla-v4-lz4-session", seed(1, 2, 3, 1, 0x40 | 0x04),
+    write(
+        dir,
+        "seed-scylla-v4-lz4-session",
+        seed(1, 2, 3, 1, 0x40 | 0x04),
         ScyllaSession.write(Compression.LZ4).serverToClient());
-    write(dir, "seed-scylla-v4-snappy-detect", seed(3, 3, 0, 1, 0x40),
+    write(
+        dir,
+        "seed-scylla-v4-snappy-detect",
+        seed(3, 3, 0, 1, 0x40),
         ScyllaSession.write(Compression.SNAPPY).serverToClient());
   }
 
@@ -148,8 +168,13 @@ class FuzzSeedsWriter {
       out.write(s[p]);
       out.write(s[p + 1] | 0x01);
       out.write(s, p + 2, 3);
-      out.writeBytes(new byte[] {(byte) (packed.length >>> 24), (byte) (packed.length >>> 16),
-          (byte) (packed.length >>> 8), (byte) packed.length});
+      out.writeBytes(
+          new byte[] {
+            (byte) (packed.length >>> 24),
+            (byte) (packed.length >>> 16),
+            (byte) (packed.length >>> 8),
+            (byte) packed.length
+          });
       out.writeBytes(packed);
       p += 9 + len;
     }
@@ -174,30 +199,44 @@ class FuzzSeedsWriter {
     byte[] b0 = Corpus.bytes("b-v5", "conn-00.s2c.bin");
     write(dir, "seed-b-v5-conn-01", seed(0, 2, 0, 2, 0x20), segments(b1, 9, 3, MAX));
     write(dir, "seed-b-v5-conn-01-detect", seed(2, 3, 7, 2, 0), segments(b1, 9, 3, MAX));
-    write(dir, "seed-b-v5-conn-01-small-segments", seed(0, 2, 0, 2, 0),
-        smallSegments(b1, 9, 3, MAX));
-    write(dir, "seed-b-v5-conn-01-small-segments-raw", seed(2, 1, 12, 2, 0x24),
+    write(
+        dir, "seed-b-v5-conn-01-small-segments", seed(0, 2, 0, 2, 0), smallSegments(b1, 9, 3, MAX));
+    write(
+        dir,
+        "seed-b-v5-conn-01-small-segments-raw",
+        seed(2, 1, 12, 2, 0x24),
         smallSegments(b1, 9, 3, MAX));
     write(dir, "seed-b-v5-conn-00", seed(0, 0, 1, 2, 0x10), segments(b0, 120, 3, MAX));
     write(dir, "seed-c-v5-lz4-conn-01", seed(1, 1, 0, 2, 0x20), segments(c1, 9, 5, MAX));
     write(dir, "seed-c-v5-lz4-conn-01-detect", seed(3, 2, 10, 2, 0), segments(c1, 9, 5, MAX));
-    write(dir, "seed-c-v5-lz4-conn-01-small-segments", seed(1, 3, 0, 2, 0x10),
+    write(
+        dir,
+        "seed-c-v5-lz4-conn-01-small-segments",
+        seed(1, 3, 0, 2, 0x10),
         smallSegments(c1, 9, 5, MAX));
     // one ROWS envelope in three non-self-contained slices, then a self-contained VOID result
     byte[] envelope = frames(Corpus.bytes("a-v4", "conn-01.s2c.bin"), 109193, 1);
     envelope[0] = (byte) 0x85;
     int third = envelope.length / 3;
     byte[] voidResult = {(byte) 0x85, 0, 0, 1, 0x08, 0, 0, 0, 4, 0, 0, 0, 1};
-    write(dir, "seed-slices", seed(0, 3, 0, 2, 0x20), concat(
-        SegmentBuilder.uncompressed(Arrays.copyOfRange(envelope, 0, third), false),
-        SegmentBuilder.uncompressed(Arrays.copyOfRange(envelope, third, 2 * third), false),
-        SegmentBuilder.uncompressed(Arrays.copyOfRange(envelope, 2 * third, envelope.length),
-            false),
-        SegmentBuilder.uncompressed(voidResult, true)));
-    write(dir, "seed-slices-lz4", seed(1, 0, 4, 2, 0x20), concat(
-        SegmentBuilder.lz4(Arrays.copyOfRange(envelope, 0, third), false),
-        SegmentBuilder.lz4(Arrays.copyOfRange(envelope, third, envelope.length), false),
-        SegmentBuilder.lz4(voidResult, true)));
+    write(
+        dir,
+        "seed-slices",
+        seed(0, 3, 0, 2, 0x20),
+        concat(
+            SegmentBuilder.uncompressed(Arrays.copyOfRange(envelope, 0, third), false),
+            SegmentBuilder.uncompressed(Arrays.copyOfRange(envelope, third, 2 * third), false),
+            SegmentBuilder.uncompressed(
+                Arrays.copyOfRange(envelope, 2 * third, envelope.length), false),
+            SegmentBuilder.uncompressed(voidResult, true)));
+    write(
+        dir,
+        "seed-slices-lz4",
+        seed(1, 0, 4, 2, 0x20),
+        concat(
+            SegmentBuilder.lz4(Arrays.copyOfRange(envelope, 0, third), false),
+            SegmentBuilder.lz4(Arrays.copyOfRange(envelope, third, envelope.length), false),
+            SegmentBuilder.lz4(voidResult, true)));
   }
 
   /**
@@ -251,16 +290,22 @@ class FuzzSeedsWriter {
       if (capture.equals("a-v4")) {
         // from the middle of the pool connection: the reassembler guesses, the replay syncs
         List<PcapPacket> middle = fit(packets, 40, 2 * MAX);
-        write(dir, "seed-a-v4-middle", new byte[0],
+        write(
+            dir,
+            "seed-a-v4-middle",
+            new byte[0],
             PcapFiles.classic(middle.get(0).linkType(), middle));
         List<PcapPacket> start = fit(packets, 0, 2 * MAX);
-        PcapFiles.Pcapng ng = new PcapFiles.Pcapng(ByteOrder.LITTLE_ENDIAN)
-            .iface(start.get(0).linkType(), 0, 9, 0);
+        PcapFiles.Pcapng ng =
+            new PcapFiles.Pcapng(ByteOrder.LITTLE_ENDIAN).iface(start.get(0).linkType(), 0, 9, 0);
         for (PcapPacket p : start) {
           ng.enhanced(0, p.timestampNanos(), p.data());
         }
         write(dir, "seed-a-v4-start-pcapng", new byte[0], ng.toBytes());
-        write(dir, "seed-a-v4-start-nanos-big-endian", new byte[0],
+        write(
+            dir,
+            "seed-a-v4-start-nanos-big-endian",
+            new byte[0],
             PcapFiles.classic(ByteOrder.BIG_ENDIAN, true, start.get(0).linkType(), start));
       }
     }
@@ -305,15 +350,17 @@ class FuzzSeedsWriter {
   // ---- helpers ----
 
   /**
-   * The two config bytes of {@code FrameDecoderFuzzTest}; {@code version} is the reader's
-   * protocol version less 3 (1 for v4, 2 for v5).
+   * The two config bytes of {@code FrameDecoderFuzzTest}; {@code version} is the reader's protocol
+   * version less 3 (1 for v4, 2 for v5).
    */
   private static byte[] seed(int mode, int sink, int chunk, int version, int flags) {
     return new byte[] {(byte) (mode | sink << 2 | chunk << 4), (byte) (version | flags)};
   }
 
   static int readInt(byte[] b, int at) {
-    return (b[at] & 0xFF) << 24 | (b[at + 1] & 0xFF) << 16 | (b[at + 2] & 0xFF) << 8
+    return (b[at] & 0xFF) << 24
+        | (b[at + 1] & 0xFF) << 16
+        | (b[at + 2] & 0xFF) << 8
         | (b[at + 3] & 0xFF);
   }
 

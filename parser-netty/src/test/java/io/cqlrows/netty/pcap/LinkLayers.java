@@ -12,11 +12,10 @@ final class LinkLayers {
   private LinkLayers() {}
 
   /** An IPv4 or IPv6 packet with one TCP segment, checksums included. */
-  static byte[] ipTcp(InetSocketAddress src, InetSocketAddress dst, int seq, int ack, int flags,
-      byte[] payload) {
+  static byte[] ipTcp(
+      InetSocketAddress src, InetSocketAddress dst, int seq, int ack, int flags, byte[] payload) {
     byte[] out = new byte[60 + payload.length];
-    int n = PacketEncoder.ipTcp(out, 0, src, dst, seq, ack, flags, 7, payload, 0,
-        payload.length);
+    int n = PacketEncoder.ipTcp(out, 0, src, dst, seq, ack, flags, 7, payload, 0, payload.length);
     return Arrays.copyOf(out, n);
   }
 

@@ -23,10 +23,18 @@ class PacketDecoderTest {
   private static final InetSocketAddress SERVER6 = LinkLayers.address("fd00::2", 9042);
 
   /** A short conversation over the given link layer, reassembled. */
-  private static TcpConnection converse(InetSocketAddress client, InetSocketAddress server,
-      int linkType, UnaryOperator<byte[]> link) {
-    return new Conversation(client, server, 1000, 5000, new ArrayList<>()).link(linkType, link)
-        .handshake().client(0, "OPTIONS").server(0, "SUPPORTED").client(7, "!").only();
+  private static TcpConnection converse(
+      InetSocketAddress client,
+      InetSocketAddress server,
+      int linkType,
+      UnaryOperator<byte[]> link) {
+    return new Conversation(client, server, 1000, 5000, new ArrayList<>())
+        .link(linkType, link)
+        .handshake()
+        .client(0, "OPTIONS")
+        .server(0, "SUPPORTED")
+        .client(7, "!")
+        .only();
   }
 
   private static void assertConversation(TcpConnection c, InetSocketAddress client) {
@@ -38,8 +46,8 @@ class PacketDecoderTest {
 
   @Test
   void decodesIpv6OverEthernet() {
-    assertConversation(converse(CLIENT6, SERVER6, LinkType.ETHERNET, LinkLayers::ethernet),
-        CLIENT6);
+    assertConversation(
+        converse(CLIENT6, SERVER6, LinkType.ETHERNET, LinkLayers::ethernet), CLIENT6);
   }
 
   @Test
@@ -62,65 +70,84 @@ class PacketDecoderTest {
   @ValueSource(ints = {0x8100, 0x88A8})
   void decodesVlanTaggedEthernet(int outerTag) {
     UnaryOperator<byte[]> link = ip -> LinkLayers.vlan(ip, outerTag, 0x8100);
-    assertConversation(converse(Conversation.CLIENT, Conversation.SERVER, LinkType.ETHERNET,
-        link), Conversation.CLIENT);
-    assertConversation(converse(CLIENT6, SERVER6, LinkType.ETHERNET,
-        ip -> LinkLayers.vlan(ip, 0x8100)), CLIENT6);
+    assertConversation(
+        converse(Conversation.CLIENT, Conversation.SERVER, LinkType.ETHERNET, link),
+        Conversation.CLIENT);
+    assertConversation(
+        converse(CLIENT6, SERVER6, LinkType.ETHERNET, ip -> LinkLayers.vlan(ip, 0x8100)), CLIENT6);
   }
 
   @Test
   void decodesLinuxCookedCaptures() {
-    assertConversation(converse(Conversation.CLIENT, Conversation.SERVER, LinkType.LINUX_SLL,
-        LinkLayers::sll), Conversation.CLIENT);
-    assertConversation(converse(CLIENT6, SERVER6, LinkType.LINUX_SLL2, LinkLayers::sll2),
-        CLIENT6);
+    assertConversation(
+        converse(Conversation.CLIENT, Conversation.SERVER, LinkType.LINUX_SLL, LinkLayers::sll),
+        Conversation.CLIENT);
+    assertConversation(converse(CLIENT6, SERVER6, LinkType.LINUX_SLL2, LinkLayers::sll2), CLIENT6);
   }
 
   @Test
   void decodesNullLoopbackInEitherByteOrder() {
     for (ByteOrder order : List.of(ByteOrder.LITTLE_ENDIAN, ByteOrder.BIG_ENDIAN)) {
-      assertConversation(converse(Conversation.CLIENT, Conversation.SERVER, LinkType.NULL,
-          ip -> LinkLayers.nullLoopback(ip, order, 2)), Conversation.CLIENT);
+      assertConversation(
+          converse(
+              Conversation.CLIENT,
+              Conversation.SERVER,
+              LinkType.NULL,
+              ip -> LinkLayers.nullLoopback(ip, order, 2)),
+          Conversation.CLIENT);
       for (int inet6 : new int[] {10, 24, 28, 30}) {
-        assertConversation(converse(CLIENT6, SERVER6, LinkType.NULL,
-            ip -> LinkLayers.nullLoopback(ip, order, inet6)), CLIENT6);
+        assertConversation(
+            converse(
+                CLIENT6, SERVER6, LinkType.NULL, ip -> LinkLayers.nullLoopback(ip, order, inet6)),
+            CLIENT6);
       }
     }
-    assertConversation(converse(Conversation.CLIENT, Conversation.SERVER, LinkType.LOOP,
-        ip -> LinkLayers.nullLoopback(ip, ByteOrder.BIG_ENDIAN, 2)), Conversation.CLIENT);
+    assertConversation(
+        converse(
+            Conversation.CLIENT,
+            Conversation.SERVER,
+            LinkType.LOOP,
+            ip -> LinkLayers.nullLoopback(ip, ByteOrder.BIG_ENDIAN, 2)),
+        Conversation.CLIENT);
   }
 
   @Test
   void decodesRawIp() {
-    assertConversation(converse(Conversation.CLIENT, Conversation.SERVER, LinkType.RAW,
-        ip -> ip), Conversation.CLIENT);
+    assertConversation(
+        converse(Conversation.CLIENT, Conversation.SERVER, LinkType.RAW, ip -> ip),
+        Conversation.CLIENT);
     assertConversation(converse(CLIENT6, SERVER6, LinkType.RAW, ip -> ip), CLIENT6);
-    assertConversation(converse(Conversation.CLIENT, Conversation.SERVER, LinkType.IPV4,
-        ip -> ip), Conversation.CLIENT);
+    assertConversation(
+        converse(Conversation.CLIENT, Conversation.SERVER, LinkType.IPV4, ip -> ip),
+        Conversation.CLIENT);
     assertConversation(converse(CLIENT6, SERVER6, LinkType.IPV6, ip -> ip), CLIENT6);
   }
 
   @Test
   void ignoresEthernetPaddingAfterTheIpTotalLength() {
-    UnaryOperator<byte[]> padded = ip -> {
-      byte[] frame = LinkLayers.ethernet(ip);
-      byte[] out = Arrays.copyOf(frame, Math.max(60, frame.length) + 4); // and a stray FCS
-      Arrays.fill(out, frame.length, out.length, (byte) 'P');
-      return out;
-    };
-    assertConversation(converse(Conversation.CLIENT, Conversation.SERVER, LinkType.ETHERNET,
-        padded), Conversation.CLIENT);
+    UnaryOperator<byte[]> padded =
+        ip -> {
+          byte[] frame = LinkLayers.ethernet(ip);
+          byte[] out = Arrays.copyOf(frame, Math.max(60, frame.length) + 4); // and a stray FCS
+          Arrays.fill(out, frame.length, out.length, (byte) 'P');
+          return out;
+        };
+    assertConversation(
+        converse(Conversation.CLIENT, Conversation.SERVER, LinkType.ETHERNET, padded),
+        Conversation.CLIENT);
   }
 
   @Test
   void takesTheCapturedLengthWhenTheIpv4TotalLengthIsZero() {
-    UnaryOperator<byte[]> tso = ip -> {
-      ip[2] = 0;
-      ip[3] = 0; // as Linux captures TSO super-packets before segmentation
-      return LinkLayers.ethernet(ip);
-    };
-    assertConversation(converse(Conversation.CLIENT, Conversation.SERVER, LinkType.ETHERNET,
-        tso), Conversation.CLIENT);
+    UnaryOperator<byte[]> tso =
+        ip -> {
+          ip[2] = 0;
+          ip[3] = 0; // as Linux captures TSO super-packets before segmentation
+          return LinkLayers.ethernet(ip);
+        };
+    assertConversation(
+        converse(Conversation.CLIENT, Conversation.SERVER, LinkType.ETHERNET, tso),
+        Conversation.CLIENT);
   }
 
   @Test
@@ -155,19 +182,26 @@ class PacketDecoderTest {
   void ignoresEveryCutOrMalformedHeaderWithoutThrowing() {
     Set<String> warnings = new LinkedHashSet<>();
     PacketDecoder decoder = new PacketDecoder(warnings);
-    byte[] ip4 = LinkLayers.ipTcp(Conversation.CLIENT, Conversation.SERVER, 1, 2, 0x18,
-        "payload".getBytes(US_ASCII));
+    byte[] ip4 =
+        LinkLayers.ipTcp(
+            Conversation.CLIENT, Conversation.SERVER, 1, 2, 0x18, "payload".getBytes(US_ASCII));
     byte[] ip6 = withExtensions(LinkLayers.ipTcp(CLIENT6, SERVER6, 1, 2, 0x18, new byte[3]), 0);
-    int[] linkTypes = {LinkType.ETHERNET, LinkType.LINUX_SLL, LinkType.LINUX_SLL2, LinkType.NULL,
-        LinkType.RAW};
+    int[] linkTypes = {
+      LinkType.ETHERNET, LinkType.LINUX_SLL, LinkType.LINUX_SLL2, LinkType.NULL, LinkType.RAW
+    };
     for (byte[] ip : List.of(ip4, ip6)) {
-      List<byte[]> frames = List.of(LinkLayers.vlan(ip, 0x8100), LinkLayers.sll(ip),
-          LinkLayers.sll2(ip), LinkLayers.nullLoopback(ip, ByteOrder.LITTLE_ENDIAN, 2), ip);
+      List<byte[]> frames =
+          List.of(
+              LinkLayers.vlan(ip, 0x8100),
+              LinkLayers.sll(ip),
+              LinkLayers.sll2(ip),
+              LinkLayers.nullLoopback(ip, ByteOrder.LITTLE_ENDIAN, 2),
+              ip);
       for (int i = 0; i < frames.size(); i++) {
         byte[] frame = frames.get(i);
         for (int cut = 0; cut < frame.length; cut++) {
-          TcpSegment s = decoder.decode(
-              PcapFiles.packet(0, linkTypes[i], Arrays.copyOf(frame, cut)));
+          TcpSegment s =
+              decoder.decode(PcapFiles.packet(0, linkTypes[i], Arrays.copyOf(frame, cut)));
           assertTrue(s == null || s.payloadLength() + s.missingLength() <= 7);
         }
       }
@@ -185,8 +219,7 @@ class PacketDecoderTest {
   @Test
   void rejectsAHeaderLengthBelowTheMinimum() {
     Set<String> warnings = new LinkedHashSet<>();
-    byte[] ip = LinkLayers.ipTcp(Conversation.CLIENT, Conversation.SERVER, 1, 2, 0x18,
-        new byte[8]);
+    byte[] ip = LinkLayers.ipTcp(Conversation.CLIENT, Conversation.SERVER, 1, 2, 0x18, new byte[8]);
     ip[0] = 0x44; // IHL 4
     assertNull(new PacketDecoder(warnings).decode(PcapFiles.packet(0, LinkType.RAW, ip)));
     ip[0] = 0x45;

@@ -50,8 +50,8 @@ final class PcapFiles {
     /** A Section Header Block: a new section in {@code order}, without interfaces. */
     Pcapng section(ByteOrder order) {
       this.order = order;
-      ByteBuffer body = buf(16).putInt(0x1A2B3C4D).putShort((short) 1).putShort((short) 0)
-          .putLong(-1);
+      ByteBuffer body =
+          buf(16).putInt(0x1A2B3C4D).putShort((short) 1).putShort((short) 0).putLong(-1);
       return block(0x0A0D0D0A, body.array());
     }
 

@@ -23,24 +23,26 @@ import java.util.Random;
 import org.junit.jupiter.api.Test;
 
 /**
- * Hostile input: random bytes and corrupted real captures must end in {@link
- * PcapFormatException} or in packets, never in another exception, and the reassembler must take
- * whatever packets come out without throwing.
+ * Hostile input: random bytes and corrupted real captures must end in {@link PcapFormatException}
+ * or in packets, never in another exception, and the reassembler must take whatever packets come
+ * out without throwing.
  *
- * <p>{@link #readsAnyCapture} is the coverage-guided version (Jazzer): any bytes as a capture
- * file, read, reassembled and every TCP connection in it replayed through the CQL decoders the way
- * the {@code cqlrows} command does ({@link ConnectionReplay}; the part after a gap mid-stream).
+ * <p>{@link #readsAnyCapture} is the coverage-guided version (Jazzer): any bytes as a capture file,
+ * read, reassembled and every TCP connection in it replayed through the CQL decoders the way the
+ * {@code cqlrows} command does ({@link ConnectionReplay}; the part after a gap mid-stream).
  * Checked: only {@link PcapFormatException} from the reader, with an offset inside the file;
  * nothing from the reassembler; only {@link CqlFrameException} from a replay, and never one that
  * wraps a foreign exception; reassembled streams that agree with their own gaps and chunks; and
  * reading plus reassembly allocate at most {@link #READ_ALLOCATION} + {@link #READ_PER_BYTE} bytes
- * per file byte (measured again when over, as the first read of a format loads classes). Its committed inputs are in {@code
+ * per file byte (measured again when over, as the first read of a format loads classes). Its
+ * committed inputs are in {@code
  * src/test/resources/io/cqlrows/netty/pcap/PcapReaderFuzzTestInputs/readsAnyCapture/}; see
  * docs/testing.md, "Fuzzing".
  */
 class PcapReaderFuzzTest {
   /** Allocation any read may make: the 64 KiB stream buffer, the reassembler's state. */
   static final long READ_ALLOCATION = 512 * 1024;
+
   /** Allocation per byte of the file while reading and reassembling. */
   static final long READ_PER_BYTE = 64;
 
@@ -75,7 +77,8 @@ class PcapReaderFuzzTest {
       before = Allocations.current();
       connections = reassemble(file);
       allocated = Allocations.current() - before;
-      check(allocated <= bound,
+      check(
+          allocated <= bound,
           "allocated " + allocated + " bytes reading a capture of " + file.length + " bytes");
     }
     PreparedStatements prepared = new PreparedStatements();
@@ -84,8 +87,11 @@ class PcapReaderFuzzTest {
       byte[] client = checkedBytes(c.clientToServer());
       int serverCut = firstGap(c.serverToClient(), server.length);
       int clientCut = firstGap(c.clientToServer(), client.length);
-      replay(Arrays.copyOf(client, clientCut), Arrays.copyOf(server, serverCut),
-          c.startedMidStream(), prepared);
+      replay(
+          Arrays.copyOf(client, clientCut),
+          Arrays.copyOf(server, serverCut),
+          c.startedMidStream(),
+          prepared);
       if (serverCut < server.length) {
         replay(null, Arrays.copyOfRange(server, serverCut, server.length), true, prepared);
       }
@@ -101,7 +107,8 @@ class PcapReaderFuzzTest {
         reassembler.add(p);
       }
     } catch (PcapFormatException e) {
-      check(e.offset() >= 0 && e.offset() <= file.length,
+      check(
+          e.offset() >= 0 && e.offset() <= file.length,
           "offset " + e.offset() + " outside a file of " + file.length);
       check(e.getMessage() != null && e.reason() != null, "message");
     }
@@ -117,13 +124,15 @@ class PcapReaderFuzzTest {
     long at = 0;
     for (TcpStream.Gap g : stream.gaps()) {
       // a gap's offset indexes bytes(), which holds only captured bytes
-      check(g.offset() >= at && g.offset() <= bytes.length && g.length() > 0,
+      check(
+          g.offset() >= at && g.offset() <= bytes.length && g.length() > 0,
           "gap " + g + " in " + bytes.length + " bytes");
       at = g.offset();
     }
     at = 0;
     for (TcpStream.Chunk c : stream.chunks()) {
-      check(c.offset() >= at && c.length() >= 0 && c.offset() + c.length() <= bytes.length,
+      check(
+          c.offset() >= at && c.length() >= 0 && c.offset() + c.length() <= bytes.length,
           "chunk " + c + " in " + bytes.length + " bytes");
       at = c.offset();
     }
@@ -134,11 +143,17 @@ class PcapReaderFuzzTest {
     return stream.gaps().isEmpty() ? length : (int) stream.gaps().get(0).offset();
   }
 
-  private static void replay(byte[] client, byte[] server, boolean midStream,
-      PreparedStatements prepared) {
+  private static void replay(
+      byte[] client, byte[] server, boolean midStream, PreparedStatements prepared) {
     CheckingSink sink = new CheckingSink(new CountingSink());
     try {
-      ConnectionReplay.replay("fuzz", client, server, midStream, prepared, ParseLimits.defaults(),
+      ConnectionReplay.replay(
+          "fuzz",
+          client,
+          server,
+          midStream,
+          prepared,
+          ParseLimits.defaults(),
           new ReplayListener() {
             @Override
             public RowSink sinkFor(Response response) {
@@ -155,7 +170,8 @@ class PcapReaderFuzzTest {
           });
     } catch (CqlFrameException e) {
       // ConnectionReplay turns a foreign exception from the pipeline into this message
-      check(e.getMessage() != null && !e.getMessage().startsWith("replay failed: "),
+      check(
+          e.getMessage() != null && !e.getMessage().startsWith("replay failed: "),
           "a foreign exception in the pipeline: " + e.getMessage());
     }
   }
@@ -170,10 +186,11 @@ class PcapReaderFuzzTest {
   void randomBytesRaiseOnlyTheFormatException() {
     Random random = new Random(20240611);
     byte[][] heads = {
-        {(byte) 0xd4, (byte) 0xc3, (byte) 0xb2, (byte) 0xa1, 2, 0, 4, 0},
-        {(byte) 0xa1, (byte) 0xb2, 0x3c, 0x4d, 0, 2, 0, 4},
-        {0x0a, 0x0d, 0x0d, 0x0a, 28, 0, 0, 0, 0x4d, 0x3c, 0x2b, 0x1a, 1, 0},
-        {}};
+      {(byte) 0xd4, (byte) 0xc3, (byte) 0xb2, (byte) 0xa1, 2, 0, 4, 0},
+      {(byte) 0xa1, (byte) 0xb2, 0x3c, 0x4d, 0, 2, 0, 4},
+      {0x0a, 0x0d, 0x0d, 0x0a, 28, 0, 0, 0, 0x4d, 0x3c, 0x2b, 0x1a, 1, 0},
+      {}
+    };
     for (int i = 0; i < CASES; i++) {
       byte[] head = heads[i % heads.length];
       byte[] file = new byte[random.nextInt(600)];
@@ -198,9 +215,11 @@ class PcapReaderFuzzTest {
   @Test
   void corruptedPcapngRaisesOnlyTheFormatException() {
     Conversation conv = new Conversation().handshake().client(0, "OPTIONS").server(0, "ok");
-    PcapFiles.Pcapng file = new PcapFiles.Pcapng(ByteOrder.BIG_ENDIAN)
-        .iface(LinkType.ETHERNET, 0, 9, 3).iface(LinkType.RAW, 64, 0x80 | 30, 0)
-        .block(4, new byte[8]);
+    PcapFiles.Pcapng file =
+        new PcapFiles.Pcapng(ByteOrder.BIG_ENDIAN)
+            .iface(LinkType.ETHERNET, 0, 9, 3)
+            .iface(LinkType.RAW, 64, 0x80 | 30, 0)
+            .block(4, new byte[8]);
     for (PcapPacket p : conv.packets()) {
       file.enhanced(0, p.timestampNanos(), p.data()).simple(p.data(), p.data().length);
     }

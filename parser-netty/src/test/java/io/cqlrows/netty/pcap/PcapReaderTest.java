@@ -28,6 +28,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 class PcapReaderTest {
   /** 2023-11-14T22:13:20.123456789Z. */
   private static final long T = 1_700_000_000_123_456_789L;
+
   private static final InetSocketAddress CLIENT2 = LinkLayers.address("10.0.0.3", 40000);
 
   private static List<PcapPacket> readAll(byte[] file) throws IOException {
@@ -45,7 +46,8 @@ class PcapReaderTest {
   }
 
   private static List<PcapPacket> twoPackets(int linkType) {
-    return List.of(PcapFiles.packet(T, linkType, "first".getBytes(US_ASCII)),
+    return List.of(
+        PcapFiles.packet(T, linkType, "first".getBytes(US_ASCII)),
         PcapFiles.packet(T + 1_000, linkType, "second packet".getBytes(US_ASCII)));
   }
 
@@ -90,18 +92,20 @@ class PcapReaderTest {
   void readsPcapngInterfacesOfDifferentLinkTypesAndResolutions() throws IOException {
     byte[] eth = LinkLayers.ethernet(new byte[20]);
     byte[] sll = LinkLayers.sll(new byte[20]);
-    byte[] file = new PcapFiles.Pcapng(ByteOrder.LITTLE_ENDIAN)
-        .iface(LinkType.ETHERNET, 262144, -1, 0) // microseconds by default
-        .iface(LinkType.LINUX_SLL, 0, 9, 0) // nanoseconds
-        .iface(LinkType.RAW, 0, 0x80 | 20, 100) // 2^-20 s, 100 s later
-        .enhanced(0, 1_700_000_000_123_456L, eth)
-        .enhanced(1, T, sll)
-        .enhanced(2, (5L << 20) | (1 << 19), new byte[] {0x45})
-        .toBytes();
+    byte[] file =
+        new PcapFiles.Pcapng(ByteOrder.LITTLE_ENDIAN)
+            .iface(LinkType.ETHERNET, 262144, -1, 0) // microseconds by default
+            .iface(LinkType.LINUX_SLL, 0, 9, 0) // nanoseconds
+            .iface(LinkType.RAW, 0, 0x80 | 20, 100) // 2^-20 s, 100 s later
+            .enhanced(0, 1_700_000_000_123_456L, eth)
+            .enhanced(1, T, sll)
+            .enhanced(2, (5L << 20) | (1 << 19), new byte[] {0x45})
+            .toBytes();
     List<PcapPacket> packets = readAll(file);
 
     assertEquals(3, packets.size());
-    assertEquals(List.of(LinkType.ETHERNET, LinkType.LINUX_SLL, LinkType.RAW),
+    assertEquals(
+        List.of(LinkType.ETHERNET, LinkType.LINUX_SLL, LinkType.RAW),
         packets.stream().map(PcapPacket::linkType).toList());
     assertEquals(List.of(0, 1, 2), packets.stream().map(PcapPacket::interfaceId).toList());
     assertEquals(T - 789, packets.get(0).timestampNanos());
@@ -113,16 +117,22 @@ class PcapReaderTest {
   @Test
   void reassemblesConnectionsCapturedOnTwoPcapngInterfaces() throws IOException {
     Conversation onEthernet = new Conversation().handshake().client(0, "eth").server(0, "ETH");
-    Conversation onSll = new Conversation(CLIENT2, Conversation.SERVER, 7, 8,
-        new ArrayList<>()).link(LinkType.LINUX_SLL, LinkLayers::sll).at(Conversation.T0 + 500)
-        .handshake().client(0, "sll").server(0, "SLL");
-    PcapFiles.Pcapng file = new PcapFiles.Pcapng(ByteOrder.BIG_ENDIAN)
-        .iface(LinkType.ETHERNET, 0, 9, 0).iface(LinkType.LINUX_SLL, 0, 6, 0);
+    Conversation onSll =
+        new Conversation(CLIENT2, Conversation.SERVER, 7, 8, new ArrayList<>())
+            .link(LinkType.LINUX_SLL, LinkLayers::sll)
+            .at(Conversation.T0 + 500)
+            .handshake()
+            .client(0, "sll")
+            .server(0, "SLL");
+    PcapFiles.Pcapng file =
+        new PcapFiles.Pcapng(ByteOrder.BIG_ENDIAN)
+            .iface(LinkType.ETHERNET, 0, 9, 0)
+            .iface(LinkType.LINUX_SLL, 0, 6, 0);
     for (int i = 0; i < 5; i++) {
       PcapPacket e = onEthernet.packets().get(i);
       PcapPacket s = onSll.packets().get(i);
-      file.enhanced(0, e.timestampNanos(), e.data()).enhanced(1, s.timestampNanos() / 1000,
-          s.data());
+      file.enhanced(0, e.timestampNanos(), e.data())
+          .enhanced(1, s.timestampNanos() / 1000, s.data());
     }
     List<TcpConnection> all = TcpReassembler.reassemble(new ByteArrayInputStream(file.toBytes()));
 
@@ -134,16 +144,17 @@ class PcapReaderTest {
 
   @Test
   void readsSimplePacketsSkipsOtherBlocksAndStartsOverAtANewSection() throws IOException {
-    byte[] file = new PcapFiles.Pcapng(ByteOrder.BIG_ENDIAN)
-        .iface(LinkType.RAW, 4, -1, 0)
-        .block(4, new byte[] {0, 0, 0, 0}) // name resolution
-        .simple("abcdef".getBytes(US_ASCII), 6) // cut to the snap length, 4
-        .block(5, new byte[20]) // interface statistics
-        .block(0x40000BAD, new byte[] {1, 2, 3}) // custom
-        .section(ByteOrder.LITTLE_ENDIAN)
-        .iface(LinkType.ETHERNET, 0, -1, 0)
-        .simple("xyz".getBytes(US_ASCII), 3)
-        .toBytes();
+    byte[] file =
+        new PcapFiles.Pcapng(ByteOrder.BIG_ENDIAN)
+            .iface(LinkType.RAW, 4, -1, 0)
+            .block(4, new byte[] {0, 0, 0, 0}) // name resolution
+            .simple("abcdef".getBytes(US_ASCII), 6) // cut to the snap length, 4
+            .block(5, new byte[20]) // interface statistics
+            .block(0x40000BAD, new byte[] {1, 2, 3}) // custom
+            .section(ByteOrder.LITTLE_ENDIAN)
+            .iface(LinkType.ETHERNET, 0, -1, 0)
+            .simple("xyz".getBytes(US_ASCII), 3)
+            .toBytes();
     List<PcapPacket> packets = readAll(file);
 
     assertEquals(2, packets.size());
@@ -160,11 +171,14 @@ class PcapReaderTest {
     byte[] cut = Arrays.copyOf(whole, whole.length - 3);
     List<PcapPacket> got = new ArrayList<>();
     PcapReader reader = new PcapReader(new ByteArrayInputStream(cut));
-    PcapFormatException e = assertThrows(PcapFormatException.class, () -> {
-      for (PcapPacket p; (p = reader.next()) != null; ) {
-        got.add(p);
-      }
-    });
+    PcapFormatException e =
+        assertThrows(
+            PcapFormatException.class,
+            () -> {
+              for (PcapPacket p; (p = reader.next()) != null; ) {
+                got.add(p);
+              }
+            });
 
     assertEquals(1, got.size());
     assertEquals(Reason.TRUNCATED, e.reason());
@@ -175,8 +189,12 @@ class PcapReaderTest {
 
   @Test
   void reportsATruncatedPcapngBlockAfterReturningTheOthers() throws IOException {
-    byte[] whole = new PcapFiles.Pcapng(ByteOrder.LITTLE_ENDIAN).iface(1, 0, -1, 0)
-        .enhanced(0, 1, new byte[10]).enhanced(0, 2, new byte[10]).toBytes();
+    byte[] whole =
+        new PcapFiles.Pcapng(ByteOrder.LITTLE_ENDIAN)
+            .iface(1, 0, -1, 0)
+            .enhanced(0, 1, new byte[10])
+            .enhanced(0, 2, new byte[10])
+            .toBytes();
     for (int cut : new int[] {1, 4, 9, 30, 43}) {
       byte[] file = Arrays.copyOf(whole, whole.length - cut);
       PcapReader reader = new PcapReader(new ByteArrayInputStream(file));
@@ -235,8 +253,11 @@ class PcapReaderTest {
 
   @Test
   void rejectsBlockLengthsThatLie() {
-    byte[] base = new PcapFiles.Pcapng(ByteOrder.LITTLE_ENDIAN).iface(1, 0, -1, 0)
-        .enhanced(0, 1, new byte[8]).toBytes();
+    byte[] base =
+        new PcapFiles.Pcapng(ByteOrder.LITTLE_ENDIAN)
+            .iface(1, 0, -1, 0)
+            .enhanced(0, 1, new byte[8])
+            .toBytes();
     int epb = base.length - 40;
     // unaligned, too small for the block type, trailing length disagreeing, data past the end
     int[][] lies = {{epb + 4, 41}, {epb + 4, 28}, {base.length - 4, 44}, {epb + 20, 9}};
@@ -251,19 +272,22 @@ class PcapReaderTest {
 
   @Test
   void rejectsAPacketOfAnUndescribedInterfaceAndABadResolution() {
-    byte[] noInterface = new PcapFiles.Pcapng(ByteOrder.LITTLE_ENDIAN).iface(1, 0, -1, 0)
-        .enhanced(1, 1, new byte[4]).toBytes();
+    byte[] noInterface =
+        new PcapFiles.Pcapng(ByteOrder.LITTLE_ENDIAN)
+            .iface(1, 0, -1, 0)
+            .enhanced(1, 1, new byte[4])
+            .toBytes();
     assertEquals(Reason.BAD_FIELD, failure(noInterface).reason());
-    byte[] badResolution = new PcapFiles.Pcapng(ByteOrder.LITTLE_ENDIAN).iface(1, 0, 19, 0)
-        .toBytes();
+    byte[] badResolution =
+        new PcapFiles.Pcapng(ByteOrder.LITTLE_ENDIAN).iface(1, 0, 19, 0).toBytes();
     assertEquals(Reason.BAD_FIELD, failure(badResolution).reason());
   }
 
   @Test
   void namesTheStructureTheOffsetAndTheLengths() {
     byte[] file = Arrays.copyOf(PcapFiles.classic(1, twoPackets(1)), 24 + 21 + 19);
-    assertEquals("truncated packet record at offset 45: need 29 bytes, have 19",
-        failure(file).getMessage());
+    assertEquals(
+        "truncated packet record at offset 45: need 29 bytes, have 19", failure(file).getMessage());
   }
 
   @Test
@@ -272,12 +296,14 @@ class PcapReaderTest {
     int expected = readAll(pcap).size();
     int count = 0;
     // a stream that hands out 1 to 7 bytes per read() call
-    try (PcapReader reader = new PcapReader(new ByteArrayInputStream(pcap) {
-      @Override
-      public synchronized int read(byte[] b, int off, int len) {
-        return super.read(b, off, Math.min(len, 1 + (pos % 7)));
-      }
-    })) {
+    try (PcapReader reader =
+        new PcapReader(
+            new ByteArrayInputStream(pcap) {
+              @Override
+              public synchronized int read(byte[] b, int off, int len) {
+                return super.read(b, off, Math.min(len, 1 + (pos % 7)));
+              }
+            })) {
       while (reader.next() != null) {
         count++;
       }

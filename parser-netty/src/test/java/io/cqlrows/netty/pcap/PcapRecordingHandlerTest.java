@@ -33,8 +33,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 class PcapRecordingHandlerTest {
-  private static final Clock CLOCK = Clock.fixed(Instant.parse("2025-06-01T12:00:00Z"),
-      ZoneOffset.UTC);
+  private static final Clock CLOCK =
+      Clock.fixed(Instant.parse("2025-06-01T12:00:00Z"), ZoneOffset.UTC);
+
   /** Wireshark's PI_WARN severity; chats (handshake) and notes (FIN) are fine. */
   private static final int EXPERT_WARNING = 0x00600000;
 
@@ -45,9 +46,17 @@ class PcapRecordingHandlerTest {
 
   /** SUPPORTED response to it: a [string multimap] (native_protocol_v4.spec section 4.2.4). */
   static ByteBuf supported() {
-    byte[] body = CqlBytes.create().int16(2)
-        .string("CQL_VERSION").int16(1).string("3.4.7")
-        .string("COMPRESSION").int16(2).string("lz4").string("snappy").toArray();
+    byte[] body =
+        CqlBytes.create()
+            .int16(2)
+            .string("CQL_VERSION")
+            .int16(1)
+            .string("3.4.7")
+            .string("COMPRESSION")
+            .int16(2)
+            .string("lz4")
+            .string("snappy")
+            .toArray();
     return CqlTestFrames.frame(0x84, 0, 1, 0x06, body);
   }
 
@@ -116,8 +125,8 @@ class PcapRecordingHandlerTest {
   }
 
   /** Records OPTIONS, SUPPORTED, a 300 KB QUERY and a Void RESULT through {@code handler}. */
-  private static void converse(PcapRecordingHandler handler, byte[][] expectC2s,
-      byte[][] expectS2c) {
+  private static void converse(
+      PcapRecordingHandler handler, byte[][] expectC2s, byte[][] expectS2c) {
     EmbeddedChannel ch = new EmbeddedChannel(handler);
     ByteBuf options = options();
     ByteBuf supported = supported();
@@ -142,13 +151,13 @@ class PcapRecordingHandlerTest {
   @Test
   void recordsBothDirectionsWithoutTouchingTheBuffers() throws IOException {
     ByteArrayOutputStream file = new ByteArrayOutputStream();
-    PcapRecordingHandler handler = new PcapRecordingHandler(
-        PcapWriter.builder(file).clock(CLOCK).build());
+    PcapRecordingHandler handler =
+        new PcapRecordingHandler(PcapWriter.builder(file).clock(CLOCK).build());
     byte[][] c2s = new byte[1][];
     byte[][] s2c = new byte[1][];
     converse(handler, c2s, s2c);
-    List<TcpConnection> all = TcpReassembler.reassemble(
-        new ByteArrayInputStream(file.toByteArray()));
+    List<TcpConnection> all =
+        TcpReassembler.reassemble(new ByteArrayInputStream(file.toByteArray()));
 
     assertNull(handler.recordingError());
     assertEquals(1, all.size());
@@ -196,8 +205,8 @@ class PcapRecordingHandlerTest {
     assertEquals(42, (Integer) ch.readInbound());
     assertFalse(ch.finish());
     assertTrue(before.release() && after.release() && fileRegion.release());
-    TcpConnection c = TcpReassembler.reassemble(new ByteArrayInputStream(file.toByteArray()))
-        .get(0);
+    TcpConnection c =
+        TcpReassembler.reassemble(new ByteArrayInputStream(file.toByteArray())).get(0);
 
     assertArrayEquals(new byte[] {1, 2, 3}, c.clientToServer().bytes());
     assertEquals(List.of(new Gap(2, 40)), c.clientToServer().gaps());
@@ -206,21 +215,22 @@ class PcapRecordingHandlerTest {
   @Test
   void aFailingFileStopsTheRecordingButNotTheChannel() {
     IOException diskFull = new IOException("disk full");
-    OutputStream failing = new OutputStream() {
-      private int writes;
+    OutputStream failing =
+        new OutputStream() {
+          private int writes;
 
-      @Override
-      public void write(int b) throws IOException {
-        write(new byte[] {(byte) b}, 0, 1);
-      }
+          @Override
+          public void write(int b) throws IOException {
+            write(new byte[] {(byte) b}, 0, 1);
+          }
 
-      @Override
-      public void write(byte[] b, int off, int len) throws IOException {
-        if (++writes > 3) { // the file header and two packets of the handshake
-          throw diskFull;
-        }
-      }
-    };
+          @Override
+          public void write(byte[] b, int off, int len) throws IOException {
+            if (++writes > 3) { // the file header and two packets of the handshake
+              throw diskFull;
+            }
+          }
+        };
     PcapRecordingHandler handler = new PcapRecordingHandler(failing);
     EmbeddedChannel ch = new EmbeddedChannel(handler);
     ByteBuf first = options();
@@ -244,8 +254,8 @@ class PcapRecordingHandlerTest {
     passInbound(ch, data);
     assertTrue(data.release());
     assertFalse(ch.finish());
-    TcpConnection c = TcpReassembler.reassemble(new ByteArrayInputStream(file.toByteArray()))
-        .get(0);
+    TcpConnection c =
+        TcpReassembler.reassemble(new ByteArrayInputStream(file.toByteArray())).get(0);
 
     assertTrue(c.client().getAddress().isLoopbackAddress());
     assertEquals(9042, c.server().getPort());
@@ -256,23 +266,45 @@ class PcapRecordingHandlerTest {
   void tsharkDissectsTheRecordingAsCqlWithValidChecksums(@TempDir Path dir) throws Exception {
     assumeTrue(tsharkAvailable(), "tshark is not on the PATH");
     Path path = dir.resolve("conn.pcap");
-    PcapRecordingHandler handler = new PcapRecordingHandler(
-        PcapWriter.builder(Files.newOutputStream(path)).clock(CLOCK).build());
+    PcapRecordingHandler handler =
+        new PcapRecordingHandler(
+            PcapWriter.builder(Files.newOutputStream(path)).clock(CLOCK).build());
     converse(handler, new byte[1][], new byte[1][]);
     assertNull(handler.recordingError());
     Path errors = dir.resolve("stderr");
-    Process tshark = new ProcessBuilder("tshark", "-r", path.toString(),
-        "-o", "tcp.check_checksum:TRUE", "-o", "ip.check_checksum:TRUE",
-        "-d", "tcp.port==9042,cql", "-T", "fields", "-e", "tcp.stream", "-e", "cql.opcode",
-        "-e", "ip.checksum.status", "-e", "tcp.checksum.status", "-e", "_ws.expert.severity")
-        .redirectError(errors.toFile()).start();
-    List<String> lines = new String(tshark.getInputStream().readAllBytes(), UTF_8).lines()
-        .toList();
+    Process tshark =
+        new ProcessBuilder(
+                "tshark",
+                "-r",
+                path.toString(),
+                "-o",
+                "tcp.check_checksum:TRUE",
+                "-o",
+                "ip.check_checksum:TRUE",
+                "-d",
+                "tcp.port==9042,cql",
+                "-T",
+                "fields",
+                "-e",
+                "tcp.stream",
+                "-e",
+                "cql.opcode",
+                "-e",
+                "ip.checksum.status",
+                "-e",
+                "tcp.checksum.status",
+                "-e",
+                "_ws.expert.severity")
+            .redirectError(errors.toFile())
+            .start();
+    List<String> lines = new String(tshark.getInputStream().readAllBytes(), UTF_8).lines().toList();
     assertTrue(tshark.waitFor(60, TimeUnit.SECONDS), "tshark finished");
 
     assertEquals(0, tshark.exitValue());
-    assertEquals(List.of(), Files.readAllLines(errors).stream()
-        .filter(l -> !l.startsWith("Running as user")).toList(), "tshark's complaints");
+    assertEquals(
+        List.of(),
+        Files.readAllLines(errors).stream().filter(l -> !l.startsWith("Running as user")).toList(),
+        "tshark's complaints");
     List<Integer> opcodes = new ArrayList<>();
     for (String line : lines) {
       String[] f = line.split("\t", -1);
@@ -291,9 +323,11 @@ class PcapRecordingHandlerTest {
 
   private static boolean tsharkAvailable() {
     try {
-      Process p = new ProcessBuilder("tshark", "-v")
-          .redirectOutput(ProcessBuilder.Redirect.DISCARD)
-          .redirectError(ProcessBuilder.Redirect.DISCARD).start();
+      Process p =
+          new ProcessBuilder("tshark", "-v")
+              .redirectOutput(ProcessBuilder.Redirect.DISCARD)
+              .redirectError(ProcessBuilder.Redirect.DISCARD)
+              .start();
       return p.waitFor(30, TimeUnit.SECONDS) && p.exitValue() == 0;
     } catch (IOException e) {
       return false;

@@ -55,8 +55,8 @@ class PcapWriterTest {
   }
 
   private TcpConnection reassembled() throws IOException {
-    List<TcpConnection> all = TcpReassembler.reassemble(new ByteArrayInputStream(
-        out.toByteArray()));
+    List<TcpConnection> all =
+        TcpReassembler.reassemble(new ByteArrayInputStream(out.toByteArray()));
     assertEquals(1, all.size());
     return all.get(0);
   }
@@ -95,12 +95,13 @@ class PcapWriterTest {
     int ack = TcpSegment.ACK;
     int fin = TcpSegment.FIN | ack;
     int psh = TcpSegment.PSH | ack;
-    assertEquals(List.of(TcpSegment.SYN, TcpSegment.SYN | ack, ack, psh, psh, fin, fin, ack),
+    assertEquals(
+        List.of(TcpSegment.SYN, TcpSegment.SYN | ack, ack, psh, psh, fin, fin, ack),
         s.stream().map(TcpSegment::flags).toList());
-    assertEquals(List.of(100, 900, 101, 101, 901, 104, 903, 105),
-        s.stream().map(TcpSegment::seq).toList());
-    assertEquals(List.of(0, 101, 901, 901, 104, 903, 105, 904),
-        s.stream().map(TcpSegment::ack).toList());
+    assertEquals(
+        List.of(100, 900, 101, 101, 901, 104, 903, 105), s.stream().map(TcpSegment::seq).toList());
+    assertEquals(
+        List.of(0, 101, 901, 901, 104, 903, 105, 904), s.stream().map(TcpSegment::ack).toList());
     assertEquals(CLIENT, s.get(0).source());
     assertEquals(SERVER, s.get(1).source());
   }
@@ -113,8 +114,8 @@ class PcapWriterTest {
     List<TcpSegment> data = segments().stream().filter(s -> s.payloadLength() > 0).toList();
 
     assertEquals(List.of(1000, 1000, 500), data.stream().map(TcpSegment::payloadLength).toList());
-    assertEquals(List.of(false, false, true),
-        data.stream().map(s -> s.has(TcpSegment.PSH)).toList());
+    assertEquals(
+        List.of(false, false, true), data.stream().map(s -> s.has(TcpSegment.PSH)).toList());
     assertEquals(data.get(0).seq() + 1000, data.get(1).seq());
   }
 
@@ -179,24 +180,25 @@ class PcapWriterTest {
 
   @Test
   void timestampsEachPacketWithTheClock() throws IOException {
-    Clock ticking = new Clock() {
-      private long micros;
+    Clock ticking =
+        new Clock() {
+          private long micros;
 
-      @Override
-      public Instant instant() {
-        return NOW.plusNanos(1000 * micros++);
-      }
+          @Override
+          public Instant instant() {
+            return NOW.plusNanos(1000 * micros++);
+          }
 
-      @Override
-      public ZoneId getZone() {
-        return ZoneOffset.UTC;
-      }
+          @Override
+          public ZoneId getZone() {
+            return ZoneOffset.UTC;
+          }
 
-      @Override
-      public Clock withZone(ZoneId zone) {
-        return this;
-      }
-    };
+          @Override
+          public Clock withZone(ZoneId zone) {
+            return this;
+          }
+        };
     try (PcapWriter w = builder().clock(ticking).build()) {
       w.writeHandshake();
     }
@@ -236,7 +238,8 @@ class PcapWriterTest {
   void rejectsMixedIpVersionsUnresolvedAddressesAndBadSegmentSizes() {
     InetSocketAddress v6 = LinkLayers.address("::1", 9042);
     assertThrows(IllegalArgumentException.class, () -> builder().server(v6).build());
-    assertThrows(IllegalArgumentException.class,
+    assertThrows(
+        IllegalArgumentException.class,
         () -> builder().server(InetSocketAddress.createUnresolved("cassandra", 9042)));
     assertThrows(IllegalArgumentException.class, () -> builder().maxSegmentSize(0));
     assertThrows(IllegalArgumentException.class, () -> builder().maxSegmentSize(65496));

@@ -24,9 +24,13 @@ class TcpReassemblerCorpusTest {
     for (int i = 0; i < 2; i++) {
       TcpConnection c = connections.get(i);
       String conn = "conn-0" + i;
-      assertArrayEquals(Corpus.bytes(capture, conn + ".c2s.bin"), c.clientToServer().bytes(),
+      assertArrayEquals(
+          Corpus.bytes(capture, conn + ".c2s.bin"),
+          c.clientToServer().bytes(),
           conn + " client to server");
-      assertArrayEquals(Corpus.bytes(capture, conn + ".s2c.bin"), c.serverToClient().bytes(),
+      assertArrayEquals(
+          Corpus.bytes(capture, conn + ".s2c.bin"),
+          c.serverToClient().bytes(),
           conn + " server to client");
       assertEquals(List.of(), c.clientToServer().gaps());
       assertEquals(List.of(), c.serverToClient().gaps());

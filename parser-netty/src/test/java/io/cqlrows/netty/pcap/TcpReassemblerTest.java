@@ -22,9 +22,15 @@ class TcpReassemblerTest {
 
   @Test
   void reassemblesBothDirectionsOfAClosedConnection() {
-    TcpConnection c = new Conversation().handshake()
-        .client(0, "OPTIONS").server(0, "SUPPORTED").client(7, "STARTUP")
-        .clientFin(14).serverFin(9).only();
+    TcpConnection c =
+        new Conversation()
+            .handshake()
+            .client(0, "OPTIONS")
+            .server(0, "SUPPORTED")
+            .client(7, "STARTUP")
+            .clientFin(14)
+            .serverFin(9)
+            .only();
 
     assertEquals("OPTIONSSTARTUP", text(c.clientToServer()));
     assertEquals("SUPPORTED", text(c.serverToClient()));
@@ -39,8 +45,8 @@ class TcpReassemblerTest {
 
   @Test
   void timestampsEachRunOfBytesWithItsPacket() {
-    TcpStream s = new Conversation().handshake().client(0, "abc").client(3, "defg").only()
-        .clientToServer();
+    TcpStream s =
+        new Conversation().handshake().client(0, "abc").client(3, "defg").only().clientToServer();
 
     long third = Conversation.T0 + 3_000_000; // after SYN, SYN-ACK, ACK
     assertEquals(List.of(new Chunk(0, 3, third), new Chunk(3, 4, third + 1_000_000)), s.chunks());
@@ -51,9 +57,15 @@ class TcpReassemblerTest {
 
   @Test
   void dropsRetransmittedSegments() {
-    TcpConnection c = new Conversation().handshake()
-        .client(0, "hello").client(0, "hello").client(5, " world").client(5, " world")
-        .client(0, "hello").only();
+    TcpConnection c =
+        new Conversation()
+            .handshake()
+            .client(0, "hello")
+            .client(0, "hello")
+            .client(5, " world")
+            .client(5, " world")
+            .client(0, "hello")
+            .only();
 
     assertEquals("hello world", text(c.clientToServer()));
     assertEquals(List.of(), c.clientToServer().gaps());
@@ -61,24 +73,34 @@ class TcpReassemblerTest {
 
   @Test
   void keepsTheBytesReceivedFirstWhereASegmentPartiallyOverlaps() {
-    TcpConnection c = new Conversation().handshake()
-        .client(0, "abcdef").client(3, "XYZghi").only();
+    TcpConnection c = new Conversation().handshake().client(0, "abcdef").client(3, "XYZghi").only();
 
     assertEquals("abcdefghi", text(c.clientToServer()), "the overlap 'def' is kept, not 'XYZ'");
   }
 
   @Test
   void keepsTheBytesReceivedFirstWhenARetransmissionCoversSeveralSegments() {
-    TcpConnection c = new Conversation().handshake()
-        .client(0, "abc").client(3, "def").client(0, "XXXXXXghi").only();
+    TcpConnection c =
+        new Conversation()
+            .handshake()
+            .client(0, "abc")
+            .client(3, "def")
+            .client(0, "XXXXXXghi")
+            .only();
 
     assertEquals("abcdefghi", text(c.clientToServer()));
   }
 
   @Test
   void keepsTheBufferedBytesWhenOutOfOrderSegmentsOverlap() {
-    TcpConnection c = new Conversation().handshake()
-        .client(4, "efgh").client(2, "XXXXXXij").client(8, "YYkl").client(0, "abZZ").only();
+    TcpConnection c =
+        new Conversation()
+            .handshake()
+            .client(4, "efgh")
+            .client(2, "XXXXXXij")
+            .client(8, "YYkl")
+            .client(0, "abZZ")
+            .only();
 
     // first copies win: "ab" arrives last but nobody sent it before; "ZZ" loses to "XX"
     assertEquals("abXXefghijkl", text(c.clientToServer()));
@@ -86,9 +108,15 @@ class TcpReassemblerTest {
 
   @Test
   void reordersSegmentsThatArriveOutOfOrder() {
-    TcpConnection c = new Conversation().handshake()
-        .client(10, "klmno").client(5, "fghij").client(0, "abcde")
-        .server(3, "def").server(0, "abc").only();
+    TcpConnection c =
+        new Conversation()
+            .handshake()
+            .client(10, "klmno")
+            .client(5, "fghij")
+            .client(0, "abcde")
+            .server(3, "def")
+            .server(0, "abc")
+            .only();
 
     assertEquals("abcdefghijklmno", text(c.clientToServer()));
     assertEquals("abcdef", text(c.serverToClient()));
@@ -97,8 +125,13 @@ class TcpReassemblerTest {
 
   @Test
   void recordsAGapForAMissingSegmentAndDeliversTheBytesAfterIt() {
-    TcpConnection c = new Conversation().handshake()
-        .client(0, "hello").client(10, "world").client(15, "!").only();
+    TcpConnection c =
+        new Conversation()
+            .handshake()
+            .client(0, "hello")
+            .client(10, "world")
+            .client(15, "!")
+            .only();
 
     assertEquals("helloworld!", text(c.clientToServer()));
     assertEquals(List.of(new Gap(5, 5)), c.clientToServer().gaps());
@@ -107,9 +140,15 @@ class TcpReassemblerTest {
 
   @Test
   void givesUpAHoleOnceThePeerAcknowledgesBytesBeyondIt() {
-    TcpConnection c = new Conversation().handshake()
-        .client(0, "hello").client(10, "world").serverAcks(15)
-        .client(5, "LATE!").client(15, "!").only();
+    TcpConnection c =
+        new Conversation()
+            .handshake()
+            .client(0, "hello")
+            .client(10, "world")
+            .serverAcks(15)
+            .client(5, "LATE!")
+            .client(15, "!")
+            .only();
 
     // the server has bytes 5-9 (it acknowledged 15), so no copy is coming: the hole is a gap
     // at once and a late copy of it counts as a retransmission
@@ -119,8 +158,13 @@ class TcpReassemblerTest {
 
   @Test
   void givesUpTheFirstHoleWhenTheOutOfOrderBufferIsFull() {
-    Conversation conv = new Conversation().handshake()
-        .client(0, "abc").client(5, "fgh").client(8, "ijk").client(3, "de");
+    Conversation conv =
+        new Conversation()
+            .handshake()
+            .client(0, "abc")
+            .client(5, "fgh")
+            .client(8, "ijk")
+            .client(3, "de");
     TcpConnection c = conv.reassemble(new TcpReassembler(0, 5)).get(0);
 
     assertEquals("abcfghijk", text(c.clientToServer()));
@@ -129,8 +173,8 @@ class TcpReassemblerTest {
 
   @Test
   void recordsBytesAcknowledgedButNeverCapturedAtTheEndAsAGap() {
-    TcpConnection c = new Conversation().handshake()
-        .client(0, "abc").serverAcks(10).clientFin(12).only();
+    TcpConnection c =
+        new Conversation().handshake().client(0, "abc").serverAcks(10).clientFin(12).only();
 
     assertEquals("abc", text(c.clientToServer()));
     assertEquals(List.of(new Gap(3, 9)), c.clientToServer().gaps(), "the FIN sits at 12");
@@ -138,8 +182,15 @@ class TcpReassemblerTest {
 
   @Test
   void acknowledgingTheFinIsNoGap() {
-    TcpConnection c = new Conversation().handshake()
-        .client(0, "abc").clientFin(3).serverAcks(4).serverFin(0).clientAcks(1).only();
+    TcpConnection c =
+        new Conversation()
+            .handshake()
+            .client(0, "abc")
+            .clientFin(3)
+            .serverAcks(4)
+            .serverFin(0)
+            .clientAcks(1)
+            .only();
 
     assertEquals(List.of(), c.clientToServer().gaps());
     assertEquals(List.of(), c.serverToClient().gaps());
@@ -148,9 +199,15 @@ class TcpReassemblerTest {
 
   @Test
   void followsSequenceNumbersAcrossTheWraparound() {
-    TcpConnection c = new Conversation(0xFFFF_FFF0, 0x7FFF_FFFA).handshake()
-        .client(0, "0123456789").client(20, "KLMNOPQRST").client(10, "ABCDEFGHIJ")
-        .server(0, "abcdefgh").server(8, "ijklmnop").only();
+    TcpConnection c =
+        new Conversation(0xFFFF_FFF0, 0x7FFF_FFFA)
+            .handshake()
+            .client(0, "0123456789")
+            .client(20, "KLMNOPQRST")
+            .client(10, "ABCDEFGHIJ")
+            .server(0, "abcdefgh")
+            .server(8, "ijklmnop")
+            .only();
 
     assertEquals("0123456789ABCDEFGHIJKLMNOPQRST", text(c.clientToServer()));
     assertEquals("abcdefghijklmnop", text(c.serverToClient()));
@@ -159,8 +216,12 @@ class TcpReassemblerTest {
 
   @Test
   void startsEachStreamAtItsFirstCapturedByteWithoutAHandshake() {
-    TcpConnection c = new Conversation()
-        .server(100, "tail of a response").client(40, "next request").server(118, "!").only();
+    TcpConnection c =
+        new Conversation()
+            .server(100, "tail of a response")
+            .client(40, "next request")
+            .server(118, "!")
+            .only();
 
     assertTrue(c.startedMidStream());
     assertEquals(Conversation.SERVER, c.server(), "9042 is the server though it spoke first");
@@ -176,16 +237,25 @@ class TcpReassemblerTest {
     Conversation conv = new Conversation(low, high, 1, 2, new ArrayList<>()).client(0, "a");
 
     assertEquals(low, conv.reassemble(new TcpReassembler(20000, 1 << 20)).get(0).client());
-    assertEquals(high, new Conversation(low, high, 1, 2, new ArrayList<>()).client(0, "a")
-        .reassemble().get(0).client(), "without a server port, the lower port serves");
+    assertEquals(
+        high,
+        new Conversation(low, high, 1, 2, new ArrayList<>())
+            .client(0, "a")
+            .reassemble()
+            .get(0)
+            .client(),
+        "without a server port, the lower port serves");
   }
 
   @Test
   void takesTheSenderOfTheFirstPayloadAsClientWhenPortsAreEqual() {
     InetSocketAddress a = LinkLayers.address("10.0.0.1", 7000);
     InetSocketAddress b = LinkLayers.address("10.0.0.2", 7000);
-    TcpConnection c = new Conversation(a, b, 1, 2, new ArrayList<>())
-        .serverAcks(0).client(0, "first words").only();
+    TcpConnection c =
+        new Conversation(a, b, 1, 2, new ArrayList<>())
+            .serverAcks(0)
+            .client(0, "first words")
+            .only();
 
     assertEquals(a, c.client());
   }
@@ -194,7 +264,8 @@ class TcpReassemblerTest {
   void takesTheSynAckReceiverAsClientWhenTheSynWasNotCaptured() {
     Conversation conv = new Conversation();
     conv.packet(false, 5000, 1001, TcpSegment.SYN | TcpSegment.ACK, new byte[0])
-        .client(0, "abc").server(0, "de");
+        .client(0, "abc")
+        .server(0, "de");
     TcpConnection c = conv.only();
 
     assertEquals(Conversation.CLIENT, c.client());
@@ -208,8 +279,8 @@ class TcpReassemblerTest {
     List<PcapPacket> packets = new ArrayList<>();
     InetSocketAddress client2 = LinkLayers.address("10.0.0.1", 50200);
     Conversation one = new Conversation(Conversation.CLIENT, Conversation.SERVER, 1, 2, packets);
-    Conversation two = new Conversation(client2, Conversation.SERVER, 3, 4, packets)
-        .at(Conversation.T0 - 1000);
+    Conversation two =
+        new Conversation(client2, Conversation.SERVER, 3, 4, packets).at(Conversation.T0 - 1000);
     two.handshake();
     one.handshake();
     two.client(0, "two:");
@@ -232,9 +303,15 @@ class TcpReassemblerTest {
   void startsANewConnectionWhenASynReusesThePorts() {
     List<PcapPacket> packets = new ArrayList<>();
     new Conversation(Conversation.CLIENT, Conversation.SERVER, 1, 2, packets)
-        .handshake().client(0, "first").clientFin(5).serverFin(0);
-    Conversation second = new Conversation(Conversation.CLIENT, Conversation.SERVER, 90000, 2,
-        packets).at(Conversation.T0 + 1_000_000_000).handshake().client(0, "second");
+        .handshake()
+        .client(0, "first")
+        .clientFin(5)
+        .serverFin(0);
+    Conversation second =
+        new Conversation(Conversation.CLIENT, Conversation.SERVER, 90000, 2, packets)
+            .at(Conversation.T0 + 1_000_000_000)
+            .handshake()
+            .client(0, "second");
     List<TcpConnection> all = second.reassemble();
 
     assertEquals(2, all.size());
@@ -264,8 +341,8 @@ class TcpReassemblerTest {
     r.add(PcapFiles.packet(3, 147, new byte[40]));
 
     assertEquals(List.of(), r.finish());
-    assertEquals(List.of("packets of link type 147 are not decoded and were ignored"),
-        r.warnings());
+    assertEquals(
+        List.of("packets of link type 147 are not decoded and were ignored"), r.warnings());
   }
 
   @Test
@@ -274,8 +351,8 @@ class TcpReassemblerTest {
     List<PcapPacket> packets = new ArrayList<>(conv.packets());
     PcapPacket last = packets.remove(packets.size() - 1);
     byte[] cut = Arrays.copyOf(last.data(), last.data().length - 4);
-    packets.add(new PcapPacket(last.timestampNanos(), LinkType.ETHERNET, 0, cut,
-        last.data().length, 0));
+    packets.add(
+        new PcapPacket(last.timestampNanos(), LinkType.ETHERNET, 0, cut, last.data().length, 0));
     TcpReassembler r = new TcpReassembler();
     packets.forEach(r::add);
     TcpConnection c = r.finish().get(0);

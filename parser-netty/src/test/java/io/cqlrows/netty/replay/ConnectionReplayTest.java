@@ -22,14 +22,14 @@ import org.junit.jupiter.params.provider.MethodSource;
 /**
  * Both directions of every corpus connection: every ROWS result, including {@code No_metadata}
  * EXECUTE results and the v5 {@code Metadata_changed} sequence, equals the Java driver's decoding
- * and carries the query of its request. No fixture field tells which statement ran: the client
- * side does.
+ * and carries the query of its request. No fixture field tells which statement ran: the client side
+ * does.
  */
 class ConnectionReplayTest {
   static Stream<Arguments> connections() {
     List<Arguments> out = new ArrayList<>();
-    for (String c : new String[] {"a-v4", "b-v5", "c-v5-lz4", "d-v4-lz4", "e-v4-paging",
-        "e-v5-paging"}) {
+    for (String c :
+        new String[] {"a-v4", "b-v5", "c-v5-lz4", "d-v4-lz4", "e-v4-paging", "e-v5-paging"}) {
       out.add(Arguments.of(c));
     }
     return out.stream();
@@ -54,14 +54,18 @@ class ConnectionReplayTest {
     List<JsonNode> lines = new ArrayList<>();
     StringBuilder line = new StringBuilder();
     JsonLinesSink json = new JsonLinesSink(line);
-    ConnectionReplay.replay(conn, Corpus.bytes(capture, conn + ".c2s.bin"),
-        Corpus.bytes(capture, conn + ".s2c.bin"), prepared, ParseLimits.defaults(),
+    ConnectionReplay.replay(
+        conn,
+        Corpus.bytes(capture, conn + ".c2s.bin"),
+        Corpus.bytes(capture, conn + ".s2c.bin"),
+        prepared,
+        ParseLimits.defaults(),
         new ReplayListener() {
           @Override
           public RowSink sinkFor(Response response) {
             line.setLength(0);
-            StringBuilder members = new StringBuilder("\"stream\":" + response.streamId()
-                + ",\"query\":");
+            StringBuilder members =
+                new StringBuilder("\"stream\":" + response.streamId() + ",\"query\":");
             io.cqlrows.core.sink.CanonicalJson.appendString(members, response.query());
             json.setLeadingMembers(members.toString());
             return json;

@@ -21,22 +21,29 @@ import net.jpountz.lz4.LZ4Factory;
 import org.junit.jupiter.api.Test;
 
 /**
- * A replayed server whose frames are its worst: a header declaring 2 GiB ends the connection
- * (the results before it are delivered, the valid frames after it are not read); a compressed
- * body that would decompress to more than the limit fails only its response.
+ * A replayed server whose frames are its worst: a header declaring 2 GiB ends the connection (the
+ * results before it are delivered, the valid frames after it are not read); a compressed body that
+ * would decompress to more than the limit fails only its response.
  */
 class HostileReplayTest {
   private static final byte[] VOID_BODY = {0, 0, 0, 1};
 
   @Test
   void aLengthOverTheLimitEndsTheConnection() {
-    byte[] s2c = concat(frameBytes(0x84, 0, 1, 0x08, VOID_BODY),
-        ByteBufUtil.decodeHexDump("84" + "00" + "0002" + "08" + "7fffffff"),
-        frameBytes(0x84, 0, 3, 0x08, VOID_BODY), frameBytes(0x84, 0, 4, 0x08, VOID_BODY),
-        frameBytes(0x84, 0, 5, 0x08, VOID_BODY));
+    byte[] s2c =
+        concat(
+            frameBytes(0x84, 0, 1, 0x08, VOID_BODY),
+            ByteBufUtil.decodeHexDump("84" + "00" + "0002" + "08" + "7fffffff"),
+            frameBytes(0x84, 0, 3, 0x08, VOID_BODY),
+            frameBytes(0x84, 0, 4, 0x08, VOID_BODY),
+            frameBytes(0x84, 0, 5, 0x08, VOID_BODY));
     Listener listener = new Listener();
-    CqlFrameException e = assertThrows(CqlFrameException.class, () -> ConnectionReplay.replay(
-        "c", null, s2c, new PreparedStatements(), ParseLimits.defaults(), listener));
+    CqlFrameException e =
+        assertThrows(
+            CqlFrameException.class,
+            () ->
+                ConnectionReplay.replay(
+                    "c", null, s2c, new PreparedStatements(), ParseLimits.defaults(), listener));
     assertTrue(e.connectionLevel());
     assertEquals(Reason.FRAME_TOO_LARGE, e.reason());
     assertEquals(2, e.streamId());
@@ -52,14 +59,21 @@ class HostileReplayTest {
   void aBodyOverTheDecompressionLimitFailsOnlyItsResponse() {
     byte[] bomb = new byte[4 << 20];
     bomb[3] = 1;
-    byte[] s2c = concat(frameBytes(0x84, 0, 1, 0x08, VOID_BODY),
-        frameBytes(0x84, Frame.FLAG_COMPRESSION, 2, 0x08, lz4Body(bomb)),
-        frameBytes(0x84, Frame.FLAG_COMPRESSION, 3, 0x08, lz4Body(VOID_BODY)));
+    byte[] s2c =
+        concat(
+            frameBytes(0x84, 0, 1, 0x08, VOID_BODY),
+            frameBytes(0x84, Frame.FLAG_COMPRESSION, 2, 0x08, lz4Body(bomb)),
+            frameBytes(0x84, Frame.FLAG_COMPRESSION, 3, 0x08, lz4Body(VOID_BODY)));
     Listener listener = new Listener();
-    ConnectionReplay.replay("c", null, s2c, new PreparedStatements(),
-        ParseLimits.builder().maxDecompressedLength(1 << 20).build(), listener);
-    assertEquals(List.of("result 1", "error 2 DECOMPRESSED_TOO_LARGE", "result 3"),
-        listener.events);
+    ConnectionReplay.replay(
+        "c",
+        null,
+        s2c,
+        new PreparedStatements(),
+        ParseLimits.builder().maxDecompressedLength(1 << 20).build(),
+        listener);
+    assertEquals(
+        List.of("result 1", "error 2 DECOMPRESSED_TOO_LARGE", "result 3"), listener.events);
     assertFalse(listener.errors.get(0).connectionLevel());
   }
 

@@ -12,7 +12,6 @@ import io.cqlrows.core.RowsResult;
 import io.cqlrows.core.sink.Row;
 import io.cqlrows.netty.pcap.TcpConnection;
 import io.cqlrows.netty.pcap.TcpReassembler;
-import io.cqlrows.testing.Corpus;
 import java.io.IOException;
 import java.math.BigDecimal;
 import java.net.URISyntaxException;
@@ -24,17 +23,19 @@ import org.junit.jupiter.api.Test;
 /**
  * The capture fixture {@code io/cqlrows/captures/live-v5-lz4.pcap}, recorded by {@code
  * CaptureLiveTest} (tag live) from our own {@code CqlClient} talking protocol v5 with LZ4 to
- * Cassandra 5.0.6: the corpus's {@code scalars} and {@code vectors} tables, and a prepared
- * {@code SELECT} executed with {@code Skip_metadata}, replayed without a server by the test API.
- * The {@code cqlrows} command's replay of it, the README's main job, is tested in parser-cli.
+ * Cassandra 5.0.6: the corpus's {@code scalars} and {@code vectors} tables, and a prepared {@code
+ * SELECT} executed with {@code Skip_metadata}, replayed without a server by the test API. The
+ * {@code cqlrows} command's replay of it, the README's main job, is tested in parser-cli.
  */
 class LiveCaptureFixtureTest {
   static final String FIXTURE = "/io/cqlrows/captures/live-v5-lz4.pcap";
   static final String KEYSPACE = "cqlrows_live";
+
   /** {@code scalars.c_text} of id 41 (data.cql), with a combining accent and surrogate pairs. */
-  static final String UNICODE = "Gr\u00fc\u00dfe \u2014 \u4f60\u597d \u2014 \u3053\u3093\u306b"
-      + "\u3061\u306f \u2014 \ud83d\ude00\ud83c\udf89 \u2014 \u05e9\u05dc\u05d5\u05dd \u2014 "
-      + "e\u0301 \u2014 \ud834\udd1e";
+  static final String UNICODE =
+      "Gr\u00fc\u00dfe \u2014 \u4f60\u597d \u2014 \u3053\u3093\u306b"
+          + "\u3061\u306f \u2014 \ud83d\ude00\ud83c\udf89 \u2014 \u05e9\u05dc\u05d5\u05dd \u2014 "
+          + "e\u0301 \u2014 \ud834\udd1e";
 
   @Test
   void theFixtureHoldsOneWholeConnection() throws IOException {
@@ -50,8 +51,8 @@ class LiveCaptureFixtureTest {
   @Test
   void replaysEveryResultWithItsQuery() throws IOException {
     TcpConnection c = TcpReassembler.reassemble(fixture()).get(0);
-    List<ReplayedResult> results = CaptureReplay.results(c.serverToClient().bytes(),
-        c.clientToServer().bytes());
+    List<ReplayedResult> results =
+        CaptureReplay.results(c.serverToClient().bytes(), c.clientToServer().bytes());
     assertEquals(5, results.size(), "2 QUERYs, 1 PREPARE, 2 EXECUTEs");
     for (ReplayedResult r : results) {
       assertNull(r.error(), r.query());
@@ -74,13 +75,14 @@ class LiveCaptureFixtureTest {
     ReplayedResult vectors = results.get(1);
     assertEquals("SELECT * FROM " + KEYSPACE + ".vectors", vectors.query());
     assertEquals(4, vectors.rows().size());
-    assertArrayEquals(new float[] {1.5f, -2.25f, 3.0f},
-        byId(vectors.rows(), 1).getFloatVector("v_float3"));
+    assertArrayEquals(
+        new float[] {1.5f, -2.25f, 3.0f}, byId(vectors.rows(), 1).getFloatVector("v_float3"));
     float[] extremes = byId(vectors.rows(), 3).getFloatVector("v_float3");
     assertTrue(Float.isNaN(extremes[0]));
     assertEquals(Float.POSITIVE_INFINITY, extremes[1]);
     assertEquals(1536, byId(vectors.rows(), 1).getFloatVector("v_float1536").length);
-    assertEquals(List.of("alpha", "", "\u00fcn\u00ef\ud83d\ude00"),
+    assertEquals(
+        List.of("alpha", "", "\u00fcn\u00ef\ud83d\ude00"),
         byId(vectors.rows(), 1).getObject("v_text3"));
 
     assertInstanceOf(PreparedResult.class, results.get(2).result());
@@ -92,13 +94,17 @@ class LiveCaptureFixtureTest {
       assertEquals(1, executed.rows().size());
       Row row = executed.rows().get(0);
       Row same = byId(vectors.rows(), row.getInt("id"));
-      assertArrayEquals(same.getFloatVector("v_float3"), row.getFloatVector("v_float3"),
+      assertArrayEquals(
+          same.getFloatVector("v_float3"),
+          row.getFloatVector("v_float3"),
           "decoded with the PREPARED columns");
     }
   }
 
   private static Row byId(List<Row> rows, int id) {
-    return rows.stream().filter(r -> r.getInt("id") == id).findFirst()
+    return rows.stream()
+        .filter(r -> r.getInt("id") == id)
+        .findFirst()
         .orElseThrow(() -> new AssertionError("no row with id " + id));
   }
 

@@ -26,8 +26,8 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 /**
- * Captures that start in the middle of a connection: decoding starts at the first provable
- * frame or segment boundary, and every result from there on equals the driver's decoding.
+ * Captures that start in the middle of a connection: decoding starts at the first provable frame or
+ * segment boundary, and every result from there on equals the driver's decoding.
  */
 class MidStreamReplayTest {
 
@@ -81,8 +81,14 @@ class MidStreamReplayTest {
     List<JsonNode> out = new ArrayList<>();
     StringBuilder line = new StringBuilder();
     JsonLinesSink json = new JsonLinesSink(line);
-    ConnectionReplay.replay("x", null, s2c, true, new PreparedStatements(),
-        ParseLimits.defaults(), new ReplayListener() {
+    ConnectionReplay.replay(
+        "x",
+        null,
+        s2c,
+        true,
+        new PreparedStatements(),
+        ParseLimits.defaults(),
+        new ReplayListener() {
           @Override
           public RowSink sinkFor(Response response) {
             line.setLength(0);

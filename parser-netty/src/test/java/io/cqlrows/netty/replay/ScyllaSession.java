@@ -21,21 +21,20 @@ import net.jpountz.lz4.LZ4Factory;
  * (docs/dev/protocol-extensions.md), and as its drivers send requests:
  *
  * <ol>
- *   <li>stream 0: OPTIONS; SUPPORTED with the sharding options and the four extensions and
- *       their parameters ({@code LWT_OPTIMIZATION_META_BIT_MASK=2147483648},
- *       {@code ERROR_CODE=61440})
- *   <li>stream 0: STARTUP naming them (and {@code COMPRESSION}); READY, compressed when
- *       compression is on (ScyllaDB compresses READY too)
+ *   <li>stream 0: OPTIONS; SUPPORTED with the sharding options and the four extensions and their
+ *       parameters ({@code LWT_OPTIMIZATION_META_BIT_MASK=2147483648}, {@code ERROR_CODE=61440})
+ *   <li>stream 0: STARTUP naming them (and {@code COMPRESSION}); READY, compressed when compression
+ *       is on (ScyllaDB compresses READY too)
  *   <li>stream 1: QUERY {@link #USERS_QUERY}; ROWS with metadata
- *   <li>stream 2: PREPARE {@link #SELECT}; PREPARED with a 16-byte {@code result_metadata_id}
- *       after the id (SCYLLA_USE_METADATA_ID)
- *   <li>stream 3: PREPARE {@link #UPDATE_IF}; PREPARED with the LWT bit 0x80000000 in the
- *       prepared flags and an {@code [applied]} result column
- *   <li>stream 4: EXECUTE of SELECT with {@code Skip_metadata} and the metadata id; ROWS
- *       {@code No_metadata} with a {@code tablets-routing-v1} custom payload
+ *   <li>stream 2: PREPARE {@link #SELECT}; PREPARED with a 16-byte {@code result_metadata_id} after
+ *       the id (SCYLLA_USE_METADATA_ID)
+ *   <li>stream 3: PREPARE {@link #UPDATE_IF}; PREPARED with the LWT bit 0x80000000 in the prepared
+ *       flags and an {@code [applied]} result column
+ *   <li>stream 4: EXECUTE of SELECT with {@code Skip_metadata} and the metadata id; ROWS {@code
+ *       No_metadata} with a {@code tablets-routing-v1} custom payload
  *   <li>stream 5: EXECUTE of the LWT; ROWS {@code No_metadata}, {@code [applied]} true
- *   <li>stream 6: EXECUTE of SELECT after the table gained a column; ROWS with
- *       {@code Metadata_changed}, the new metadata id and the four columns
+ *   <li>stream 6: EXECUTE of SELECT after the table gained a column; ROWS with {@code
+ *       Metadata_changed}, the new metadata id and the four columns
  *   <li>stream 7: EXECUTE of SELECT with the new metadata id; ROWS {@code No_metadata} with four
  *       cells
  *   <li>stream 8: QUERY {@link #INSERT}; the rate-limit ERROR 0xF000 (a write, rejected by a
@@ -54,8 +53,10 @@ public final class ScyllaSession {
 
   public static final byte[] SELECT_ID = hex("3d7a1f5e9c2b4e8a0f1d2c3b4a596877");
   public static final byte[] UPDATE_ID = hex("a1b2c3d4e5f60718293a4b5c6d7e8f90");
+
   /** The first half of a SHA-256 of the result metadata (cql3/result_set.cc). */
   public static final byte[] SELECT_METADATA_ID = hex("5f0c8e1a2b3c4d5e6f708192a3b4c5d6");
+
   public static final byte[] UPDATE_METADATA_ID = hex("0badc0de0badc0de0badc0de0badc0de");
   public static final byte[] ALTERED_METADATA_ID = hex("e3b0c44298fc1c149afbf4c8996fb924");
 
@@ -89,6 +90,7 @@ public final class ScyllaSession {
   private final Compression compression;
   private final ByteArrayOutputStream c2s = new ByteArrayOutputStream();
   private final ByteArrayOutputStream s2c = new ByteArrayOutputStream();
+
   /** Bodies are compressed from STARTUP's answer on. */
   private boolean compressing;
 
@@ -123,51 +125,137 @@ public final class ScyllaSession {
     response(0, READY, 0, new byte[0]);
 
     request(1, QUERY, query(USERS_QUERY, false));
-    response(1, RESULT, 0, CqlBytes.create().int32(2).int32(0x0001).int32(2)
-        .string("app").string("users").columnSpec("id", INT).columnSpec("name", VARCHAR)
-        .int32(2).bytes("00000001").bytes(utf8("ada")).bytes("00000002").bytes(utf8("grace"))
-        .toArray());
+    response(
+        1,
+        RESULT,
+        0,
+        CqlBytes.create()
+            .int32(2)
+            .int32(0x0001)
+            .int32(2)
+            .string("app")
+            .string("users")
+            .columnSpec("id", INT)
+            .columnSpec("name", VARCHAR)
+            .int32(2)
+            .bytes("00000001")
+            .bytes(utf8("ada"))
+            .bytes("00000002")
+            .bytes(utf8("grace"))
+            .toArray());
 
     request(2, PREPARE, longString(SELECT));
-    CqlBytes select = CqlBytes.create().int32(4).int16(16).raw(SELECT_ID).int16(16)
-        .raw(SELECT_METADATA_ID)
-        .int32(0x0001).int32(1).int32(1).int16(0).string("app").string("users")
-        .columnSpec("id", INT);
+    CqlBytes select =
+        CqlBytes.create()
+            .int32(4)
+            .int16(16)
+            .raw(SELECT_ID)
+            .int16(16)
+            .raw(SELECT_METADATA_ID)
+            .int32(0x0001)
+            .int32(1)
+            .int32(1)
+            .int16(0)
+            .string("app")
+            .string("users")
+            .columnSpec("id", INT);
     selectColumns(select.int32(0x0001).int32(3), false);
     response(2, RESULT, 0, select.toArray());
 
     request(3, PREPARE, longString(UPDATE_IF));
-    response(3, RESULT, 0, CqlBytes.create().int32(4).int16(16).raw(UPDATE_ID).int16(16)
-        .raw(UPDATE_METADATA_ID)
-        .int32(0x80000001).int32(2).int32(1).int16(1).string("app").string("users")
-        .columnSpec("name", VARCHAR).columnSpec("id", INT)
-        .int32(0x0001).int32(1).string("app").string("users").columnSpec("[applied]", BOOLEAN)
-        .toArray());
+    response(
+        3,
+        RESULT,
+        0,
+        CqlBytes.create()
+            .int32(4)
+            .int16(16)
+            .raw(UPDATE_ID)
+            .int16(16)
+            .raw(UPDATE_METADATA_ID)
+            .int32(0x80000001)
+            .int32(2)
+            .int32(1)
+            .int16(1)
+            .string("app")
+            .string("users")
+            .columnSpec("name", VARCHAR)
+            .columnSpec("id", INT)
+            .int32(0x0001)
+            .int32(1)
+            .string("app")
+            .string("users")
+            .columnSpec("[applied]", BOOLEAN)
+            .toArray());
 
     request(4, EXECUTE, execute(SELECT_ID, SELECT_METADATA_ID, "00000001"));
-    byte[] rows = CqlBytes.create().int32(2).int32(0x0004).int32(3).int32(1)
-        .bytes("00000001").bytes(utf8("ada")).bytes("3f800000 40000000 40400000").toArray();
+    byte[] rows =
+        CqlBytes.create()
+            .int32(2)
+            .int32(0x0004)
+            .int32(3)
+            .int32(1)
+            .bytes("00000001")
+            .bytes(utf8("ada"))
+            .bytes("3f800000 40000000 40400000")
+            .toArray();
     response(4, RESULT, FLAG_CUSTOM_PAYLOAD, concat(tabletsPayload(), rows));
 
     request(5, EXECUTE, execute(UPDATE_ID, UPDATE_METADATA_ID, utf8("ada l."), "00000001"));
-    response(5, RESULT, 0, CqlBytes.create().int32(2).int32(0x0004).int32(1).int32(1)
-        .bytes("01").toArray());
+    response(
+        5,
+        RESULT,
+        0,
+        CqlBytes.create().int32(2).int32(0x0004).int32(1).int32(1).bytes("01").toArray());
 
     request(6, EXECUTE, execute(SELECT_ID, SELECT_METADATA_ID, "00000002"));
-    CqlBytes changed = CqlBytes.create().int32(2).int32(0x0001 | 0x0008).int32(4).int16(16)
-        .raw(ALTERED_METADATA_ID);
+    CqlBytes changed =
+        CqlBytes.create()
+            .int32(2)
+            .int32(0x0001 | 0x0008)
+            .int32(4)
+            .int16(16)
+            .raw(ALTERED_METADATA_ID);
     selectColumns(changed, true);
-    response(6, RESULT, 0, changed.int32(1).bytes("00000002").bytes(utf8("grace"))
-        .bytes("40800000 40a00000 40c00000").bytes(utf8("grace@example.org")).toArray());
+    response(
+        6,
+        RESULT,
+        0,
+        changed
+            .int32(1)
+            .bytes("00000002")
+            .bytes(utf8("grace"))
+            .bytes("40800000 40a00000 40c00000")
+            .bytes(utf8("grace@example.org"))
+            .toArray());
 
     request(7, EXECUTE, execute(SELECT_ID, ALTERED_METADATA_ID, "00000001"));
-    response(7, RESULT, 0, CqlBytes.create().int32(2).int32(0x0004).int32(4).int32(1)
-        .bytes("00000001").bytes(utf8("ada")).bytes("3f800000 40000000 40400000")
-        .nullCell().toArray());
+    response(
+        7,
+        RESULT,
+        0,
+        CqlBytes.create()
+            .int32(2)
+            .int32(0x0004)
+            .int32(4)
+            .int32(1)
+            .bytes("00000001")
+            .bytes(utf8("ada"))
+            .bytes("3f800000 40000000 40400000")
+            .nullCell()
+            .toArray());
 
     request(8, QUERY, query(INSERT, false));
-    response(8, ERROR, 0, CqlBytes.create().int32(0xF000)
-        .string("Per-partition rate limit reached for app.users").int8(1).int8(0).toArray());
+    response(
+        8,
+        ERROR,
+        0,
+        CqlBytes.create()
+            .int32(0xF000)
+            .string("Per-partition rate limit reached for app.users")
+            .int8(1)
+            .int8(0)
+            .toArray());
   }
 
   /** {@code [string multimap]} as server.cc writes SUPPORTED (a std::multimap: sorted keys). */
@@ -175,8 +263,8 @@ public final class ScyllaSession {
     Map<String, List<String>> options = new java.util.TreeMap<>();
     options.put("COMPRESSION", List.of("lz4", "snappy"));
     options.put("CQL_VERSION", List.of("3.3.1"));
-    options.put("SCYLLA_LWT_ADD_METADATA_MARK",
-        List.of("LWT_OPTIMIZATION_META_BIT_MASK=2147483648"));
+    options.put(
+        "SCYLLA_LWT_ADD_METADATA_MARK", List.of("LWT_OPTIMIZATION_META_BIT_MASK=2147483648"));
     options.put("SCYLLA_NR_SHARDS", List.of("2"));
     options.put("SCYLLA_PARTITIONER", List.of("org.apache.cassandra.dht.Murmur3Partitioner"));
     options.put("SCYLLA_RATE_LIMIT_ERROR", List.of("ERROR_CODE=61440"));
@@ -187,16 +275,20 @@ public final class ScyllaSession {
     options.put("SCYLLA_USE_METADATA_ID", List.of(""));
     options.put("TABLETS_ROUTING_V1", List.of(""));
     CqlBytes b = CqlBytes.create().int16(options.size());
-    options.forEach((k, values) -> {
-      b.string(k).int16(values.size());
-      values.forEach(b::string);
-    });
+    options.forEach(
+        (k, values) -> {
+          b.string(k).int16(values.size());
+          values.forEach(b::string);
+        });
     return b.toArray();
   }
 
   /** Result column specs of SELECT (Global_tables_spec), with {@code email} once altered. */
   private static void selectColumns(CqlBytes b, boolean altered) {
-    b.string("app").string("users").columnSpec("id", INT).columnSpec("name", VARCHAR)
+    b.string("app")
+        .string("users")
+        .columnSpec("id", INT)
+        .columnSpec("name", VARCHAR)
         .customColumnSpec("embedding", VECTOR3);
     if (altered) {
       b.columnSpec("email", VARCHAR);
@@ -208,7 +300,11 @@ public final class ScyllaSession {
    */
   public static byte[] tabletsPayload() {
     byte[] value = tabletsValue();
-    return CqlBytes.create().int16(1).string("tablets-routing-v1").int32(value.length).raw(value)
+    return CqlBytes.create()
+        .int16(1)
+        .string("tablets-routing-v1")
+        .int32(value.length)
+        .raw(value)
         .toArray();
   }
 
@@ -217,19 +313,35 @@ public final class ScyllaSession {
     CqlBytes list = CqlBytes.create().int32(2);
     for (Object[] r : new Object[][] {{HOST_1, 0}, {HOST_2, 1}}) {
       UUID host = (UUID) r[0];
-      byte[] replica = CqlBytes.create().int32(16).int64(host.getMostSignificantBits())
-          .int64(host.getLeastSignificantBits()).int32(4).int32((Integer) r[1]).toArray();
+      byte[] replica =
+          CqlBytes.create()
+              .int32(16)
+              .int64(host.getMostSignificantBits())
+              .int64(host.getLeastSignificantBits())
+              .int32(4)
+              .int32((Integer) r[1])
+              .toArray();
       list.int32(replica.length).raw(replica);
     }
     byte[] replicas = list.toArray();
-    return CqlBytes.create().int32(8).int64(TABLET_FIRST).int32(8).int64(TABLET_LAST)
-        .int32(replicas.length).raw(replicas).toArray();
+    return CqlBytes.create()
+        .int32(8)
+        .int64(TABLET_FIRST)
+        .int32(8)
+        .int64(TABLET_LAST)
+        .int32(replicas.length)
+        .raw(replicas)
+        .toArray();
   }
 
   /** QUERY body: the text, LOCAL_QUORUM, flags 0x04 (page size) with 5000, v4 flags byte. */
   private static byte[] query(String cql, boolean values) {
-    return CqlBytes.create().raw(longString(cql)).int16(0x0006).int8(values ? 0x05 : 0x04)
-        .int32(5000).toArray();
+    return CqlBytes.create()
+        .raw(longString(cql))
+        .int16(0x0006)
+        .int8(values ? 0x05 : 0x04)
+        .int32(5000)
+        .toArray();
   }
 
   /**
@@ -238,8 +350,15 @@ public final class ScyllaSession {
    * size, the values, 5000.
    */
   private static byte[] execute(byte[] id, byte[] metadataId, String... values) {
-    CqlBytes b = CqlBytes.create().int16(id.length).raw(id).int16(metadataId.length)
-        .raw(metadataId).int16(0x0006).int8(0x01 | 0x02 | 0x04).int16(values.length);
+    CqlBytes b =
+        CqlBytes.create()
+            .int16(id.length)
+            .raw(id)
+            .int16(metadataId.length)
+            .raw(metadataId)
+            .int16(0x0006)
+            .int8(0x01 | 0x02 | 0x04)
+            .int16(values.length);
     for (String v : values) {
       b.bytes(v);
     }
@@ -248,19 +367,33 @@ public final class ScyllaSession {
 
   private void request(int stream, int opcode, byte[] body) {
     boolean compressed = compressing && opcode != STARTUP && opcode != OPTIONS;
-    frame(c2s, REQUEST, compressed ? FLAG_COMPRESSED : 0, stream, opcode,
+    frame(
+        c2s,
+        REQUEST,
+        compressed ? FLAG_COMPRESSED : 0,
+        stream,
+        opcode,
         compressed ? compress(body) : body);
   }
 
   private void response(int stream, int opcode, int flags, byte[] body) {
-    frame(s2c, RESPONSE, flags | (compressing ? FLAG_COMPRESSED : 0), stream, opcode,
+    frame(
+        s2c,
+        RESPONSE,
+        flags | (compressing ? FLAG_COMPRESSED : 0),
+        stream,
+        opcode,
         compressing ? compress(body) : body);
   }
 
-  private static void frame(ByteArrayOutputStream out, int version, int flags, int stream,
-      int opcode, byte[] body) {
+  private static void frame(
+      ByteArrayOutputStream out, int version, int flags, int stream, int opcode, byte[] body) {
     ByteBuffer header = ByteBuffer.allocate(9);
-    header.put((byte) version).put((byte) flags).putShort((short) stream).put((byte) opcode)
+    header
+        .put((byte) version)
+        .put((byte) flags)
+        .putShort((short) stream)
+        .put((byte) opcode)
         .putInt(body.length);
     out.writeBytes(header.array());
     out.writeBytes(body);

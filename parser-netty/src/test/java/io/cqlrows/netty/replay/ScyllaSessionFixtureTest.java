@@ -11,19 +11,20 @@ import org.junit.jupiter.params.provider.EnumSource;
 /**
  * The ScyllaDB session of {@link ScyllaSession} is also committed as raw byte streams, {@code
  * src/test/resources/io/cqlrows/captures/scylla-v4[-lz4|-snappy].{s2c,c2s}.bin}, so that the
- * command line can replay it (and CI can compare builds on it). This test keeps the files equal
- * to what the generator writes; after changing the generator, write them again with {@link
+ * command line can replay it (and CI can compare builds on it). This test keeps the files equal to
+ * what the generator writes; after changing the generator, write them again with {@link
  * ScyllaSessionWriter}.
  */
 class ScyllaSessionFixtureTest {
   private static final String DIR = "/io/cqlrows/captures/";
 
   static String name(Compression compression) {
-    return "scylla-v4" + switch (compression) {
-      case NONE -> "";
-      case LZ4 -> "-lz4";
-      case SNAPPY -> "-snappy";
-    };
+    return "scylla-v4"
+        + switch (compression) {
+          case NONE -> "";
+          case LZ4 -> "-lz4";
+          case SNAPPY -> "-snappy";
+        };
   }
 
   @ParameterizedTest

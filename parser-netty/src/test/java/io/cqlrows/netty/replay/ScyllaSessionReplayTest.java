@@ -14,9 +14,9 @@ import io.cqlrows.core.RowsResult;
 import io.cqlrows.core.TabletRouting;
 import io.cqlrows.core.sink.Row;
 import io.cqlrows.core.sink.RowsCollector;
-import io.cqlrows.netty.frame.CqlServerError;
 import io.cqlrows.netty.compression.Compression;
 import io.cqlrows.netty.frame.CqlFrameException;
+import io.cqlrows.netty.frame.CqlServerError;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -25,9 +25,9 @@ import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * A ScyllaDB v4 session with every extension on ({@link ScyllaSession}), replayed through {@link
- * CaptureReplay}: the extensions come from the captured STARTUP, so the PREPARED results keep
- * their statements, every EXECUTE result is decoded with its prepared (or changed) columns, the
- * tablet routing and the rate-limit error are read.
+ * CaptureReplay}: the extensions come from the captured STARTUP, so the PREPARED results keep their
+ * statements, every EXECUTE result is decoded with its prepared (or changed) columns, the tablet
+ * routing and the rate-limit error are read.
  */
 class ScyllaSessionReplayTest {
 
@@ -59,9 +59,14 @@ class ScyllaSessionReplayTest {
     assertEquals(1, ada.getInt("id"));
     assertEquals("ada", ada.getString("name"));
     assertArrayEquals(new float[] {1, 2, 3}, ada.getFloatVector("embedding"));
-    assertEquals(new TabletRouting(ScyllaSession.TABLET_FIRST, ScyllaSession.TABLET_LAST,
-        List.of(new TabletRouting.Replica(ScyllaSession.HOST_1, 0),
-            new TabletRouting.Replica(ScyllaSession.HOST_2, 1))), first.tablets());
+    assertEquals(
+        new TabletRouting(
+            ScyllaSession.TABLET_FIRST,
+            ScyllaSession.TABLET_LAST,
+            List.of(
+                new TabletRouting.Replica(ScyllaSession.HOST_1, 0),
+                new TabletRouting.Replica(ScyllaSession.HOST_2, 1))),
+        first.tablets());
 
     ReplayedResult applied = results.get(4);
     assertEquals(ScyllaSession.UPDATE_IF, applied.query());
@@ -87,8 +92,11 @@ class ScyllaSessionReplayTest {
     ScyllaSession.Bytes session = ScyllaSession.write(compression);
     List<CqlServerError> errors = new ArrayList<>();
     List<String> queries = new ArrayList<>();
-    CaptureReplay.replay(session.serverToClient(), session.clientToServer(),
-        ProtocolFeatures.NONE, new ReplayListener() {
+    CaptureReplay.replay(
+        session.serverToClient(),
+        session.clientToServer(),
+        ProtocolFeatures.NONE,
+        new ReplayListener() {
           @Override
           public RowSink sinkFor(Response response) {
             return new RowsCollector();
@@ -130,11 +138,15 @@ class ScyllaSessionReplayTest {
 
     List<ReplayedResult> assumed = new ArrayList<>();
     CaptureReplay.Collector collector = new CaptureReplay.Collector();
-    CaptureReplay.replay(s2c, null,
-        ProtocolFeatures.NONE.withExtension(ProtocolFeatures.SCYLLA_USE_METADATA_ID), collector);
+    CaptureReplay.replay(
+        s2c,
+        null,
+        ProtocolFeatures.NONE.withExtension(ProtocolFeatures.SCYLLA_USE_METADATA_ID),
+        collector);
     assumed.addAll(collector.results);
     assertTrue(assumed.stream().noneMatch(ReplayedResult::failed));
-    assertArrayEquals(ScyllaSession.SELECT_METADATA_ID,
+    assertArrayEquals(
+        ScyllaSession.SELECT_METADATA_ID,
         ((PreparedResult) assumed.get(1).result()).resultMetadataId());
     assertEquals("column0", assumed.get(3).rows().get(0).columns().get(0).name(), "raw cells");
   }
@@ -144,8 +156,11 @@ class ScyllaSessionReplayTest {
   void theCapturedStartupOverridesTheAssumedFeatures() {
     ScyllaSession.Bytes session = ScyllaSession.write(Compression.LZ4);
     CaptureReplay.Collector collector = new CaptureReplay.Collector();
-    CaptureReplay.replay(session.serverToClient(), session.clientToServer(),
-        ProtocolFeatures.NONE.withExtension(ProtocolFeatures.TABLETS_ROUTING_V1), collector);
+    CaptureReplay.replay(
+        session.serverToClient(),
+        session.clientToServer(),
+        ProtocolFeatures.NONE.withExtension(ProtocolFeatures.TABLETS_ROUTING_V1),
+        collector);
     assertTrue(collector.results.stream().noneMatch(ReplayedResult::failed));
     assertTrue(((PreparedResult) collector.results.get(2).result()).isLwt());
   }

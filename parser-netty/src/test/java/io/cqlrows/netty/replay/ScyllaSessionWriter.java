@@ -20,8 +20,9 @@ class ScyllaSessionWriter {
   @Test
   @EnabledIfSystemProperty(named = "cqlrows.writeScyllaSession", matches = "true")
   void writeTheStreams() throws IOException {
-    Path dir = Path.of(System.getProperty("basedir", "."))
-        .resolve("src/test/resources/io/cqlrows/captures");
+    Path dir =
+        Path.of(System.getProperty("basedir", "."))
+            .resolve("src/test/resources/io/cqlrows/captures");
     Files.createDirectories(dir);
     for (Compression c : Compression.values()) {
       ScyllaSession.Bytes session = ScyllaSession.write(c);

@@ -41,10 +41,23 @@ import java.util.Map;
  * @param timestamp default timestamp, else null
  * @param options STARTUP options in wire order
  */
-public record DecodedRequest(int version, int headerFlags, int streamId, Opcode opcode,
-    String query, int prepareFlags, String id, String resultMetadataId, int consistency,
-    int flags, List<String> values, int pageSize, String pagingState, int serialConsistency,
-    Long timestamp, Map<String, String> options) {
+public record DecodedRequest(
+    int version,
+    int headerFlags,
+    int streamId,
+    Opcode opcode,
+    String query,
+    int prepareFlags,
+    String id,
+    String resultMetadataId,
+    int consistency,
+    int flags,
+    List<String> values,
+    int pageSize,
+    String pagingState,
+    int serialConsistency,
+    Long timestamp,
+    Map<String, String> options) {
 
   /** Reads a request frame of a connection without extensions. The frame is borrowed. */
   public static DecodedRequest decode(Frame frame) {
@@ -91,18 +104,19 @@ public record DecodedRequest(int version, int headerFlags, int streamId, Opcode 
   }
 
   /**
-   * Decodes unframed envelopes (v4, or v5 before READY) with the frame decoder, as a server
-   * would: the buffers are released, the frames read back and released.
+   * Decodes unframed envelopes (v4, or v5 before READY) with the frame decoder, as a server would:
+   * the buffers are released, the frames read back and released.
    */
   public static List<DecodedRequest> decodeEnvelopes(Compression compression, ByteBuf... bufs) {
-    return decodeWith(new EmbeddedChannel(
-        new BytesToFrameDecoder(ParseLimits.defaults(), compression)), bufs);
+    return decodeWith(
+        new EmbeddedChannel(new BytesToFrameDecoder(ParseLimits.defaults(), compression)), bufs);
   }
 
   /** Decodes v5 segments with the segment decoders. The buffers are released. */
   public static List<DecodedRequest> decodeSegments(SegmentFormat format, ByteBuf... bufs) {
-    return decodeWith(new EmbeddedChannel(new BytesToSegmentDecoder(format, 0),
-        new SegmentToFrameDecoder()), bufs);
+    return decodeWith(
+        new EmbeddedChannel(new BytesToSegmentDecoder(format, 0), new SegmentToFrameDecoder()),
+        bufs);
   }
 
   private static List<DecodedRequest> decodeWith(EmbeddedChannel channel, ByteBuf... bufs) {
@@ -198,9 +212,23 @@ public record DecodedRequest(int version, int headerFlags, int streamId, Opcode 
     }
 
     DecodedRequest build() {
-      return new DecodedRequest(frame.version(), frame.flags(), frame.streamId(), frame.opcode(),
-          query, prepareFlags, id, resultMetadataId, consistency, flags, values, pageSize,
-          pagingState, serialConsistency, timestamp, options);
+      return new DecodedRequest(
+          frame.version(),
+          frame.flags(),
+          frame.streamId(),
+          frame.opcode(),
+          query,
+          prepareFlags,
+          id,
+          resultMetadataId,
+          consistency,
+          flags,
+          values,
+          pageSize,
+          pagingState,
+          serialConsistency,
+          timestamp,
+          options);
     }
   }
 }

@@ -8,7 +8,6 @@ import io.cqlrows.netty.CqlPipeline;
 import io.cqlrows.netty.compression.Compression;
 import io.cqlrows.netty.frame.Frame;
 import io.cqlrows.netty.frame.Opcode;
-import io.cqlrows.netty.internal.BytesToFrameDecoder;
 import io.cqlrows.netty.internal.BytesToSegmentDecoder;
 import io.cqlrows.netty.internal.Segment;
 import io.cqlrows.netty.internal.SegmentFormat;
@@ -33,8 +32,8 @@ import org.junit.jupiter.params.provider.CsvSource;
  * bytes. On v4 the whole envelope must be identical, LZ4 bodies included (the driver uses the same
  * LZ4 fast compressor), but for the tracing flag 0x02 of the one traced query ({@link Requests}
  * never asks for tracing). On v5 the driver also sets the deprecated compression flag 0x01 on
- * envelopes when LZ4 is on, which {@link Requests} does not: there everything but that flag must
- * be identical, and every client segment must be identical when written again from its payload.
+ * envelopes when LZ4 is on, which {@link Requests} does not: there everything but that flag must be
+ * identical, and every client segment must be identical when written again from its payload.
  */
 class RequestsCorpusTest {
   private static final ByteBufAllocator ALLOC = ByteBufAllocator.DEFAULT;
@@ -47,14 +46,14 @@ class RequestsCorpusTest {
   /** The first test query of a-v4 and d-v4-lz4, with the parameters the driver used, by hand. */
   @ParameterizedTest
   @CsvSource({"a-v4, NONE, 312, 0x00066178e32663c4", "d-v4-lz4, LZ4, 336, 0x00066178e499a4c9"})
-  void theFirstScalarsQueryIsTheDriversByteForByte(String capture, Compression compression,
-      int offset, String timestamp) {
+  void theFirstScalarsQueryIsTheDriversByteForByte(
+      String capture, Compression compression, int offset, String timestamp) {
     byte[] file = Corpus.bytes(capture, "conn-01.c2s.bin");
-    QueryParameters p = QueryParameters.of(Consistency.LOCAL_ONE)
-        .withPageSize(5000)
-        .withDefaultTimestamp(Long.decode(timestamp));
-    ByteBuf query = new Requests(4, compression)
-        .query(ALLOC, 0, "SELECT * FROM corpus.scalars", p);
+    QueryParameters p =
+        QueryParameters.of(Consistency.LOCAL_ONE)
+            .withPageSize(5000)
+            .withDefaultTimestamp(Long.decode(timestamp));
+    ByteBuf query = new Requests(4, compression).query(ALLOC, 0, "SELECT * FROM corpus.scalars", p);
     try {
       byte[] expected = Arrays.copyOfRange(file, offset, offset + query.readableBytes());
       assertEquals(ByteBufUtil.hexDump(expected), ByteBufUtil.hexDump(query));
@@ -65,10 +64,16 @@ class RequestsCorpusTest {
   }
 
   @ParameterizedTest
-  @CsvSource({"a-v4, 4, NONE", "d-v4-lz4, 4, LZ4", "e-v4-paging, 4, NONE",
-      "b-v5, 5, NONE", "c-v5-lz4, 5, LZ4", "e-v5-paging, 5, NONE"})
-  void everyRequestOfTheDriverEncodesToTheSameBytes(String capture, int version,
-      Compression compression) {
+  @CsvSource({
+    "a-v4, 4, NONE",
+    "d-v4-lz4, 4, LZ4",
+    "e-v4-paging, 4, NONE",
+    "b-v5, 5, NONE",
+    "c-v5-lz4, 5, LZ4",
+    "e-v5-paging, 5, NONE"
+  })
+  void everyRequestOfTheDriverEncodesToTheSameBytes(
+      String capture, int version, Compression compression) {
     Requests requests = new Requests(version, compression);
     int compared = 0;
     for (int conn = 0; conn < 2; conn++) {
@@ -82,15 +87,18 @@ class RequestsCorpusTest {
         if (version >= 5) {
           expected[1] &= (byte) ~Frame.FLAG_COMPRESSION; // deprecated, set by the driver
         }
-        assertEquals(ByteBufUtil.hexDump(expected), encode(requests, d),
+        assertEquals(
+            ByteBufUtil.hexDump(expected),
+            encode(requests, d),
             capture + " conn " + conn + ": " + d.opcode() + " " + d.query());
         compared++;
       }
     }
-    long listed = Corpus.jsonLines(capture, "frames.jsonl").stream()
-        .filter(f -> "c2s".equals(f.get("dir").asText()))
-        .filter(f -> ENCODED.contains(Opcode.valueOf(f.get("opcode").asText())))
-        .count();
+    long listed =
+        Corpus.jsonLines(capture, "frames.jsonl").stream()
+            .filter(f -> "c2s".equals(f.get("dir").asText()))
+            .filter(f -> ENCODED.contains(Opcode.valueOf(f.get("opcode").asText())))
+            .count();
     assertEquals(listed, compared, "requests compared");
   }
 
@@ -108,13 +116,16 @@ class RequestsCorpusTest {
         int from = s.get("file_offset").asInt();
         int length = s.get("header_length").asInt() + s.get("payload_length").asInt() + 4;
         byte[] recorded = Arrays.copyOfRange(file, from, from + length);
-        assertEquals(ByteBufUtil.hexDump(recorded), rewrite(recorded, format),
-            capture + " segment " + s);
+        assertEquals(
+            ByteBufUtil.hexDump(recorded), rewrite(recorded, format), capture + " segment " + s);
         compared++;
       }
     }
-    assertEquals(Corpus.jsonLines(capture, "segments.jsonl").stream()
-        .filter(s -> "c2s".equals(s.get("dir").asText())).count(), compared);
+    assertEquals(
+        Corpus.jsonLines(capture, "segments.jsonl").stream()
+            .filter(s -> "c2s".equals(s.get("dir").asText()))
+            .count(),
+        compared);
   }
 
   /** Decodes one recorded segment and writes its payload again. */
@@ -122,8 +133,7 @@ class RequestsCorpusTest {
     EmbeddedChannel channel = new EmbeddedChannel(new BytesToSegmentDecoder(format, 0));
     channel.writeInbound(Unpooled.wrappedBuffer(recorded));
     Segment segment = channel.readInbound();
-    ByteBuf again = SegmentWriter.encode(ALLOC, segment.payload(), segment.selfContained(),
-        format);
+    ByteBuf again = SegmentWriter.encode(ALLOC, segment.payload(), segment.selfContained(), format);
     try {
       return ByteBufUtil.hexDump(again);
     } finally {
@@ -150,8 +160,13 @@ class RequestsCorpusTest {
         out = requests.prepare(ALLOC, d.streamId(), d.query());
         break;
       default:
-        out = requests.execute(ALLOC, d.streamId(), hex(d.id()),
-            d.resultMetadataId() == null ? null : hex(d.resultMetadataId()), parameters(d));
+        out =
+            requests.execute(
+                ALLOC,
+                d.streamId(),
+                hex(d.id()),
+                d.resultMetadataId() == null ? null : hex(d.resultMetadataId()),
+                parameters(d));
         break;
     }
     try {
@@ -164,14 +179,18 @@ class RequestsCorpusTest {
   private static QueryParameters parameters(DecodedRequest d) {
     List<ByteBuffer> values = new ArrayList<>();
     for (String v : d.values()) {
-      values.add("NULL".equals(v) ? null
-          : "UNSET".equals(v) ? QueryParameters.UNSET : ByteBuffer.wrap(hex(v)));
+      values.add(
+          "NULL".equals(v)
+              ? null
+              : "UNSET".equals(v) ? QueryParameters.UNSET : ByteBuffer.wrap(hex(v)));
     }
-    QueryParameters p = QueryParameters.of(Consistency.fromCode(d.consistency()))
-        .withValues(values)
-        .withPageSize(d.pageSize())
-        .withSkipMetadata((d.flags() & QueryParameters.FLAG_SKIP_METADATA) != 0)
-        .withPagingState(d.pagingState() == null ? null : ByteBuffer.wrap(hex(d.pagingState())));
+    QueryParameters p =
+        QueryParameters.of(Consistency.fromCode(d.consistency()))
+            .withValues(values)
+            .withPageSize(d.pageSize())
+            .withSkipMetadata((d.flags() & QueryParameters.FLAG_SKIP_METADATA) != 0)
+            .withPagingState(
+                d.pagingState() == null ? null : ByteBuffer.wrap(hex(d.pagingState())));
     if (d.serialConsistency() >= 0) {
       p = p.withSerialConsistency(Consistency.fromCode(d.serialConsistency()));
     }
@@ -219,8 +238,11 @@ class RequestsCorpusTest {
     }
     // inside segments: the header and the body (requests carry no prelude)
     ByteBuf env = Unpooled.buffer();
-    env.writeByte(frame.version()).writeByte(frame.flags()).writeShort(frame.streamId())
-        .writeByte(frame.opcode().code()).writeInt(frame.body().readableBytes())
+    env.writeByte(frame.version())
+        .writeByte(frame.flags())
+        .writeShort(frame.streamId())
+        .writeByte(frame.opcode().code())
+        .writeInt(frame.body().readableBytes())
         .writeBytes(frame.body(), frame.body().readerIndex(), frame.body().readableBytes());
     return ByteBufUtil.getBytes(env);
   }

@@ -51,14 +51,16 @@ class RequestsTest {
   @ValueSource(ints = {4, 5})
   void queryWithEveryParameterReadsBack(int version) {
     ByteBuf direct = ALLOC.directBuffer().writeInt(42);
-    QueryParameters p = QueryParameters.of(Consistency.QUORUM)
-        .withValues(Unpooled.wrappedBuffer(new byte[] {1, 2}), null, direct)
-        .withPageSize(100)
-        .withPagingState(ByteBuffer.wrap(new byte[] {(byte) 0xAB, (byte) 0xCD}))
-        .withSerialConsistency(Consistency.LOCAL_SERIAL)
-        .withDefaultTimestamp(1_700_000_000_000_000L);
-    ByteBuf query = new Requests(version, Compression.NONE)
-        .query(ALLOC, 300, "SELECT * FROM ks.t WHERE a = ? AND b = ? AND c = ?", p);
+    QueryParameters p =
+        QueryParameters.of(Consistency.QUORUM)
+            .withValues(Unpooled.wrappedBuffer(new byte[] {1, 2}), null, direct)
+            .withPageSize(100)
+            .withPagingState(ByteBuffer.wrap(new byte[] {(byte) 0xAB, (byte) 0xCD}))
+            .withSerialConsistency(Consistency.LOCAL_SERIAL)
+            .withDefaultTimestamp(1_700_000_000_000_000L);
+    ByteBuf query =
+        new Requests(version, Compression.NONE)
+            .query(ALLOC, 300, "SELECT * FROM ks.t WHERE a = ? AND b = ? AND c = ?", p);
     assertEquals(4, direct.readableBytes(), "values are read, not consumed");
     direct.release();
 
@@ -93,20 +95,25 @@ class RequestsTest {
   @ParameterizedTest
   @ValueSource(ints = {4, 5})
   void unsetAndEmptyValuesAreDistinct(int version) {
-    QueryParameters p = QueryParameters.of(Consistency.ONE)
-        .withValues(List.of(QueryParameters.UNSET, ByteBuffer.allocate(0)));
-    DecodedRequest r = single(Compression.NONE,
-        new Requests(version, Compression.NONE).query(ALLOC, 1, "Q", p));
+    QueryParameters p =
+        QueryParameters.of(Consistency.ONE)
+            .withValues(List.of(QueryParameters.UNSET, ByteBuffer.allocate(0)));
+    DecodedRequest r =
+        single(Compression.NONE, new Requests(version, Compression.NONE).query(ALLOC, 1, "Q", p));
     assertEquals(List.of("UNSET", ""), r.values());
     assertEquals(0x01, r.flags());
   }
 
   @Test
   void prepareHasFlagsOnlyOnV5() {
-    DecodedRequest v4 = single(Compression.NONE,
-        new Requests(4, Compression.NONE).prepare(ALLOC, 2, "SELECT v FROM t WHERE k = ?"));
-    DecodedRequest v5 = single(Compression.NONE,
-        new Requests(5, Compression.NONE).prepare(ALLOC, 2, "SELECT v FROM t WHERE k = ?"));
+    DecodedRequest v4 =
+        single(
+            Compression.NONE,
+            new Requests(4, Compression.NONE).prepare(ALLOC, 2, "SELECT v FROM t WHERE k = ?"));
+    DecodedRequest v5 =
+        single(
+            Compression.NONE,
+            new Requests(5, Compression.NONE).prepare(ALLOC, 2, "SELECT v FROM t WHERE k = ?"));
     assertEquals("SELECT v FROM t WHERE k = ?", v4.query());
     assertEquals(-1, v4.prepareFlags());
     assertEquals("SELECT v FROM t WHERE k = ?", v5.query());
@@ -117,12 +124,16 @@ class RequestsTest {
   void executeSendsTheResultMetadataIdOnlyOnV5() {
     byte[] id = {1, 2, 3, 4};
     byte[] metadataId = {9, 8};
-    QueryParameters p = QueryParameters.of(Consistency.LOCAL_ONE)
-        .withValues(new byte[] {0, 0, 0, 7}).withSkipMetadata(true);
-    DecodedRequest v4 = single(Compression.NONE,
-        new Requests(4, Compression.NONE).execute(ALLOC, 3, id, null, p));
-    DecodedRequest v5 = single(Compression.NONE,
-        new Requests(5, Compression.NONE).execute(ALLOC, 3, id, metadataId, p));
+    QueryParameters p =
+        QueryParameters.of(Consistency.LOCAL_ONE)
+            .withValues(new byte[] {0, 0, 0, 7})
+            .withSkipMetadata(true);
+    DecodedRequest v4 =
+        single(Compression.NONE, new Requests(4, Compression.NONE).execute(ALLOC, 3, id, null, p));
+    DecodedRequest v5 =
+        single(
+            Compression.NONE,
+            new Requests(5, Compression.NONE).execute(ALLOC, 3, id, metadataId, p));
     for (DecodedRequest r : List.of(v4, v5)) {
       assertEquals(Opcode.EXECUTE, r.opcode());
       assertEquals("01020304", r.id());
@@ -144,25 +155,38 @@ class RequestsTest {
         ProtocolFeatures.NONE.withExtension(ProtocolFeatures.SCYLLA_USE_METADATA_ID);
     Requests requests = new Requests(4, Compression.NONE, scylla);
     assertEquals(scylla, requests.features());
-    QueryParameters p = QueryParameters.of(Consistency.LOCAL_ONE)
-        .withValues(new byte[] {0, 0, 0, 7}).withSkipMetadata(true);
+    QueryParameters p =
+        QueryParameters.of(Consistency.LOCAL_ONE)
+            .withValues(new byte[] {0, 0, 0, 7})
+            .withSkipMetadata(true);
     ByteBuf envelope = requests.execute(ALLOC, 3, new byte[] {1, 2}, new byte[] {9, 8, 7}, p);
-    assertEquals("04000003" + "0a" + "00000016" + "00020102" + "0003090807" + "000a" + "03"
-        + "0001" + "0000000400000007", ByteBufUtil.hexDump(envelope));
+    assertEquals(
+        "04000003"
+            + "0a"
+            + "00000016"
+            + "00020102"
+            + "0003090807"
+            + "000a"
+            + "03"
+            + "0001"
+            + "0000000400000007",
+        ByteBufUtil.hexDump(envelope));
     envelope.release();
-    assertThrows(IllegalArgumentException.class,
-        () -> requests.execute(ALLOC, 3, new byte[] {1}, null, p));
+    assertThrows(
+        IllegalArgumentException.class, () -> requests.execute(ALLOC, 3, new byte[] {1}, null, p));
   }
 
   @Test
   void startupNamesTheExtensionsAfterTheCassandraOptions() {
-    ProtocolFeatures scylla = ProtocolFeatures.NONE
-        .withExtension(ProtocolFeatures.TABLETS_ROUTING_V1)
-        .withExtension(ProtocolFeatures.SCYLLA_USE_METADATA_ID);
-    assertEquals(List.of("CQL_VERSION", "COMPRESSION", "SCYLLA_USE_METADATA_ID",
-        "TABLETS_ROUTING_V1"),
+    ProtocolFeatures scylla =
+        ProtocolFeatures.NONE
+            .withExtension(ProtocolFeatures.TABLETS_ROUTING_V1)
+            .withExtension(ProtocolFeatures.SCYLLA_USE_METADATA_ID);
+    assertEquals(
+        List.of("CQL_VERSION", "COMPRESSION", "SCYLLA_USE_METADATA_ID", "TABLETS_ROUTING_V1"),
         List.copyOf(Requests.startupOptions(Compression.LZ4, scylla).keySet()));
-    assertEquals(Requests.startupOptions(Compression.LZ4),
+    assertEquals(
+        Requests.startupOptions(Compression.LZ4),
         Requests.startupOptions(Compression.LZ4, ProtocolFeatures.NONE));
   }
 
@@ -170,39 +194,44 @@ class RequestsTest {
   void v4Lz4CompressesEveryBodyAfterStartup() {
     Requests lz4 = new Requests(4, Compression.LZ4);
     Requests plain = new Requests(4, Compression.NONE);
-    QueryParameters p = QueryParameters.of(Consistency.ONE)
-        .withValues(new byte[200]).withPageSize(10);
+    QueryParameters p =
+        QueryParameters.of(Consistency.ONE).withValues(new byte[200]).withPageSize(10);
     ByteBuf[] compressed = {
-        lz4.query(ALLOC, 1, "SELECT * FROM t WHERE k = ?", p),
-        lz4.prepare(ALLOC, 2, "SELECT * FROM t"),
-        lz4.execute(ALLOC, 3, new byte[] {5}, null, p)};
+      lz4.query(ALLOC, 1, "SELECT * FROM t WHERE k = ?", p),
+      lz4.prepare(ALLOC, 2, "SELECT * FROM t"),
+      lz4.execute(ALLOC, 3, new byte[] {5}, null, p)
+    };
     ByteBuf[] uncompressed = {
-        plain.query(ALLOC, 1, "SELECT * FROM t WHERE k = ?", p),
-        plain.prepare(ALLOC, 2, "SELECT * FROM t"),
-        plain.execute(ALLOC, 3, new byte[] {5}, null, p)};
+      plain.query(ALLOC, 1, "SELECT * FROM t WHERE k = ?", p),
+      plain.prepare(ALLOC, 2, "SELECT * FROM t"),
+      plain.execute(ALLOC, 3, new byte[] {5}, null, p)
+    };
     for (int i = 0; i < 3; i++) {
       assertEquals(0x01, compressed[i].getByte(1), "flag 0x01");
-      assertEquals(uncompressed[i].readableBytes() - 9, compressed[i].getInt(9),
+      assertEquals(
+          uncompressed[i].readableBytes() - 9,
+          compressed[i].getInt(9),
           "4-byte big-endian uncompressed length");
     }
     assertEquals(compressed[0].getInt(5), compressed[0].readableBytes() - 9);
-    assertEquals(decodeAll(Compression.NONE, uncompressed),
-        decodeAll(Compression.LZ4, compressed).stream().map(r -> withHeaderFlags(r, 0))
-            .toList());
+    assertEquals(
+        decodeAll(Compression.NONE, uncompressed),
+        decodeAll(Compression.LZ4, compressed).stream().map(r -> withHeaderFlags(r, 0)).toList());
   }
 
   @Test
   void v5BodiesAreNeverCompressedInTheEnvelope() {
-    ByteBuf query = new Requests(5, Compression.LZ4)
-        .query(ALLOC, 1, "SELECT * FROM t", QueryParameters.of(Consistency.ONE));
+    ByteBuf query =
+        new Requests(5, Compression.LZ4)
+            .query(ALLOC, 1, "SELECT * FROM t", QueryParameters.of(Consistency.ONE));
     assertEquals(0, query.getByte(1));
     assertEquals("SELECT * FROM t", single(Compression.NONE, query).query());
   }
 
   @Test
   void setStreamIdPatchesTheHeader() {
-    ByteBuf query = new Requests(5, Compression.NONE)
-        .query(ALLOC, 0, "Q", QueryParameters.of(Consistency.ONE));
+    ByteBuf query =
+        new Requests(5, Compression.NONE).query(ALLOC, 0, "Q", QueryParameters.of(Consistency.ONE));
     Requests.setStreamId(query, 32767);
     assertEquals(32767, single(Compression.NONE, query).streamId());
   }
@@ -210,8 +239,8 @@ class RequestsTest {
   @Test
   void multiByteTextIsCountedInBytes() {
     String cql = "SELECT * FROM t WHERE name = 'Ærøskøbing ✓'";
-    ByteBuf query = new Requests(4, Compression.NONE)
-        .query(ALLOC, 0, cql, QueryParameters.of(Consistency.ONE));
+    ByteBuf query =
+        new Requests(4, Compression.NONE).query(ALLOC, 0, cql, QueryParameters.of(Consistency.ONE));
     assertEquals(cql.getBytes(StandardCharsets.UTF_8).length, query.getInt(9));
     assertEquals(cql, single(Compression.NONE, query).query());
   }
@@ -234,13 +263,15 @@ class RequestsTest {
     QueryParameters p = QueryParameters.of(Consistency.ONE);
     assertThrows(IllegalArgumentException.class, () -> v5.query(ALLOC, 32768, "Q", p));
     assertThrows(IllegalArgumentException.class, () -> v5.query(ALLOC, -1, "Q", p));
-    assertThrows(IllegalArgumentException.class,
-        () -> v5.execute(ALLOC, 0, new byte[] {1}, null, p));
-    assertThrows(IllegalArgumentException.class,
+    assertThrows(
+        IllegalArgumentException.class, () -> v5.execute(ALLOC, 0, new byte[] {1}, null, p));
+    assertThrows(
+        IllegalArgumentException.class,
         () -> v5.execute(ALLOC, 0, new byte[70_000], new byte[] {1}, p));
     char[] big = new char[70_000];
     Arrays.fill(big, 'x');
-    assertThrows(IllegalArgumentException.class,
+    assertThrows(
+        IllegalArgumentException.class,
         () -> v5.startup(ALLOC, 0, Map.of("CQL_VERSION", new String(big))));
     assertThrows(IllegalArgumentException.class, () -> p.withValues(new byte[70_000][]));
     assertThrows(IllegalArgumentException.class, () -> p.withDefaultTimestamp(-1));
@@ -253,8 +284,8 @@ class RequestsTest {
     assertEquals(0, base.flags());
     assertEquals(0x04 | 0x08, paged.flags());
     assertEquals(0, base.withPageSize(-5).flags(), "no page size");
-    assertArrayEquals(new byte[] {1}, ByteBufUtil.getBytes(
-        Unpooled.wrappedBuffer(paged.pagingState())));
+    assertArrayEquals(
+        new byte[] {1}, ByteBufUtil.getBytes(Unpooled.wrappedBuffer(paged.pagingState())));
   }
 
   private static DecodedRequest single(Compression compression, ByteBuf envelope) {
@@ -268,8 +299,22 @@ class RequestsTest {
   }
 
   private static DecodedRequest withHeaderFlags(DecodedRequest r, int flags) {
-    return new DecodedRequest(r.version(), flags, r.streamId(), r.opcode(), r.query(),
-        r.prepareFlags(), r.id(), r.resultMetadataId(), r.consistency(), r.flags(), r.values(),
-        r.pageSize(), r.pagingState(), r.serialConsistency(), r.timestamp(), r.options());
+    return new DecodedRequest(
+        r.version(),
+        flags,
+        r.streamId(),
+        r.opcode(),
+        r.query(),
+        r.prepareFlags(),
+        r.id(),
+        r.resultMetadataId(),
+        r.consistency(),
+        r.flags(),
+        r.values(),
+        r.pageSize(),
+        r.pagingState(),
+        r.serialConsistency(),
+        r.timestamp(),
+        r.options());
   }
 }

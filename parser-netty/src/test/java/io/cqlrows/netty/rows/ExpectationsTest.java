@@ -10,8 +10,7 @@ import io.cqlrows.netty.rows.Expectations.Expectation;
 import org.junit.jupiter.api.Test;
 
 class ExpectationsTest {
-  private static final Expectation MANUAL =
-      new Expectation(new CountingSink(), null, false, null);
+  private static final Expectation MANUAL = new Expectation(new CountingSink(), null, false, null);
 
   @Test
   void handsOutIdsRoundRobinSoAFreedIdIsNotReusedAtOnce() {

@@ -76,8 +76,8 @@ class RowsFrameHandlerTest {
     assertEquals(2, response.streamId());
     RowsResult rows = assertInstanceOf(RowsResult.class, response.result());
     assertEquals(1, rows.rowCount());
-    assertEquals(List.of("start 1", "row 0", "0:int 7", "1:null", "/row 0", "end 1"),
-        sinkB.events());
+    assertEquals(
+        List.of("start 1", "row 0", "0:int 7", "1:null", "/row 0", "end 1"), sinkB.events());
     assertEquals(0, handler.pendingCount());
     assertFalse(channel.finishAndReleaseAll());
   }
@@ -88,9 +88,13 @@ class RowsFrameHandlerTest {
     EmbeddedChannel channel = new EmbeddedChannel(handler);
     handler.expect(7, new RecordingSink());
     handler.expect(3, new RecordingSink());
-    CqlFrameException fatal = CqlFrameException.connectionError(
-        CqlFrameException.Reason.CRC24_MISMATCH, 42, "segment header", "header CRC24 mismatch",
-        null);
+    CqlFrameException fatal =
+        CqlFrameException.connectionError(
+            CqlFrameException.Reason.CRC24_MISMATCH,
+            42,
+            "segment header",
+            "header CRC24 mismatch",
+            null);
     channel.pipeline().fireExceptionCaught(fatal);
     RowsFailure first = channel.readInbound();
     RowsFailure second = channel.readInbound();
@@ -151,8 +155,16 @@ class RowsFrameHandlerTest {
     EmbeddedChannel channel = new EmbeddedChannel(handler);
     UUID tracing = UUID.randomUUID();
     FramePrelude prelude = new FramePrelude(tracing, List.of("careful"), Map.of());
-    Frame frame = new Frame(4, true, Frame.FLAG_TRACING | Frame.FLAG_WARNING, 6, Opcode.RESULT,
-        prelude, body(rows(CqlBytes.create().bytes("00000001").bytes("00000002"))), -1);
+    Frame frame =
+        new Frame(
+            4,
+            true,
+            Frame.FLAG_TRACING | Frame.FLAG_WARNING,
+            6,
+            Opcode.RESULT,
+            prelude,
+            body(rows(CqlBytes.create().bytes("00000001").bytes("00000002"))),
+            -1);
     channel.writeInbound(frame);
     RowsResponse response = channel.readInbound();
     assertEquals(6, response.streamId());
@@ -185,15 +197,17 @@ class RowsFrameHandlerTest {
     RowsFrameHandler handler = new RowsFrameHandler(new ResultReader(4));
     EmbeddedChannel channel = new EmbeddedChannel(handler);
     handler.expect(4, new RecordingSink());
-    CqlFrameException local = CqlFrameException.frameError(
-        CqlFrameException.Reason.BAD_PRELUDE, 4, 10, "malformed frame prelude", null);
+    CqlFrameException local =
+        CqlFrameException.frameError(
+            CqlFrameException.Reason.BAD_PRELUDE, 4, 10, "malformed frame prelude", null);
     channel.pipeline().fireExceptionCaught(local);
     RowsFailure failure = channel.readInbound();
     assertSame(local, failure.cause());
     assertNull(failure.parseError());
 
-    CqlFrameException fatal = CqlFrameException.connectionError(
-        CqlFrameException.Reason.BAD_VERSION, 0, "version byte: 0x07");
+    CqlFrameException fatal =
+        CqlFrameException.connectionError(
+            CqlFrameException.Reason.BAD_VERSION, 0, "version byte: 0x07");
     channel.pipeline().fireExceptionCaught(fatal);
     assertSame(fatal, assertThrows(CqlFrameException.class, channel::checkException));
     assertFalse(channel.finishAndReleaseAll());
@@ -231,8 +245,15 @@ class RowsFrameHandlerTest {
     Map<String, byte[]> payload = new LinkedHashMap<>();
     payload.put("other", new byte[] {7});
     payload.put(TabletRouting.PAYLOAD_KEY, routing);
-    return new Frame(4, true, Frame.FLAG_CUSTOM_PAYLOAD, streamId, Opcode.RESULT,
-        new FramePrelude(null, List.of(), payload), body(body), 50);
+    return new Frame(
+        4,
+        true,
+        Frame.FLAG_CUSTOM_PAYLOAD,
+        streamId,
+        Opcode.RESULT,
+        new FramePrelude(null, List.of(), payload),
+        body(body),
+        50);
   }
 
   @Test
@@ -242,8 +263,8 @@ class RowsFrameHandlerTest {
     EmbeddedChannel channel = new EmbeddedChannel(handler);
     handler.expect(3, new RecordingSink());
     byte[] value = ScyllaSession.tabletsValue();
-    channel.writeInbound(withPayload(3, value,
-        rows(CqlBytes.create().bytes("00000001").bytes("00000002"))));
+    channel.writeInbound(
+        withPayload(3, value, rows(CqlBytes.create().bytes("00000001").bytes("00000002"))));
     RowsResponse response = channel.readInbound();
     assertEquals(ScyllaSession.TABLET_FIRST, response.tablets().firstToken());
     assertEquals(2, response.tablets().replicas().size());
@@ -256,8 +277,9 @@ class RowsFrameHandlerTest {
     RowsFrameHandler handler = new RowsFrameHandler(new ResultReader(4));
     EmbeddedChannel channel = new EmbeddedChannel(handler);
     handler.expect(3, new RecordingSink());
-    channel.writeInbound(withPayload(3, new byte[] {1, 2, 3},
-        rows(CqlBytes.create().bytes("00000001").bytes("00000002"))));
+    channel.writeInbound(
+        withPayload(
+            3, new byte[] {1, 2, 3}, rows(CqlBytes.create().bytes("00000001").bytes("00000002"))));
     RowsResponse response = channel.readInbound();
     assertNull(response.tablets());
     assertEquals(3, response.customPayload().get(TabletRouting.PAYLOAD_KEY).length);
@@ -274,10 +296,13 @@ class RowsFrameHandlerTest {
     RecordingSink good = new RecordingSink();
     handler.expect(1, bad);
     handler.expect(2, good);
-    Frame broken = withPayload(1, new byte[] {0, 0, 0, 8, 1},
-        rows(CqlBytes.create().bytes("00000001").bytes("00000002")));
-    channel.writeInbound(broken,
-        result(2, rows(CqlBytes.create().bytes("00000003").bytes("00000004")), -1));
+    Frame broken =
+        withPayload(
+            1,
+            new byte[] {0, 0, 0, 8, 1},
+            rows(CqlBytes.create().bytes("00000001").bytes("00000002")));
+    channel.writeInbound(
+        broken, result(2, rows(CqlBytes.create().bytes("00000003").bytes("00000004")), -1));
     assertEquals(0, broken.refCnt());
     RowsFailure failure = channel.readInbound();
     assertEquals(1, failure.streamId());
@@ -303,12 +328,21 @@ class RowsFrameHandlerTest {
       handler.expectStreaming(4, sink, null);
       byte[] body = rows(CqlBytes.create().bytes("00000001").bytes("00000002")).toArray();
       Map<String, byte[]> payload = Map.of(TabletRouting.PAYLOAD_KEY, v);
-      channel.writeInbound(new FrameHead(4, true, Frame.FLAG_CUSTOM_PAYLOAD, 4, Opcode.RESULT,
-          new FramePrelude(null, List.of(), payload), body.length, 0));
-      channel.writeInbound(new FrameChunk(4, ByteBufAllocator.DEFAULT.buffer()
-          .writeBytes(body, 0, 10), false));
-      channel.writeInbound(new FrameChunk(4, ByteBufAllocator.DEFAULT.buffer()
-          .writeBytes(body, 10, body.length - 10), true));
+      channel.writeInbound(
+          new FrameHead(
+              4,
+              true,
+              Frame.FLAG_CUSTOM_PAYLOAD,
+              4,
+              Opcode.RESULT,
+              new FramePrelude(null, List.of(), payload),
+              body.length,
+              0));
+      channel.writeInbound(
+          new FrameChunk(4, ByteBufAllocator.DEFAULT.buffer().writeBytes(body, 0, 10), false));
+      channel.writeInbound(
+          new FrameChunk(
+              4, ByteBufAllocator.DEFAULT.buffer().writeBytes(body, 10, body.length - 10), true));
       Object msg = channel.readInbound();
       if (v == value) {
         RowsResponse response = assertInstanceOf(RowsResponse.class, msg);
@@ -337,15 +371,19 @@ class RowsFrameHandlerTest {
   private static CqlBytes rows(CqlBytes cells) {
     return CqlBytes.create()
         .int32(2) // kind: Rows
-        .int32(0x0001).int32(2).string("ks").string("t") // flags, columns_count, global spec
-        .columnSpec("id", INT).columnSpec("v", INT)
+        .int32(0x0001)
+        .int32(2)
+        .string("ks")
+        .string("t") // flags, columns_count, global spec
+        .columnSpec("id", INT)
+        .columnSpec("v", INT)
         .int32(1) // rows_count
         .hex(cells.toHex());
   }
 
   private static Frame result(int streamId, CqlBytes body, long bodyOffset) {
-    return new Frame(4, true, 0, streamId, Opcode.RESULT, FramePrelude.NONE, body(body),
-        bodyOffset);
+    return new Frame(
+        4, true, 0, streamId, Opcode.RESULT, FramePrelude.NONE, body(body), bodyOffset);
   }
 
   private static Frame frame(int streamId, Opcode opcode, CqlBytes body) {

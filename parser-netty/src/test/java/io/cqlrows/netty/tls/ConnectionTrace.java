@@ -18,13 +18,13 @@ import java.util.concurrent.TimeoutException;
 /**
  * Records what reaches the end of a client pipeline, with the time since {@link #start()}: the
  * {@link SslHandshakeCompletionEvent} (success, or its cause), {@link SslCloseCompletionEvent},
- * every {@code exceptionCaught} cause, the bytes read (the first {@value #KEEP} kept) and
- * {@code channelInactive}. For finding out, and pinning, what a TLS failure looks like to Netty.
+ * every {@code exceptionCaught} cause, the bytes read (the first {@value #KEEP} kept) and {@code
+ * channelInactive}. For finding out, and pinning, what a TLS failure looks like to Netty.
  *
- * <p>Ownership: every message read is a {@link ByteBuf}, copied and released here; other
- * messages are released too. Nothing is passed on: add it last. Threading: the handler methods
- * run on the channel's event loop; the accessors may be called from any thread, best after
- * {@link #inactive()} completed.
+ * <p>Ownership: every message read is a {@link ByteBuf}, copied and released here; other messages
+ * are released too. Nothing is passed on: add it last. Threading: the handler methods run on the
+ * channel's event loop; the accessors may be called from any thread, best after {@link #inactive()}
+ * completed.
  */
 public final class ConnectionTrace extends ChannelInboundHandlerAdapter {
   /** How many bytes read are kept for {@link #bytesRead()}. */
@@ -34,8 +34,8 @@ public final class ConnectionTrace extends ChannelInboundHandlerAdapter {
   public record Event(double millis, String what, Throwable cause) {
     @Override
     public String toString() {
-      return String.format("%8.1f ms  %s%s", millis, what, cause == null ? ""
-          : ": " + chain(cause));
+      return String.format(
+          "%8.1f ms  %s%s", millis, what, cause == null ? "" : ": " + chain(cause));
     }
   }
 
@@ -54,8 +54,8 @@ public final class ConnectionTrace extends ChannelInboundHandlerAdapter {
   }
 
   /**
-   * Completes with the handshake's completion event, successful or not; with null if the
-   * channel became inactive without one (no SslHandler, or none that reported).
+   * Completes with the handshake's completion event, successful or not; with null if the channel
+   * became inactive without one (no SslHandler, or none that reported).
    */
   public CompletableFuture<SslHandshakeCompletionEvent> handshake() {
     return handshake;
@@ -73,8 +73,10 @@ public final class ConnectionTrace extends ChannelInboundHandlerAdapter {
 
   /** The causes of {@code exceptionCaught} so far, in order. */
   public synchronized List<Throwable> exceptions() {
-    return events.stream().filter(e -> e.what().equals("exceptionCaught"))
-        .map(Event::cause).toList();
+    return events.stream()
+        .filter(e -> e.what().equals("exceptionCaught"))
+        .map(Event::cause)
+        .toList();
   }
 
   /** The first {@value #KEEP} bytes read. */
@@ -127,12 +129,12 @@ public final class ConnectionTrace extends ChannelInboundHandlerAdapter {
   @Override
   public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
     if (evt instanceof SslHandshakeCompletionEvent e) {
-      add(e.isSuccess() ? "SslHandshakeCompletionEvent SUCCESS" : "SslHandshakeCompletionEvent",
+      add(
+          e.isSuccess() ? "SslHandshakeCompletionEvent SUCCESS" : "SslHandshakeCompletionEvent",
           e.cause());
       handshake.complete(e);
     } else if (evt instanceof SslCloseCompletionEvent e) {
-      add(e.isSuccess() ? "SslCloseCompletionEvent SUCCESS" : "SslCloseCompletionEvent",
-          e.cause());
+      add(e.isSuccess() ? "SslCloseCompletionEvent SUCCESS" : "SslCloseCompletionEvent", e.cause());
     } else {
       add("userEvent " + evt, null);
     }
@@ -166,7 +168,9 @@ public final class ConnectionTrace extends ChannelInboundHandlerAdapter {
     StringBuilder out = new StringBuilder();
     Throwable c = t;
     for (int depth = 0; c != null && depth < 8; depth++, c = c.getCause()) {
-      out.append(depth == 0 ? "" : " <- ").append(c.getClass().getName()).append(": ")
+      out.append(depth == 0 ? "" : " <- ")
+          .append(c.getClass().getName())
+          .append(": ")
           .append(c.getMessage());
     }
     return out.toString();

@@ -23,16 +23,16 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * A TLS server on 127.0.0.1 (ephemeral port) for client-side TLS tests: it handshakes with the
- * {@link SslContext} it was given (e.g. {@code SslContextBuilder.forServer(cert, key)} from
- * {@link io.cqlrows.netty.live.TestCertificates}), then echoes every byte it receives.
+ * {@link SslContext} it was given (e.g. {@code SslContextBuilder.forServer(cert, key)} from {@link
+ * io.cqlrows.netty.live.TestCertificates}), then echoes every byte it receives.
  *
  * <p>It records, per accepted connection, the server name (SNI) the client sent, or {@link
- * Optional#empty()} when it sent none ({@link #serverNames()}), and the outcome of the handshake
- * on the server's side ({@link #handshakes()}: null for success, else the cause).
+ * Optional#empty()} when it sent none ({@link #serverNames()}), and the outcome of the handshake on
+ * the server's side ({@link #handshakes()}: null for success, else the cause).
  *
  * <p>Ownership: the server owns its event loop group (one thread) and every channel; {@link
- * #close()} closes them and waits for the thread to end. Buffers read are written back (the
- * echo passes ownership to the write). Thread-safe: the queues may be read from any thread.
+ * #close()} closes them and waits for the thread to end. Buffers read are written back (the echo
+ * passes ownership to the write). Thread-safe: the queues may be read from any thread.
  */
 public final class TlsTestServer implements AutoCloseable {
   private final EventLoopGroup group;
@@ -43,20 +43,28 @@ public final class TlsTestServer implements AutoCloseable {
   private TlsTestServer(SslContext context) throws InterruptedException {
     group = EventLoops.nio(1);
     try {
-      channel = new ServerBootstrap()
-          .group(group)
-          .channel(NioServerSocketChannel.class)
-          .childHandler(new ChannelInitializer<Channel>() {
-            @Override
-            protected void initChannel(Channel ch) {
-              ch.pipeline().addLast("sni", new SniHandler(name -> {
-                serverNames.add(Optional.ofNullable(name));
-                return context;
-              }));
-              ch.pipeline().addLast("echo", new Echo());
-            }
-          })
-          .bind(new InetSocketAddress(loopback(), 0)).sync().channel();
+      channel =
+          new ServerBootstrap()
+              .group(group)
+              .channel(NioServerSocketChannel.class)
+              .childHandler(
+                  new ChannelInitializer<Channel>() {
+                    @Override
+                    protected void initChannel(Channel ch) {
+                      ch.pipeline()
+                          .addLast(
+                              "sni",
+                              new SniHandler(
+                                  name -> {
+                                    serverNames.add(Optional.ofNullable(name));
+                                    return context;
+                                  }));
+                      ch.pipeline().addLast("echo", new Echo());
+                    }
+                  })
+              .bind(new InetSocketAddress(loopback(), 0))
+              .sync()
+              .channel();
     } catch (InterruptedException | RuntimeException e) {
       group.shutdownGracefully(0, 1, TimeUnit.SECONDS);
       throw e;
@@ -92,8 +100,8 @@ public final class TlsTestServer implements AutoCloseable {
   }
 
   /**
-   * Closes the listening channel and every connection; waits up to 5 s for the thread. An
-   * interrupt stops the wait and is kept in the thread's status.
+   * Closes the listening channel and every connection; waits up to 5 s for the thread. An interrupt
+   * stops the wait and is kept in the thread's status.
    */
   @Override
   public void close() {
