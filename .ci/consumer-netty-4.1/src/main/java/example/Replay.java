@@ -1,8 +1,8 @@
 package example;
 
 import io.cqlrows.core.RowsResult;
-import io.cqlrows.netty.replay.CaptureReplay;
-import io.cqlrows.netty.replay.ReplayedResult;
+import io.cqlrows.capture.replay.CaptureReplay;
+import io.cqlrows.capture.replay.ReplayedResult;
 import io.netty.util.Version;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -1,14 +1,14 @@
 package io.cqlrows.cli;
 
+import io.cqlrows.capture.pcap.PcapFormatException;
+import io.cqlrows.capture.pcap.PcapPacket;
+import io.cqlrows.capture.pcap.PcapReader;
+import io.cqlrows.capture.pcap.TcpConnection;
+import io.cqlrows.capture.pcap.TcpReassembler;
+import io.cqlrows.capture.pcap.TcpStream;
 import io.cqlrows.core.ParseLimits;
 import io.cqlrows.netty.frame.Opcode;
 import io.cqlrows.netty.internal.StreamSync;
-import io.cqlrows.netty.pcap.PcapFormatException;
-import io.cqlrows.netty.pcap.PcapPacket;
-import io.cqlrows.netty.pcap.PcapReader;
-import io.cqlrows.netty.pcap.TcpConnection;
-import io.cqlrows.netty.pcap.TcpReassembler;
-import io.cqlrows.netty.pcap.TcpStream;
 import io.netty.buffer.Unpooled;
 import java.io.IOException;
 import java.net.InetSocketAddress;

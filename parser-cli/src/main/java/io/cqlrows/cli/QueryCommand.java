@@ -1,12 +1,12 @@
 package io.cqlrows.cli;
 
+import io.cqlrows.client.CqlClient;
+import io.cqlrows.client.Credentials;
+import io.cqlrows.client.QueryResult;
 import io.cqlrows.core.RowSink;
 import io.cqlrows.core.RowsResult;
 import io.cqlrows.core.sink.CountingSink;
 import io.cqlrows.netty.TlsOptions;
-import io.cqlrows.netty.client.CqlClient;
-import io.cqlrows.netty.client.Credentials;
-import io.cqlrows.netty.client.QueryResult;
 import io.cqlrows.netty.compression.Compression;
 import io.cqlrows.netty.frame.CqlConnectionException;
 import io.cqlrows.netty.frame.CqlServerError;

@@ -1,14 +1,14 @@
 package io.cqlrows.cli;
 
+import io.cqlrows.capture.replay.ConnectionReplay;
+import io.cqlrows.capture.replay.PreparedStatements;
+import io.cqlrows.capture.replay.ReplayListener;
 import io.cqlrows.core.CqlResult;
 import io.cqlrows.core.RowSink;
 import io.cqlrows.core.sink.CountingSink;
 import io.cqlrows.netty.frame.CqlFrameException;
 import io.cqlrows.netty.frame.Frame;
 import io.cqlrows.netty.frame.Opcode;
-import io.cqlrows.netty.replay.ConnectionReplay;
-import io.cqlrows.netty.replay.PreparedStatements;
-import io.cqlrows.netty.replay.ReplayListener;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.util.Locale;

@@ -111,8 +111,8 @@ class CqlRowsCliTest {
     int cut = 50_000;
     Path pcap = dir.resolve("mid.pcap");
     try (java.io.OutputStream out = Files.newOutputStream(pcap);
-        io.cqlrows.netty.pcap.PcapWriter w =
-            io.cqlrows.netty.pcap.PcapWriter.builder(out).build()) {
+        io.cqlrows.capture.pcap.PcapWriter w =
+            io.cqlrows.capture.pcap.PcapWriter.builder(out).build()) {
       w.writeServerToClient(s2c, cut, s2c.length - cut);
     }
     dropLeadingPackets(pcap, 3); // the writer's handshake: now no SYN is captured

@@ -7,9 +7,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.cqlrows.client.FakeCqlServer;
 import io.cqlrows.core.sink.CanonicalJson;
 import io.cqlrows.netty.EventLoops;
-import io.cqlrows.netty.client.FakeCqlServer;
 import io.cqlrows.netty.compression.Compression;
 import io.cqlrows.testing.CqlBytes;
 import io.netty.buffer.ByteBufUtil;

@@ -3,10 +3,10 @@ package io.cqlrows.cli;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.cqlrows.netty.live.CassandraServer;
-import io.cqlrows.netty.live.DefaultSuperuser;
-import io.cqlrows.netty.live.TestCertificates;
-import io.cqlrows.netty.live.TlsCassandra;
+import io.cqlrows.client.live.CassandraServer;
+import io.cqlrows.client.live.DefaultSuperuser;
+import io.cqlrows.client.live.TestCertificates;
+import io.cqlrows.client.live.TlsCassandra;
 import io.cqlrows.testing.Corpus;
 import java.nio.file.Path;
 import java.util.ArrayList;

@@ -5,9 +5,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.cqlrows.capture.pcap.PcapWriter;
+import io.cqlrows.netty.ScyllaSession;
 import io.cqlrows.netty.compression.Compression;
-import io.cqlrows.netty.pcap.PcapWriter;
-import io.cqlrows.netty.replay.ScyllaSession;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.file.Files;

@@ -1,7 +1,0 @@
-/**
- * Replaying captured CQL byte streams through the cqlrows pipeline, for tests and tools: {@link
- * io.cqlrows.netty.replay.CaptureReplay}.
- *
- * <p>Everything runs on the calling thread on an {@code EmbeddedChannel}; results hold no buffers.
- */
-package io.cqlrows.netty.replay;
