@@ -7,8 +7,8 @@ import io.cqlrows.capture.pcap.TcpConnection;
 import io.cqlrows.capture.pcap.TcpReassembler;
 import io.cqlrows.capture.pcap.TcpStream;
 import io.cqlrows.core.ParseLimits;
+import io.cqlrows.netty.CqlDecoders;
 import io.cqlrows.netty.frame.Opcode;
-import io.cqlrows.netty.internal.StreamSync;
 import io.netty.buffer.Unpooled;
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -100,8 +100,9 @@ final class PcapConnections {
   private static boolean looksLikeCql(TcpConnection c) {
     byte[] s2c = c.serverToClient().bytes();
     if (c.startedMidStream()) {
-      return StreamSync.find(Unpooled.wrappedBuffer(s2c), ParseLimits.DEFAULT_MAX_FRAME_BODY_LENGTH)
-          != null;
+      return CqlDecoders.findStart(
+              Unpooled.wrappedBuffer(s2c), ParseLimits.DEFAULT_MAX_FRAME_BODY_LENGTH)
+          .isPresent();
     }
     return plausibleHeader(c.clientToServer().bytes(), false) || plausibleHeader(s2c, true);
   }

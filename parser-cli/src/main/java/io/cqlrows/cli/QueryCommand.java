@@ -7,7 +7,7 @@ import io.cqlrows.core.RowSink;
 import io.cqlrows.core.RowsResult;
 import io.cqlrows.core.sink.CountingSink;
 import io.cqlrows.netty.TlsOptions;
-import io.cqlrows.netty.compression.Compression;
+import io.cqlrows.netty.frame.Compression;
 import io.cqlrows.netty.frame.CqlConnectionException;
 import io.cqlrows.netty.frame.CqlServerError;
 import io.cqlrows.netty.request.QueryParameters;

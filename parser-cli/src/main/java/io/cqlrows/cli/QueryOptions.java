@@ -1,6 +1,6 @@
 package io.cqlrows.cli;
 
-import io.cqlrows.netty.compression.Compression;
+import io.cqlrows.netty.frame.Compression;
 import io.cqlrows.netty.request.Consistency;
 import java.nio.file.Path;
 import java.util.ArrayList;

@@ -10,7 +10,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.cqlrows.client.FakeCqlServer;
 import io.cqlrows.core.sink.CanonicalJson;
 import io.cqlrows.netty.EventLoops;
-import io.cqlrows.netty.compression.Compression;
+import io.cqlrows.netty.frame.Compression;
 import io.cqlrows.testing.CqlBytes;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.channel.EventLoopGroup;

@@ -7,7 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.cqlrows.capture.pcap.PcapWriter;
 import io.cqlrows.netty.ScyllaSession;
-import io.cqlrows.netty.compression.Compression;
+import io.cqlrows.netty.frame.Compression;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.file.Files;

@@ -2,7 +2,7 @@ package io.cqlrows.client;
 
 import io.cqlrows.core.ProtocolFeatures;
 import io.cqlrows.netty.CqlPipeline;
-import io.cqlrows.netty.compression.Compression;
+import io.cqlrows.netty.frame.Compression;
 import io.cqlrows.netty.frame.CqlConnectionException;
 import io.cqlrows.netty.frame.CqlFrameException;
 import io.cqlrows.netty.frame.CqlFrameException.Reason;

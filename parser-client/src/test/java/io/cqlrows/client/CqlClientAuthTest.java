@@ -8,7 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import io.cqlrows.core.sink.RowsCollector;
 import io.cqlrows.netty.EventLoops;
-import io.cqlrows.netty.compression.Compression;
+import io.cqlrows.netty.frame.Compression;
 import io.cqlrows.netty.frame.CqlServerError;
 import io.cqlrows.netty.frame.Opcode;
 import java.nio.charset.StandardCharsets;

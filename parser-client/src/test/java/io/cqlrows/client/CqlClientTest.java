@@ -21,7 +21,7 @@ import io.cqlrows.core.VoidResult;
 import io.cqlrows.core.sink.Row;
 import io.cqlrows.core.sink.RowsCollector;
 import io.cqlrows.netty.EventLoops;
-import io.cqlrows.netty.compression.Compression;
+import io.cqlrows.netty.frame.Compression;
 import io.cqlrows.netty.frame.CqlConnectionException;
 import io.cqlrows.netty.frame.CqlServerError;
 import io.cqlrows.netty.frame.Opcode;

@@ -12,7 +12,7 @@ import io.cqlrows.core.sink.RowsCollector;
 import io.cqlrows.netty.CqlPipeline;
 import io.cqlrows.netty.EventLoops;
 import io.cqlrows.netty.TlsOptions;
-import io.cqlrows.netty.compression.Compression;
+import io.cqlrows.netty.frame.Compression;
 import io.cqlrows.netty.frame.CqlConnectionException;
 import io.cqlrows.netty.frame.CqlConnectionException.Reason;
 import io.netty.channel.EventLoopGroup;

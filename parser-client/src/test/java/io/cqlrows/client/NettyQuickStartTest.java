@@ -9,7 +9,7 @@ import io.cqlrows.core.sink.Row;
 import io.cqlrows.core.sink.RowsCollector;
 import io.cqlrows.netty.EventLoops;
 import io.cqlrows.netty.ReadmeBlocks;
-import io.cqlrows.netty.compression.Compression;
+import io.cqlrows.netty.frame.Compression;
 import io.cqlrows.netty.frame.CqlServerError;
 import io.cqlrows.netty.request.DecodedRequest;
 import io.netty.bootstrap.Bootstrap;

@@ -12,7 +12,7 @@ import io.cqlrows.core.PreparedResult;
 import io.cqlrows.core.TabletRouting;
 import io.cqlrows.core.sink.RowsCollector;
 import io.cqlrows.netty.EventLoops;
-import io.cqlrows.netty.compression.Compression;
+import io.cqlrows.netty.frame.Compression;
 import io.cqlrows.netty.frame.CqlServerError;
 import io.cqlrows.netty.frame.Opcode;
 import io.cqlrows.netty.request.DecodedRequest;

@@ -9,7 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.cqlrows.core.PreparedResult;
 import io.cqlrows.core.sink.RowsCollector;
 import io.cqlrows.netty.EventLoops;
-import io.cqlrows.netty.compression.Compression;
+import io.cqlrows.netty.frame.Compression;
 import io.cqlrows.netty.frame.CqlConnectionException;
 import io.cqlrows.testing.LeakCheckExtension;
 import io.netty.channel.ChannelHandlerContext;

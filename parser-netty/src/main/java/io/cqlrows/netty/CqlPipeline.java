@@ -5,15 +5,12 @@ import io.cqlrows.core.ProtocolFeatures;
 import io.cqlrows.core.ResultColumns;
 import io.cqlrows.core.ResultReader;
 import io.cqlrows.core.RowSink;
-import io.cqlrows.netty.compression.Compression;
+import io.cqlrows.netty.frame.Compression;
 import io.cqlrows.netty.frame.CqlFrameException;
 import io.cqlrows.netty.frame.CqlServerError;
 import io.cqlrows.netty.frame.Frame;
 import io.cqlrows.netty.internal.BytesToFrameDecoder;
-import io.cqlrows.netty.internal.BytesToSegmentDecoder;
 import io.cqlrows.netty.internal.SegmentEncoder;
-import io.cqlrows.netty.internal.SegmentFormat;
-import io.cqlrows.netty.internal.SegmentToFrameDecoder;
 import io.cqlrows.netty.request.Requests;
 import io.cqlrows.netty.rows.RowsFrameHandler;
 import io.cqlrows.netty.rows.RowsResponse;
@@ -30,16 +27,18 @@ import java.util.concurrent.CompletableFuture;
 import java.util.function.Function;
 
 /**
- * The cqlrows handlers of one connection: installs them in a pipeline under fixed names, owns every
- * change to them later (the switch of a v5 connection to segments, streaming of large results), and
- * routes each response to the sink registered for its stream.
+ * The cqlrows handlers of one client connection (protocol v4 or v5): installs them in a pipeline
+ * under fixed names, owns every change to them later (the switch of a v5 connection to segments,
+ * streaming of large results), sends requests and routes each response to the sink registered for
+ * its stream. A driver that handles frames, stream ids and the handshake itself, and the replay of
+ * captured bytes, use {@link CqlDecoders} instead: the decoders alone.
  *
  * <pre>
- * v3/v4, and v5 until READY:  {@value #BYTES_TO_FRAME_DECODER} -> {@value #ROWS_FRAME_HANDLER}
- * v5 after READY:             {@value #BYTES_TO_SEGMENT_DECODER}
- *                                 -> {@value #SEGMENT_TO_FRAME_DECODER}
- *                                 -> {@value #ROWS_FRAME_HANDLER}
- *                             (outbound: {@value #SEGMENT_ENCODER} where the handlers begin)
+ * v4, and v5 until READY:  {@value #BYTES_TO_FRAME_DECODER} -> {@value #ROWS_FRAME_HANDLER}
+ * v5 after READY:          {@value #BYTES_TO_SEGMENT_DECODER}
+ *                              -> {@value #SEGMENT_TO_FRAME_DECODER}
+ *                              -> {@value #ROWS_FRAME_HANDLER}
+ *                          (outbound: {@value #SEGMENT_ENCODER} where the handlers begin)
  * </pre>
  *
  * <p>{@value #TRANSPORT_ERRORS} comes before the decoders, and with TLS {@value #TLS_HANDLER}
@@ -62,8 +61,8 @@ import java.util.function.Function;
  * the request and returns a future of its response, with a deadline; a request that times out or is
  * cancelled keeps its stream id orphaned until its late answer arrives, so the id is never reused
  * while the server may still answer it (see {@link RowsFrameHandler}). A driver that picks stream
- * ids itself (a replay, a proxy) registers with {@link #expect} before writing instead; handlers
- * after these then receive {@link io.cqlrows.netty.rows.RowsResponse}, {@link
+ * ids itself (a proxy) registers with {@link #expect} before writing instead; handlers after these
+ * then receive {@link io.cqlrows.netty.rows.RowsResponse}, {@link
  * io.cqlrows.netty.rows.RowsFailure}, the {@link Frame}s nobody parsed (which they release), and
  * connection-level errors through {@code exceptionCaught}. The decoders themselves ({@code
  * io.cqlrows.netty.internal}) never change the pipeline: this class does.
@@ -112,13 +111,11 @@ public final class CqlPipeline {
 
   private final ChannelPipeline pipeline;
 
-  /** The version given to {@link #install}; -1 when it is detected. */
   private final int protocolVersion;
 
   private final Compression compression;
   private final ParseLimits limits;
 
-  /** Null when only decoders were installed (replay). */
   private final RowsFrameHandler rows;
 
   /** Read by {@link #send} on any thread. */
@@ -153,7 +150,7 @@ public final class CqlPipeline {
    * #builder} does with {@code limits} and {@code defaultSinks} and no TLS.
    *
    * @param pipeline a new channel's pipeline
-   * @param protocolVersion the protocol version the driver speaks (3, 4 or 5)
+   * @param protocolVersion the protocol version the driver speaks (4 or 5)
    * @param compression what STARTUP negotiates (see {@link #builder})
    * @param limits limits on untrusted input, for every handler
    * @param defaultSinks sink for a RESULT nobody registered for, or {@code null} (see {@link
@@ -178,10 +175,11 @@ public final class CqlPipeline {
    * when the READY or AUTHENTICATE response to STARTUP arrives: the response is handed on first,
    * and requests written from then on (from the handler that sees READY, too) go out in segments.
    *
-   * @param protocolVersion the protocol version the driver speaks (3, 4 or 5)
-   * @param compression what STARTUP negotiates: for v3/v4 it applies to frame bodies, for v5 to
-   *     segments ({@link Compression#SNAPPY} is v3/v4 only)
-   * @throws IllegalArgumentException for SNAPPY on v5
+   * @param protocolVersion the protocol version the driver speaks: 4 or 5 (the request encoders
+   *     write those; {@link CqlDecoders} also reads v3)
+   * @param compression what STARTUP negotiates: for v4 it applies to frame bodies, for v5 to
+   *     segments ({@link Compression#SNAPPY} is v4 only)
+   * @throws IllegalArgumentException for another version, or SNAPPY on v5
    */
   public static Builder builder(int protocolVersion, Compression compression) {
     return new Builder(protocolVersion, compression);
@@ -205,6 +203,10 @@ public final class CqlPipeline {
 
     private Builder(int protocolVersion, Compression compression) {
       Objects.requireNonNull(compression, "compression");
+      if (protocolVersion != 4 && protocolVersion != 5) {
+        throw new IllegalArgumentException(
+            "protocolVersion: " + protocolVersion + " (expected: 4 or 5)");
+      }
       if (protocolVersion >= 5 && compression == Compression.SNAPPY) {
         throw new IllegalArgumentException("compression: SNAPPY (expected: NONE or LZ4 on v5)");
       }
@@ -296,57 +298,17 @@ public final class CqlPipeline {
     }
   }
 
-  /**
-   * Installs handlers for a capture whose protocol version and compression are unknown (replay):
-   * the frame decoder tells LZ4 from Snappy bodies and switches to segments after a v5 READY by
-   * itself.
-   *
-   * @param reader a reader for the capture's protocol version, configured by the caller (e.g. with
-   *     {@link ResultReader#rawCellsWithoutMetadata}); its limits apply to the decoders too
-   * @param defaultSinks sink for a RESULT nobody registered for, or {@code null}
-   */
-  public static CqlPipeline installDetecting(
-      ChannelPipeline pipeline, ResultReader reader, Function<Frame, RowSink> defaultSinks) {
-    RowsFrameHandler rows = new RowsFrameHandler(reader, defaultSinks);
-    pipeline.addLast(
-        BYTES_TO_FRAME_DECODER,
-        BytesToFrameDecoder.detecting(reader.limits(), Rewiring.detected(reader.limits())));
-    pipeline.addLast(ROWS_FRAME_HANDLER, rows);
-    return new CqlPipeline(pipeline, -1, null, reader.limits(), rows);
-  }
-
-  /**
-   * Installs only the decoders, detecting framing and compression as {@link #installDetecting}
-   * does: for a replay that reads the {@link Frame}s itself.
-   *
-   * @param segmentsFrom -1 if the bytes start with v3/v4 frames or a v5 handshake; otherwise the
-   *     bytes start with v5 segments (a capture from the middle of a connection), and this is the
-   *     offset of their first byte in the connection's stream
-   */
-  public static CqlPipeline installDecoders(
-      ChannelPipeline pipeline, ParseLimits limits, long segmentsFrom) {
-    if (segmentsFrom < 0) {
-      pipeline.addLast(
-          BYTES_TO_FRAME_DECODER, BytesToFrameDecoder.detecting(limits, Rewiring.detected(limits)));
-    } else {
-      pipeline.addLast(
-          BYTES_TO_SEGMENT_DECODER, new BytesToSegmentDecoder(SegmentFormat.DETECT, segmentsFrom));
-      pipeline.addLast(SEGMENT_TO_FRAME_DECODER, new SegmentToFrameDecoder(limits));
-    }
-    return new CqlPipeline(pipeline, -1, null, limits, null);
-  }
-
   /** The handlers {@link #install}ed on a channel, or {@code null}. */
   public static CqlPipeline get(Channel channel) {
     return channel.attr(KEY).get();
   }
 
-  /** The rows handler, or {@code null} if only decoders were installed. */
+  /** The rows handler: requests in flight, registrations, the default sink. */
   public RowsFrameHandler rows() {
     return rows;
   }
 
-  /** The compression given to {@link #install}; {@code null} when it is detected. */
+  /** The compression given to {@link #builder}. */
   public Compression compression() {
     return compression;
   }
@@ -355,12 +317,9 @@ public final class CqlPipeline {
    * The request encoders of this connection: the protocol version and compression given to {@link
    * #install}, and the extensions {@link #negotiated} so far. Encoders are immutable: ask again
    * after a negotiation.
-   *
-   * @throws IllegalStateException if the handlers detect their protocol (replay), or on v3 (the
-   *     encoders write v4 and v5)
    */
   public Requests requests() {
-    return new Requests(installedVersion(), compression, rowsHandler().features());
+    return new Requests(protocolVersion, compression, rows.features());
   }
 
   /**
@@ -368,8 +327,7 @@ public final class CqlPipeline {
    * compression given to {@link #install}, and the options of the extensions {@link #negotiated}.
    */
   public Map<String, String> startupOptions() {
-    installedVersion();
-    return Requests.startupOptions(compression, rowsHandler().features());
+    return Requests.startupOptions(compression, rows.features());
   }
 
   /**
@@ -388,12 +346,10 @@ public final class CqlPipeline {
    * <p>Call it once the channel is active (from {@code channelActive}, say), before any other
    * request. A driver that sends OPTIONS first, or authenticates, writes STARTUP itself with {@link
    * #requests()} and {@link #startupOptions()}.
-   *
-   * @throws IllegalStateException as {@link #requests()}
    */
   public CompletableFuture<Void> startup() {
     return StartupHandler.start(
-        pipeline, requests(), startupOptions(), tlsHandler(), rowsHandler().requestTimeout());
+        pipeline, requests(), startupOptions(), tlsHandler(), rows.requestTimeout());
   }
 
   /**
@@ -401,7 +357,7 @@ public final class CqlPipeline {
    * ResultColumns, Duration)}.
    */
   public CompletableFuture<RowsResponse> send(ByteBuf request, RowSink sink) {
-    return send(request, sink, null, rowsHandler().requestTimeout());
+    return send(request, sink, null, rows.requestTimeout());
   }
 
   /**
@@ -426,14 +382,7 @@ public final class CqlPipeline {
    */
   public CompletableFuture<RowsResponse> send(
       ByteBuf request, RowSink sink, ResultColumns preparedColumns, Duration timeout) {
-    RowsFrameHandler handler;
-    try {
-      handler = rowsHandler();
-    } catch (IllegalStateException e) {
-      request.release();
-      throw e;
-    }
-    return handler.send(request, sink, preparedColumns, timeout, streamResultsFrom > 0);
+    return rows.send(request, sink, preparedColumns, timeout, streamResultsFrom > 0);
   }
 
   /** The {@link SslHandler} of a TLS connection, or {@code null}. */
@@ -441,21 +390,14 @@ public final class CqlPipeline {
     return pipeline.get(TLS_HANDLER) instanceof SslHandler h ? h : null;
   }
 
-  private int installedVersion() {
-    if (protocolVersion < 0) {
-      throw new IllegalStateException("the handlers detect their protocol: no requests");
-    }
-    return protocolVersion;
-  }
-
   /** See {@link RowsFrameHandler#expect(int, RowSink)}. */
   public void expect(int streamId, RowSink sink) {
-    rowsHandler().expect(streamId, sink);
+    rows.expect(streamId, sink);
   }
 
   /** See {@link RowsFrameHandler#expect(int, RowSink, ResultColumns)}. */
   public void expect(int streamId, RowSink sink, ResultColumns preparedColumns) {
-    rowsHandler().expect(streamId, sink, preparedColumns);
+    rows.expect(streamId, sink, preparedColumns);
   }
 
   /**
@@ -463,17 +405,17 @@ public final class CqlPipeline {
    * arrives, if the decoders stream it ({@link #streamResultsFrom}).
    */
   public void expectStreaming(int streamId, RowSink sink, ResultColumns preparedColumns) {
-    rowsHandler().expectStreaming(streamId, sink, preparedColumns);
+    rows.expectStreaming(streamId, sink, preparedColumns);
   }
 
   /** See {@link RowsFrameHandler#cancel}. */
   public boolean cancel(int streamId) {
-    return rowsHandler().cancel(streamId);
+    return rows.cancel(streamId);
   }
 
   /** See {@link RowsFrameHandler#negotiated}: the extensions STARTUP names, before it is sent. */
   public void negotiated(ProtocolFeatures features) {
-    rowsHandler().negotiated(features);
+    rows.negotiated(features);
   }
 
   /**
@@ -487,16 +429,8 @@ public final class CqlPipeline {
    * @return this
    */
   public CqlPipeline streamResultsFrom(int minBodyBytes) {
-    if (minBodyBytes < 0) {
-      throw new IllegalArgumentException("minBodyBytes: " + minBodyBytes + " (expected: >= 0)");
-    }
+    Rewiring.streamResultsFrom(pipeline, minBodyBytes);
     streamResultsFrom = minBodyBytes;
-    if (pipeline.get(BYTES_TO_FRAME_DECODER) instanceof BytesToFrameDecoder d) {
-      d.streamResultsFrom(minBodyBytes);
-    }
-    if (pipeline.get(SEGMENT_TO_FRAME_DECODER) instanceof SegmentToFrameDecoder d) {
-      d.streamResultsFrom(minBodyBytes);
-    }
     return this;
   }
 
@@ -513,24 +447,16 @@ public final class CqlPipeline {
    * does). Bytes the frame decoder already holds go to the segment decoder <em>during this
    * call</em>.
    *
-   * @throws IllegalStateException if there is no frame decoder (already switched) or the handlers
-   *     detect their protocol (replay)
+   * @throws IllegalStateException on v4, or if the connection has already switched
    */
   public void switchToSegments() {
-    if (compression == null) {
-      throw new IllegalStateException("detecting decoders switch to segments by themselves");
+    if (protocolVersion < 5) {
+      throw new IllegalStateException("protocol v" + protocolVersion + " has no segments");
     }
     ChannelHandler handler = pipeline.get(BYTES_TO_FRAME_DECODER);
     if (!(handler instanceof BytesToFrameDecoder decoder)) {
       throw new IllegalStateException("no " + BYTES_TO_FRAME_DECODER + " in the pipeline");
     }
     Rewiring.segments(pipeline, compression, limits, decoder.consumedBytes(), streamResultsFrom);
-  }
-
-  private RowsFrameHandler rowsHandler() {
-    if (rows == null) {
-      throw new IllegalStateException("only decoders were installed: no rows handler");
-    }
-    return rows;
   }
 }

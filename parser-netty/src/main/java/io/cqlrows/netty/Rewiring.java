@@ -6,7 +6,8 @@ import static io.cqlrows.netty.CqlPipeline.SEGMENT_ENCODER;
 import static io.cqlrows.netty.CqlPipeline.SEGMENT_TO_FRAME_DECODER;
 
 import io.cqlrows.core.ParseLimits;
-import io.cqlrows.netty.compression.Compression;
+import io.cqlrows.netty.frame.Compression;
+import io.cqlrows.netty.internal.BytesToFrameDecoder;
 import io.cqlrows.netty.internal.BytesToSegmentDecoder;
 import io.cqlrows.netty.internal.SegmentEncoder;
 import io.cqlrows.netty.internal.SegmentFormat;
@@ -37,6 +38,20 @@ final class Rewiring {
     };
   }
 
+  /**
+   * What the frame decoder of {@link CqlDecoders#install} calls: after a v5 response that starts
+   * segments, the inbound side moves to the segments of {@code compression} (the driver encodes its
+   * own requests).
+   */
+  static SegmentSwitch inboundOnResponse(Compression compression, ParseLimits limits) {
+    SegmentFormat format = format(compression);
+    return (ctx, afterResponse, offset, streamFrom) -> {
+      if (afterResponse) {
+        replaceFrameDecoder(ctx.pipeline(), format, offset, limits, streamFrom);
+      }
+    };
+  }
+
   /** What a detecting frame decoder (replay) calls: inbound only, the format detected. */
   static SegmentSwitch detected(ParseLimits limits) {
     return (ctx, afterResponse, offset, streamFrom) ->
@@ -55,8 +70,7 @@ final class Rewiring {
       ParseLimits limits,
       long offset,
       int streamFrom) {
-    SegmentFormat format =
-        compression == Compression.LZ4 ? SegmentFormat.LZ4 : SegmentFormat.UNCOMPRESSED;
+    SegmentFormat format = format(compression);
     pipeline.addBefore(BYTES_TO_FRAME_DECODER, SEGMENT_ENCODER, new SegmentEncoder(format));
     replaceFrameDecoder(pipeline, format, offset, limits, streamFrom);
   }
@@ -76,5 +90,22 @@ final class Rewiring {
         SEGMENT_TO_FRAME_DECODER,
         new SegmentToFrameDecoder(limits).streamResultsFrom(streamFrom));
     p.remove(BYTES_TO_FRAME_DECODER);
+  }
+
+  private static SegmentFormat format(Compression compression) {
+    return compression == Compression.LZ4 ? SegmentFormat.LZ4 : SegmentFormat.UNCOMPRESSED;
+  }
+
+  /** Sets the smallest streamed RESULT body on whichever frame decoder the pipeline has now. */
+  static void streamResultsFrom(ChannelPipeline pipeline, int minBodyBytes) {
+    if (minBodyBytes < 0) {
+      throw new IllegalArgumentException("minBodyBytes: " + minBodyBytes + " (expected: >= 0)");
+    }
+    if (pipeline.get(BYTES_TO_FRAME_DECODER) instanceof BytesToFrameDecoder d) {
+      d.streamResultsFrom(minBodyBytes);
+    }
+    if (pipeline.get(SEGMENT_TO_FRAME_DECODER) instanceof SegmentToFrameDecoder d) {
+      d.streamResultsFrom(minBodyBytes);
+    }
   }
 }

@@ -119,7 +119,7 @@ class CorpusPipelineTest {
     if (!tracked) {
       channel.config().setAllocator(INPUT);
     }
-    CqlPipeline.installDecoders(channel.pipeline(), ParseLimits.defaults(), -1);
+    CqlDecoders.detecting(channel.pipeline(), ParseLimits.defaults());
     channel.pipeline().addLast(collector);
     int at = 0;
     for (int n : chunks) {

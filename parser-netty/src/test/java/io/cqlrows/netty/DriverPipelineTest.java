@@ -10,7 +10,7 @@ import io.cqlrows.core.CqlParseException;
 import io.cqlrows.core.ParseLimits;
 import io.cqlrows.core.RowsResult;
 import io.cqlrows.core.type.NativeType;
-import io.cqlrows.netty.compression.Compression;
+import io.cqlrows.netty.frame.Compression;
 import io.cqlrows.netty.frame.Frame;
 import io.cqlrows.netty.frame.Opcode;
 import io.cqlrows.netty.internal.SegmentBuilder;

@@ -11,7 +11,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.cqlrows.core.RowsResult;
 import io.cqlrows.core.VoidResult;
-import io.cqlrows.netty.compression.Compression;
+import io.cqlrows.netty.frame.Compression;
 import io.cqlrows.netty.frame.CqlConnectionException;
 import io.cqlrows.netty.frame.CqlConnectionException.Reason;
 import io.cqlrows.netty.frame.CqlFrameException;

@@ -8,7 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import io.cqlrows.core.ParseLimits;
 import io.cqlrows.core.RowsResult;
 import io.cqlrows.core.sink.ColumnarSink;
-import io.cqlrows.netty.compression.Compression;
+import io.cqlrows.netty.frame.Compression;
 import io.cqlrows.netty.frame.Frame;
 import io.cqlrows.netty.internal.Compressors;
 import io.cqlrows.netty.internal.SegmentEncoder;

@@ -24,9 +24,9 @@ import javax.tools.StandardJavaFileManager;
 import javax.tools.ToolProvider;
 
 /**
- * The README's code is real code: a {@code java} block between {@code <!-- name:begin -->} and
- * {@code <!-- name:end -->} markers of {@code README.md}, compiled against the test classpath
- * without warnings and loaded, for a test to run.
+ * The docs' code is real code: a {@code java} block between {@code <!-- name:begin -->} and {@code
+ * <!-- name:end -->} markers of {@code README.md} or a page of {@code docs/}, compiled against the
+ * test classpath without warnings and loaded, for a test to run.
  */
 public final class ReadmeBlocks {
   private static final Pattern JAVA_BLOCK =
@@ -39,14 +39,22 @@ public final class ReadmeBlocks {
 
   /** The source of the java block between the {@code name} markers of the repository's README. */
   public static String source(String name) throws IOException {
+    return source("README.md", name);
+  }
+
+  /**
+   * The source of the java block between the {@code name} markers of a markdown file of the
+   * repository, e.g. {@code "docs/netty.md"}.
+   */
+  public static String source(String file, String name) throws IOException {
     String begin = "<!-- " + name + ":begin -->";
     String end = "<!-- " + name + ":end -->";
-    Path readme = Path.of(System.getProperty("basedir", ".")).resolve("../README.md");
+    Path readme = Path.of(System.getProperty("basedir", ".")).resolve("..").resolve(file);
     String text = Files.readString(readme, UTF_8).replace("\r\n", "\n");
     int from = text.indexOf(begin);
     int to = text.indexOf(end);
-    assertTrue(from >= 0 && to > from, "README.md has " + begin + " ... " + end);
-    assertEquals(-1, text.indexOf(begin, from + 1), "one " + name + " block in README.md");
+    assertTrue(from >= 0 && to > from, file + " has " + begin + " ... " + end);
+    assertEquals(-1, text.indexOf(begin, from + 1), "one " + name + " block in " + file);
     Matcher block = JAVA_BLOCK.matcher(text.substring(from + begin.length(), to));
     assertTrue(block.matches(), "the " + name + " markers hold exactly one ```java block");
     return block.group(1) + "\n";

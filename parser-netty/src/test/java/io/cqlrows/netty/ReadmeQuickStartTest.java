@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.cqlrows.core.ParseLimits;
-import io.cqlrows.netty.compression.Compression;
+import io.cqlrows.netty.frame.Compression;
 import io.cqlrows.netty.frame.Frame;
 import io.cqlrows.netty.frame.Opcode;
 import io.cqlrows.netty.internal.BytesToFrameDecoder;

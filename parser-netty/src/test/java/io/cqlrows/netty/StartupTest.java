@@ -7,8 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.cqlrows.core.ParseLimits;
-import io.cqlrows.netty.compression.Compression;
+import io.cqlrows.netty.frame.Compression;
 import io.cqlrows.netty.frame.CqlConnectionException;
 import io.cqlrows.netty.frame.CqlServerError;
 import io.cqlrows.netty.frame.Frame;
@@ -140,11 +139,14 @@ class StartupTest {
   }
 
   @Test
-  void detectingHandlersHaveNoRequests() {
+  void theConnectionsPipelineSpeaksTheVersionsItsEncodersWrite() {
+    assertThrows(IllegalArgumentException.class, () -> CqlPipeline.builder(3, Compression.NONE));
+    assertThrows(IllegalArgumentException.class, () -> CqlPipeline.builder(6, Compression.NONE));
+    assertThrows(IllegalArgumentException.class, () -> CqlPipeline.builder(5, Compression.SNAPPY));
     EmbeddedChannel channel = new EmbeddedChannel();
-    CqlPipeline cql = CqlPipeline.installDecoders(channel.pipeline(), ParseLimits.defaults(), -1);
-    assertThrows(IllegalStateException.class, cql::requests);
-    assertThrows(IllegalStateException.class, cql::startup);
+    CqlPipeline cql = CqlPipeline.install(channel.pipeline(), 4, Compression.NONE);
+    assertEquals(Compression.NONE, cql.compression());
+    assertThrows(IllegalStateException.class, cql::switchToSegments);
     assertFalse(channel.finishAndReleaseAll());
   }
 

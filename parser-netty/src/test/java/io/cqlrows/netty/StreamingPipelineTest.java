@@ -13,7 +13,7 @@ import io.cqlrows.core.RowsBodies;
 import io.cqlrows.core.RowsResult;
 import io.cqlrows.core.sink.CountingSink;
 import io.cqlrows.core.sink.JsonLinesSink;
-import io.cqlrows.netty.compression.Compression;
+import io.cqlrows.netty.frame.Compression;
 import io.cqlrows.netty.frame.CqlFrameException;
 import io.cqlrows.netty.frame.Frame;
 import io.cqlrows.netty.internal.SegmentBuilder;

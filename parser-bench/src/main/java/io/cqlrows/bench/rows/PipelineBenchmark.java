@@ -5,7 +5,7 @@ import io.cqlrows.core.ParseLimits;
 import io.cqlrows.core.RowsResult;
 import io.cqlrows.core.sink.ColumnarSink;
 import io.cqlrows.netty.CqlPipeline;
-import io.cqlrows.netty.compression.Compression;
+import io.cqlrows.netty.frame.Compression;
 import io.cqlrows.netty.internal.BytesToFrameDecoder;
 import io.cqlrows.netty.internal.Decompressors;
 import io.cqlrows.netty.internal.SegmentToFrameDecoder;

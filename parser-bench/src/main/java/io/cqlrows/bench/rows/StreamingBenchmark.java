@@ -7,7 +7,7 @@ import io.cqlrows.core.RowsMetadata;
 import io.cqlrows.core.RowsResult;
 import io.cqlrows.core.sink.ColumnarSink;
 import io.cqlrows.netty.CqlPipeline;
-import io.cqlrows.netty.compression.Compression;
+import io.cqlrows.netty.frame.Compression;
 import io.cqlrows.netty.internal.BytesToFrameDecoder;
 import io.cqlrows.netty.rows.RowsFrameHandler;
 import io.cqlrows.netty.rows.RowsResponse;

@@ -2,10 +2,9 @@ package io.cqlrows.capture.replay;
 
 import io.cqlrows.core.ParseLimits;
 import io.cqlrows.core.ProtocolFeatures;
-import io.cqlrows.netty.CqlPipeline;
+import io.cqlrows.netty.CqlDecoders;
 import io.cqlrows.netty.frame.CqlFrameException;
 import io.cqlrows.netty.frame.CqlFrameException.Reason;
-import io.cqlrows.netty.internal.StreamSync;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
@@ -20,8 +19,8 @@ import io.netty.util.ReferenceCountUtil;
  *
  * <p>Responses are matched to requests first-in, first-out per stream id (a client reuses a stream
  * only after its response). Framing and compression are detected in each direction ({@link
- * CqlPipeline#installDecoders}). Without the client side, queries are unknown and the cells of
- * {@code No_metadata} results are delivered as raw bytes.
+ * CqlDecoders#detecting}). Without the client side, queries are unknown and the cells of {@code
+ * No_metadata} results are delivered as raw bytes.
  *
  * <p><b>Protocol extensions.</b> The STARTUP in the client's bytes says which extensions
  * (ScyllaDB's v4 extensions, {@link ProtocolFeatures}) the connection uses, and the server's
@@ -95,9 +94,9 @@ public final class ConnectionReplay {
    * Replays one connection, possibly captured from its middle.
    *
    * @param midStream whether the capture starts after the connection did: each direction is then
-   *     decoded from its first provable frame or segment boundary ({@link StreamSync}), and the
-   *     skipped bytes are reported with {@link ReplayListener#onSkipped}. Responses to requests
-   *     sent before the capture began may be labelled with the wrong query.
+   *     decoded from its first provable frame or segment boundary ({@link CqlDecoders#findStart}),
+   *     and the skipped bytes are reported with {@link ReplayListener#onSkipped}. Responses to
+   *     requests sent before the capture began may be labelled with the wrong query.
    * @param assumed the protocol extensions of a connection whose STARTUP is not in the capture
    *     ({@link ProtocolFeatures#NONE} for a Cassandra connection); a captured STARTUP overrides
    *     them
@@ -142,8 +141,9 @@ public final class ConnectionReplay {
     int start = 0;
     boolean segments = false;
     if (midStream) {
-      StreamSync.Start s =
-          StreamSync.find(Unpooled.wrappedBuffer(bytes), limits.maxFrameBodyLength());
+      CqlDecoders.Start s =
+          CqlDecoders.findStart(Unpooled.wrappedBuffer(bytes), limits.maxFrameBodyLength())
+              .orElse(null);
       if (s == null) {
         throw CqlFrameException.connectionError(
             Reason.NO_BOUNDARY,
@@ -156,13 +156,17 @@ public final class ConnectionReplay {
             null);
       }
       start = s.offset();
-      segments = s.segments() != null;
+      segments = s.segments();
       listener.onSkipped(fromClient, start);
     }
     Errors errors = new Errors();
     EmbeddedChannel channel = new EmbeddedChannel();
     try {
-      CqlPipeline.installDecoders(channel.pipeline(), limits, segments ? start : -1);
+      if (segments) {
+        CqlDecoders.detectingSegments(channel.pipeline(), start, limits);
+      } else {
+        CqlDecoders.detecting(channel.pipeline(), limits);
+      }
       channel.pipeline().addLast(handler, errors);
       for (int at = start; at < bytes.length && errors.fatal == null; at += CHUNK_SIZE) {
         int n = Math.min(CHUNK_SIZE, bytes.length - at);

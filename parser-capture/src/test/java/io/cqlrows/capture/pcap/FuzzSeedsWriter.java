@@ -1,7 +1,7 @@
 package io.cqlrows.capture.pcap;
 
 import io.cqlrows.netty.ScyllaSession;
-import io.cqlrows.netty.compression.Compression;
+import io.cqlrows.netty.frame.Compression;
 import io.cqlrows.netty.internal.SegmentBuilder;
 import io.cqlrows.testing.Corpus;
 import io.netty.buffer.ByteBuf;

@@ -3,7 +3,7 @@ package io.cqlrows.capture.replay;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 
 import io.cqlrows.netty.ScyllaSession;
-import io.cqlrows.netty.compression.Compression;
+import io.cqlrows.netty.frame.Compression;
 import java.io.IOException;
 import java.io.InputStream;
 import org.junit.jupiter.params.ParameterizedTest;

@@ -15,7 +15,7 @@ import io.cqlrows.core.TabletRouting;
 import io.cqlrows.core.sink.Row;
 import io.cqlrows.core.sink.RowsCollector;
 import io.cqlrows.netty.ScyllaSession;
-import io.cqlrows.netty.compression.Compression;
+import io.cqlrows.netty.frame.Compression;
 import io.cqlrows.netty.frame.CqlFrameException;
 import io.cqlrows.netty.frame.CqlServerError;
 import java.util.ArrayList;

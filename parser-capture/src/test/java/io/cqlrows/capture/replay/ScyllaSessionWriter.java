@@ -1,7 +1,7 @@
 package io.cqlrows.capture.replay;
 
 import io.cqlrows.netty.ScyllaSession;
-import io.cqlrows.netty.compression.Compression;
+import io.cqlrows.netty.frame.Compression;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

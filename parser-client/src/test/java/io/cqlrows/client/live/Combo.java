@@ -1,6 +1,6 @@
 package io.cqlrows.client.live;
 
-import io.cqlrows.netty.compression.Compression;
+import io.cqlrows.netty.frame.Compression;
 
 /** The protocol versions and compressions the live tests run each scenario in. */
 enum Combo {

@@ -130,7 +130,7 @@ class LargePageLiveTest extends LiveTestSupport {
     if (ROWS == DEFAULT_ROWS) {
       assertTrue(floatBytes > 64L << 20, floatBytes + " bytes of floats");
     }
-    if (combo.compression() == io.cqlrows.netty.compression.Compression.NONE) {
+    if (combo.compression() == io.cqlrows.netty.frame.Compression.NONE) {
       assertTrue(wireBytes.get() > floatBytes, wireBytes + " bytes on the wire");
     }
     System.err.printf(

@@ -3,7 +3,7 @@ package io.cqlrows.client.live;
 import io.cqlrows.client.CqlClient;
 import io.cqlrows.client.tls.TlsClients;
 import io.cqlrows.netty.EventLoops;
-import io.cqlrows.netty.compression.Compression;
+import io.cqlrows.netty.frame.Compression;
 import io.netty.channel.EventLoopGroup;
 import io.netty.handler.ssl.SslContext;
 import java.io.IOException;

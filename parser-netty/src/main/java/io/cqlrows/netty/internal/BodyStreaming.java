@@ -1,5 +1,7 @@
 package io.cqlrows.netty.internal;
 
+import io.cqlrows.netty.frame.FrameChunk;
+import io.cqlrows.netty.frame.FrameHead;
 import io.netty.buffer.ByteBuf;
 
 /**

@@ -1,10 +1,11 @@
 package io.cqlrows.netty.internal;
 
 import io.cqlrows.core.ParseLimits;
-import io.cqlrows.netty.compression.Compression;
+import io.cqlrows.netty.frame.Compression;
 import io.cqlrows.netty.frame.CqlFrameException;
 import io.cqlrows.netty.frame.CqlFrameException.Reason;
 import io.cqlrows.netty.frame.Frame;
+import io.cqlrows.netty.frame.FrameHead;
 import io.cqlrows.netty.frame.FramePrelude;
 import io.cqlrows.netty.frame.Opcode;
 import io.netty.buffer.ByteBuf;

@@ -1,10 +1,12 @@
 package io.cqlrows.netty.internal;
 
 import io.cqlrows.core.ParseLimits;
-import io.cqlrows.netty.compression.Compression;
+import io.cqlrows.netty.frame.Compression;
 import io.cqlrows.netty.frame.CqlFrameException;
 import io.cqlrows.netty.frame.CqlFrameException.Reason;
 import io.cqlrows.netty.frame.Frame;
+import io.cqlrows.netty.frame.FrameChunk;
+import io.cqlrows.netty.frame.FrameHead;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.CompositeByteBuf;
 import io.netty.channel.ChannelHandlerContext;

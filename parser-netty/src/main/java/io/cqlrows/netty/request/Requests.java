@@ -1,7 +1,7 @@
 package io.cqlrows.netty.request;
 
 import io.cqlrows.core.ProtocolFeatures;
-import io.cqlrows.netty.compression.Compression;
+import io.cqlrows.netty.frame.Compression;
 import io.cqlrows.netty.frame.Frame;
 import io.cqlrows.netty.frame.Opcode;
 import io.cqlrows.netty.internal.Compressors;

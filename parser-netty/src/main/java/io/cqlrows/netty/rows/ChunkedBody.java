@@ -6,9 +6,9 @@ import io.cqlrows.core.TabletRouting;
 import io.cqlrows.netty.frame.CqlFrameException;
 import io.cqlrows.netty.frame.CqlFrameException.Reason;
 import io.cqlrows.netty.frame.Frame;
+import io.cqlrows.netty.frame.FrameChunk;
+import io.cqlrows.netty.frame.FrameHead;
 import io.cqlrows.netty.frame.FramePrelude;
-import io.cqlrows.netty.internal.FrameChunk;
-import io.cqlrows.netty.internal.FrameHead;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.CompositeByteBuf;
 

@@ -10,7 +10,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.cqlrows.core.ParseLimits;
-import io.cqlrows.netty.compression.Compression;
+import io.cqlrows.netty.frame.Compression;
 import io.cqlrows.netty.frame.CqlFrameException;
 import io.cqlrows.netty.frame.Frame;
 import io.netty.buffer.AbstractByteBufAllocator;

@@ -9,9 +9,10 @@ import io.cqlrows.core.sink.ColumnarSink;
 import io.cqlrows.core.sink.CountingSink;
 import io.cqlrows.core.sink.JsonLinesSink;
 import io.cqlrows.core.sink.RowsCollector;
+import io.cqlrows.netty.CqlDecoders;
 import io.cqlrows.netty.CqlPipeline;
 import io.cqlrows.netty.TrackingAllocator;
-import io.cqlrows.netty.compression.Compression;
+import io.cqlrows.netty.frame.Compression;
 import io.cqlrows.netty.frame.CqlFrameException;
 import io.cqlrows.netty.frame.Frame;
 import io.cqlrows.netty.rows.RowsFailure;
@@ -33,7 +34,7 @@ import java.util.List;
  *
  * <ul>
  *   <li>{@link #v4Frames}: a {@link BytesToFrameDecoder} without compression, with LZ4 or Snappy
- *       bodies, or detecting them ({@link CqlPipeline#installDetecting}), which also switches to v5
+ *       bodies, or detecting them ({@link CqlDecoders#detecting}), which also switches to v5
  *       segments after a v5 READY;
  *   <li>{@link #v5Segments}: a v5 connection after {@link CqlPipeline#switchToSegments} ({@link
  *       BytesToSegmentDecoder} and {@link SegmentToFrameDecoder}), uncompressed, LZ4 or detected.
@@ -92,18 +93,20 @@ class FrameDecoderFuzzTest {
     Harness h = new Harness(input);
     int mode = input[0] & 3;
     if (mode == 3) {
-      h.rows = CqlPipeline.installDetecting(h.channel.pipeline(), h.reader, h::sinkFor).rows();
+      CqlDecoders.detecting(h.channel.pipeline(), h.limits);
+      h.rows = new RowsFrameHandler(h.reader, h::sinkFor);
+      h.channel.pipeline().addLast(CqlPipeline.ROWS_FRAME_HANDLER, h.rows);
     } else {
       Compression c =
           mode == 0 ? Compression.NONE : mode == 1 ? Compression.LZ4 : Compression.SNAPPY;
-      h.rows =
-          CqlPipeline.install(
-                  h.channel.pipeline(),
-                  Math.min(h.reader.protocolVersion(), 4),
-                  c,
-                  h.limits,
-                  h::sinkFor)
-              .rows();
+      int version = Math.min(h.reader.protocolVersion(), 4);
+      if (version == 4) {
+        h.rows = CqlPipeline.install(h.channel.pipeline(), 4, c, h.limits, h::sinkFor).rows();
+      } else {
+        CqlDecoders.install(h.channel.pipeline(), version, c, h.limits);
+        h.rows = new RowsFrameHandler(h.reader, h::sinkFor);
+        h.channel.pipeline().addLast(CqlPipeline.ROWS_FRAME_HANDLER, h.rows);
+      }
     }
     h.run(Arrays.copyOfRange(input, 2, input.length));
   }
@@ -120,7 +123,7 @@ class FrameDecoderFuzzTest {
             ? SegmentFormat.UNCOMPRESSED
             : mode == 1 ? SegmentFormat.LZ4 : SegmentFormat.DETECT;
     if (format == SegmentFormat.DETECT) {
-      CqlPipeline.installDecoders(h.channel.pipeline(), h.limits, 0);
+      CqlDecoders.detectingSegments(h.channel.pipeline(), 0, h.limits);
       h.rows = new RowsFrameHandler(h.reader, h::sinkFor);
       h.channel.pipeline().addLast(CqlPipeline.ROWS_FRAME_HANDLER, h.rows);
     } else {

@@ -9,9 +9,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.cqlrows.core.ParseLimits;
 import io.cqlrows.core.ResultReader;
 import io.cqlrows.core.sink.CountingSink;
+import io.cqlrows.netty.CqlDecoders;
 import io.cqlrows.netty.CqlPipeline;
 import io.cqlrows.netty.TrackingAllocator;
-import io.cqlrows.netty.compression.Compression;
+import io.cqlrows.netty.frame.Compression;
 import io.cqlrows.netty.frame.CqlFrameException;
 import io.cqlrows.netty.rows.RowsFailure;
 import io.cqlrows.netty.rows.RowsFrameHandler;
@@ -319,19 +320,20 @@ class HostileStreamsTest {
     }
 
     void installV4(Compression compression) {
-      rows =
-          (compression == null
-                  ? CqlPipeline.installDetecting(
-                      channel.pipeline(), new ResultReader(4, limits), null)
-                  : CqlPipeline.install(channel.pipeline(), 4, compression, limits, null))
-              .rows();
+      if (compression == null) {
+        CqlDecoders.detecting(channel.pipeline(), limits);
+        rows = new RowsFrameHandler(new ResultReader(4, limits));
+        channel.pipeline().addLast(CqlPipeline.ROWS_FRAME_HANDLER, rows);
+      } else {
+        rows = CqlPipeline.install(channel.pipeline(), 4, compression, limits, null).rows();
+      }
       closesItself = compression != null;
       channel.pipeline().addLast(recorder);
     }
 
     void installV5(SegmentFormat format) {
       if (format == SegmentFormat.DETECT) {
-        CqlPipeline.installDecoders(channel.pipeline(), limits, 0);
+        CqlDecoders.detectingSegments(channel.pipeline(), 0, limits);
         rows = new RowsFrameHandler(new ResultReader(5, limits));
         channel.pipeline().addLast(CqlPipeline.ROWS_FRAME_HANDLER, rows);
       } else {

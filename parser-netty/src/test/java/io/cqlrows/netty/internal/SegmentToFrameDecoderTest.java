@@ -15,6 +15,8 @@ import io.cqlrows.core.ParseLimits;
 import io.cqlrows.netty.frame.CqlFrameException;
 import io.cqlrows.netty.frame.CqlFrameException.Reason;
 import io.cqlrows.netty.frame.Frame;
+import io.cqlrows.netty.frame.FrameChunk;
+import io.cqlrows.netty.frame.FrameHead;
 import io.cqlrows.netty.frame.Opcode;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;

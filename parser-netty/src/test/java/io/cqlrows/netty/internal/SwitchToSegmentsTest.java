@@ -12,8 +12,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.cqlrows.core.ParseLimits;
+import io.cqlrows.netty.CqlDecoders;
 import io.cqlrows.netty.CqlPipeline;
-import io.cqlrows.netty.compression.Compression;
+import io.cqlrows.netty.frame.Compression;
 import io.cqlrows.netty.frame.CqlFrameException;
 import io.cqlrows.netty.frame.Frame;
 import io.cqlrows.testing.Corpus;
@@ -388,7 +389,7 @@ class SwitchToSegmentsTest {
 
   private static EmbeddedChannel detectingChannel() {
     EmbeddedChannel channel = new EmbeddedChannel();
-    CqlPipeline.installDecoders(channel.pipeline(), ParseLimits.defaults(), -1);
+    CqlDecoders.detecting(channel.pipeline(), ParseLimits.defaults());
     return channel;
   }
 

@@ -4,8 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.cqlrows.core.ParseLimits;
-import io.cqlrows.netty.CqlPipeline;
-import io.cqlrows.netty.compression.Compression;
+import io.cqlrows.netty.CqlDecoders;
+import io.cqlrows.netty.frame.Compression;
 import io.cqlrows.netty.frame.Frame;
 import io.cqlrows.netty.frame.Opcode;
 import io.cqlrows.netty.internal.BytesToSegmentDecoder;
@@ -215,7 +215,7 @@ class RequestsCorpusTest {
       }
     }
     EmbeddedChannel channel = new EmbeddedChannel();
-    CqlPipeline.installDecoders(channel.pipeline(), ParseLimits.defaults(), -1);
+    CqlDecoders.detecting(channel.pipeline(), ParseLimits.defaults());
     channel.writeInbound(Unpooled.wrappedBuffer(file));
     channel.checkException();
     List<Recorded> out = new ArrayList<>();

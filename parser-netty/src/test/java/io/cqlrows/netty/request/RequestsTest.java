@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import io.cqlrows.core.ProtocolFeatures;
-import io.cqlrows.netty.compression.Compression;
+import io.cqlrows.netty.frame.Compression;
 import io.cqlrows.netty.frame.Opcode;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;

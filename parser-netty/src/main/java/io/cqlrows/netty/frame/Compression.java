@@ -1,4 +1,4 @@
-package io.cqlrows.netty.compression;
+package io.cqlrows.netty.frame;
 
 import java.util.Locale;
 

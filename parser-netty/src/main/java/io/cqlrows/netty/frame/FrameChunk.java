@@ -1,13 +1,16 @@
-package io.cqlrows.netty.internal;
+package io.cqlrows.netty.frame;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.DefaultByteBufHolder;
 
 /**
- * The next bytes of the body announced by the last {@link FrameHead}: emitted as they arrive.
+ * The next bytes of the body announced by the last {@link FrameHead} of the same channel, emitted
+ * as they arrive; the one marked {@link #isLast() last} ends the body. Like Netty's {@code
+ * HttpContent}, it is a {@link io.netty.buffer.ByteBufHolder}.
  *
- * <p><b>Ownership.</b> Reference counted: whoever receives a chunk releases it exactly once (which
- * releases its content), or passes it on.
+ * <p><b>Ownership.</b> A chunk is reference counted. The handler that receives one owns it: it
+ * either releases it exactly once, which releases its content, or passes it on to the next handler,
+ * which then owns it.
  */
 public final class FrameChunk extends DefaultByteBufHolder {
   private final int streamId;
@@ -17,7 +20,7 @@ public final class FrameChunk extends DefaultByteBufHolder {
    * A chunk.
    *
    * @param streamId the stream id of its frame
-   * @param content the bytes. Ownership transferred.
+   * @param content the bytes; the chunk owns them from now on and releases them with itself
    * @param last whether it ends its frame's body
    */
   public FrameChunk(int streamId, ByteBuf content, boolean last) {
