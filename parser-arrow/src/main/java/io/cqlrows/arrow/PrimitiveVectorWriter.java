@@ -24,7 +24,7 @@ abstract class PrimitiveVectorWriter extends ValueWriter {
   final BaseFixedWidthVector child;
   final int dimension;
 
-  /** The child's data buffer {@link #view} was made for. */
+  /** The child's data buffer {@code view} was made for. */
   private ArrowBuf data;
 
   PrimitiveVectorWriter(FixedSizeListVector v) {
@@ -35,6 +35,7 @@ abstract class PrimitiveVectorWriter extends ValueWriter {
   }
 
   /** Makes room for cell {@code index}, marks it valid, and renews the view if the buffer moved. */
+  @SuppressWarnings("ReferenceEquality") // did Arrow reallocate the buffer?
   final void begin(int index) {
     while (index >= v.getValueCapacity()) {
       v.reAlloc();

@@ -24,6 +24,7 @@ final class Captures {
    * @param midStream whether the bytes start after the connection did
    * @param notes things worth telling the user (a capture that starts mid-connection, gaps)
    */
+  @SuppressWarnings("ArrayRecordComponent") // a holder of bytes, never compared
   record Connection(
       String label,
       byte[] clientToServer,

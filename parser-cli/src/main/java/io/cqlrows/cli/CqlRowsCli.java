@@ -100,7 +100,7 @@ public final class CqlRowsCli {
 
   private static int usageError(IllegalArgumentException e, PrintStream err) {
     err.println("cqlrows: " + e.getMessage());
-    err.print(e instanceof Usage.Error u ? u.help : Usage.MAIN);
+    err.print(e instanceof Usage.Mistake u ? u.help : Usage.MAIN);
     return 2;
   }
 

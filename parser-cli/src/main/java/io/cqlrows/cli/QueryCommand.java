@@ -428,6 +428,7 @@ final class QueryCommand {
   }
 
   /** The credentials for --user: the password from --password-env, else a terminal prompt. */
+  @SuppressWarnings("SystemConsoleNull") // Java 17: null when there is no terminal
   private Credentials credentials() {
     if (options.user() == null) {
       return null;
@@ -572,6 +573,7 @@ final class QueryCommand {
     }
 
     /** Whether file descriptor {@code fd} is a terminal (Linux: where /proc says it points). */
+    @SuppressWarnings("SystemConsoleNull") // Java 17: null when there is no terminal
     static boolean isTerminal(int fd) {
       try {
         String target = Files.readSymbolicLink(Path.of("/proc/self/fd/" + fd)).toString();

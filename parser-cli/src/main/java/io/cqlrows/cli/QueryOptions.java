@@ -107,7 +107,7 @@ record QueryOptions(
         case "--ssl-insecure" -> sslInsecure = true;
         default -> {
           if (!WITH_VALUE.contains(a)) {
-            throw new Usage.Error("unknown option: " + a, Usage.QUERY);
+            throw new Usage.Mistake("unknown option: " + a, Usage.QUERY);
           }
         }
       }
@@ -115,7 +115,7 @@ record QueryOptions(
         continue;
       }
       if (++i == args.length) {
-        throw new Usage.Error(a + " needs a value", Usage.QUERY);
+        throw new Usage.Mistake(a + " needs a value", Usage.QUERY);
       }
       String v = args[i];
       switch (a) {
@@ -141,29 +141,29 @@ record QueryOptions(
       }
     }
     if ((sslCert == null) != (sslKey == null)) {
-      throw new Usage.Error("--ssl-cert and --ssl-key go together (mutual TLS)", Usage.QUERY);
+      throw new Usage.Mistake("--ssl-cert and --ssl-key go together (mutual TLS)", Usage.QUERY);
     }
     if (sslInsecure && sslCa != null) {
-      throw new Usage.Error("give --ssl-ca or --ssl-insecure, not both", Usage.QUERY);
+      throw new Usage.Mistake("give --ssl-ca or --ssl-insecure, not both", Usage.QUERY);
     }
     if (sslServerName != null && sslServerName.isBlank()) {
-      throw new Usage.Error("--ssl-server-name: empty", Usage.QUERY);
+      throw new Usage.Mistake("--ssl-server-name: empty", Usage.QUERY);
     }
     Tls tls =
         ssl || sslInsecure || sslCa != null || sslCert != null || sslServerName != null
             ? new Tls(sslCa, sslCert, sslKey, sslInsecure, sslServerName)
             : null;
     if (file != null && !statements.isEmpty()) {
-      throw new Usage.Error("give statements or --file, not both", Usage.QUERY);
+      throw new Usage.Mistake("give statements or --file, not both", Usage.QUERY);
     }
     if (format.equals("arrow") && output == null) {
-      throw new Usage.Error("--format arrow needs --output FILE", Usage.QUERY);
+      throw new Usage.Mistake("--format arrow needs --output FILE", Usage.QUERY);
     }
     if (passwordEnv != null && user == null) {
-      throw new Usage.Error("--password-env needs --user", Usage.QUERY);
+      throw new Usage.Mistake("--password-env needs --user", Usage.QUERY);
     }
     if (protocol == 5 && compression == Compression.SNAPPY) {
-      throw new Usage.Error(
+      throw new Usage.Mistake(
           "--compression snappy needs --protocol 4 (v5 has LZ4 only)", Usage.QUERY);
     }
     return new QueryOptions(
@@ -215,7 +215,7 @@ record QueryOptions(
       case "lz4" -> Compression.LZ4;
       case "snappy" -> Compression.SNAPPY;
       default ->
-          throw new Usage.Error(
+          throw new Usage.Mistake(
               "--compression: " + v + " (expected: none, lz4 or snappy)", Usage.QUERY);
     };
   }
@@ -228,7 +228,7 @@ record QueryOptions(
       for (Consistency c : Consistency.values()) {
         names.append(names.length() == 0 ? "" : ", ").append(c);
       }
-      throw new Usage.Error(
+      throw new Usage.Mistake(
           "--consistency: " + v + " (expected one of " + names + ")", Usage.QUERY);
     }
   }
@@ -237,7 +237,7 @@ record QueryOptions(
     return switch (v) {
       case "table", "vertical", "jsonl", "csv", "arrow" -> v;
       default ->
-          throw new Usage.Error(
+          throw new Usage.Mistake(
               "--format: " + v + " (expected: table, vertical, jsonl, csv or arrow)", Usage.QUERY);
     };
   }
@@ -251,7 +251,7 @@ record QueryOptions(
     } catch (NumberFormatException e) {
       // reported below
     }
-    throw new Usage.Error(
+    throw new Usage.Mistake(
         option + ": " + value + " (expected: a number from " + min + " to " + max + ")",
         Usage.QUERY);
   }

@@ -5,11 +5,11 @@ final class Usage {
   private Usage() {}
 
   /** A usage error, with the help text to print after it. */
-  static final class Error extends IllegalArgumentException {
+  static final class Mistake extends IllegalArgumentException {
     private static final long serialVersionUID = 1L;
     final String help;
 
-    Error(String message, String help) {
+    Mistake(String message, String help) {
       super(message);
       this.help = help;
     }

@@ -338,7 +338,7 @@ public final class CqlClient {
               (client, error) -> {
                 if (error == null) {
                   result.complete(client);
-                } else if (error instanceof CqlClientHandler.VersionRefused refused
+                } else if (error instanceof CqlClientHandler.VersionRefused
                     && protocolVersion >= 5) {
                   settings
                       .attempt(group, 4)

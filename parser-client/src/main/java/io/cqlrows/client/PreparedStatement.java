@@ -18,6 +18,7 @@ import io.cqlrows.core.RowsResult;
  */
 public final class PreparedStatement {
   /** A {@code result_metadata_id} and the columns it stands for. */
+  @SuppressWarnings("ArrayRecordComponent") // a holder of bytes, never compared
   record ResultMetadata(byte[] resultMetadataId, ResultColumns resultColumns) {}
 
   private final String query;

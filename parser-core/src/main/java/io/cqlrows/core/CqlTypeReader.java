@@ -59,7 +59,7 @@ final class CqlTypeReader {
     }
     switch (id) {
       case CUSTOM:
-        return readCustom(in, limits, at);
+        return readCustom(in, limits);
       case LIST:
         return new ListType(read(in, limits, depth + 1), false);
       case SET:
@@ -80,7 +80,7 @@ final class CqlTypeReader {
     }
   }
 
-  private static CqlType readCustom(BodyReader in, ParseLimits limits, int at) {
+  private static CqlType readCustom(BodyReader in, ParseLimits limits) {
     int nameAt = in.position;
     String name = in.readString("custom type name");
     try {

@@ -256,7 +256,7 @@ public final class ProtocolFeatures {
 
   /** Whether no extension is on. */
   public boolean isEmpty() {
-    return this == NONE;
+    return equals(NONE);
   }
 
   /** Whether {@value #SCYLLA_USE_METADATA_ID} is on. */

@@ -312,6 +312,7 @@ public final class ResultReader {
   }
 
   /** The deserializers of a column set: compiled on first use, then taken from the cache. */
+  @SuppressWarnings("ReferenceEquality") // the very columns of the last call
   ValueDeserializer[] deserializersFor(ResultColumns columns) {
     if (columns == lastColumns) {
       return lastDeserializers;

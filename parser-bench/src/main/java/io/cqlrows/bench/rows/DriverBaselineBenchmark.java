@@ -314,9 +314,9 @@ public class DriverBaselineBenchmark {
       for (int c = 0; c < columns; c++) {
         DataType type = DataTypeHelper.fromProtocolSpec(specs.get(c).type, AttachmentPoint.NONE);
         if (floatArrays
-            && type instanceof VectorType
-            && ((VectorType) type).getElementType().equals(DataTypes.FLOAT)) {
-          codecs[c] = ExtraTypeCodecs.floatVectorToArray(((VectorType) type).getDimensions());
+            && type instanceof VectorType vector
+            && vector.getElementType().equals(DataTypes.FLOAT)) {
+          codecs[c] = ExtraTypeCodecs.floatVectorToArray(vector.getDimensions());
         } else {
           codecs[c] = CodecRegistry.DEFAULT.codecFor(type);
         }

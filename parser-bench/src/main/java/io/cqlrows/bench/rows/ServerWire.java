@@ -168,5 +168,6 @@ public final class ServerWire {
    * One LZ4 block, the length it decompresses to, and where its bytes start in the envelope (header
    * included: v4's body starts at 9).
    */
+  @SuppressWarnings("ArrayRecordComponent") // a holder of bytes, never compared
   record Block(byte[] bytes, int uncompressedLength, int envelopeOffset) {}
 }

@@ -15,6 +15,7 @@ package io.cqlrows.capture.pcap;
  * @param originalLength the packet's length on the wire
  * @param fileOffset byte offset in the file of the packet's record or block
  */
+@SuppressWarnings("ArrayRecordComponent") // a holder of bytes, never compared
 public record PcapPacket(
     long timestampNanos,
     int linkType,

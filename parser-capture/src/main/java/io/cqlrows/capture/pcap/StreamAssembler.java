@@ -30,6 +30,7 @@ import java.util.TreeMap;
  */
 final class StreamAssembler {
   /** A buffered out-of-order run. */
+  @SuppressWarnings("ArrayRecordComponent") // a holder of bytes, never compared
   private record Pending(byte[] data, long timestampNanos) {}
 
   /** Limit on buffered out-of-order bytes before the first hole is given up. */

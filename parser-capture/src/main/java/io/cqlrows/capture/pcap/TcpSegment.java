@@ -20,6 +20,7 @@ import java.net.InetSocketAddress;
  * @param missingLength payload bytes the IP length announces beyond those captured (cut by the
  *     snapshot length)
  */
+@SuppressWarnings("ArrayRecordComponent") // a holder of bytes, never compared
 record TcpSegment(
     InetSocketAddress source,
     InetSocketAddress destination,

@@ -172,7 +172,7 @@ public final class BytesToFrameDecoder extends ConnectionDecoder {
   @Override
   void decodeStep(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) {
     switch (state) {
-      case HEADER -> decodeHeader(ctx, in, out);
+      case HEADER -> decodeHeader(in, out);
       case BODY -> decodeBody(ctx, in, out);
       case STREAM -> decodeChunk(in, out);
       default -> throw new AssertionError(state);
@@ -183,7 +183,8 @@ public final class BytesToFrameDecoder extends ConnectionDecoder {
    * Checks the header before its length is trusted (the length is a signed {@code [int]}); then
    * streams or awaits the frame.
    */
-  private void decodeHeader(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) {
+  @SuppressWarnings("ReferenceEquality") // WAIT is a sentinel instance
+  private void decodeHeader(ByteBuf in, List<Object> out) {
     cumulator.merge();
     if (in.readableBytes() < HEADER_LENGTH) {
       return;

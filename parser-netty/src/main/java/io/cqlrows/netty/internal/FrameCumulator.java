@@ -99,6 +99,7 @@ final class FrameCumulator implements ByteToMessageDecoder.Cumulator {
   }
 
   @Override
+  @SuppressWarnings("ReferenceEquality") // is the cumulation the very buffer read?
   public ByteBuf cumulate(ByteBufAllocator alloc, ByteBuf cumulation, ByteBuf in) {
     if (cumulation == in || !cumulation.isReadable()) {
       return ByteToMessageDecoder.MERGE_CUMULATOR.cumulate(alloc, cumulation, in);

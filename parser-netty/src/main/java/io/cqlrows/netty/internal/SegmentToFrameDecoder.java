@@ -196,6 +196,7 @@ public final class SegmentToFrameDecoder extends MessageToMessageDecoder<Segment
   }
 
   /** The first slice of a large envelope: streamed, or gathered. */
+  @SuppressWarnings("ReferenceEquality") // WAIT is a sentinel instance
   private void firstSlice(ChannelHandlerContext ctx, Segment segment) {
     ByteBuf p = segment.payload();
     if (streaming.threshold() > 0) {
@@ -240,7 +241,7 @@ public final class SegmentToFrameDecoder extends MessageToMessageDecoder<Segment
       target = Envelopes.HEADER_LENGTH + bodyLength(pending, 0, envelopeOffset);
       envelopeStream = pending.getShort(2);
     }
-    long held = pending.readableBytes() + (kept ? 0 : p.readableBytes());
+    long held = (long) pending.readableBytes() + (kept ? 0 : p.readableBytes());
     if (held > target) {
       throw mismatch(
           "slices of " + held + " bytes run past their envelope of " + target + " bytes");

@@ -253,7 +253,7 @@ public final class Requests {
     System.arraycopy(user, 0, token, 1, user.length);
     pass.get(token, 2 + user.length, pass.remaining());
     if (pass.hasArray()) {
-      Arrays.fill(pass.array(), (byte) 0);
+      Arrays.fill(pass.array(), pass.arrayOffset(), pass.arrayOffset() + pass.limit(), (byte) 0);
     }
     return token;
   }

@@ -44,6 +44,7 @@ final class WireWriter {
    *
    * @param value read from its position to its limit, neither of which changes. Borrowed.
    */
+  @SuppressWarnings("ReferenceEquality") // UNSET is a sentinel instance
   static void value(ByteBuf out, ByteBuffer value) {
     if (value == null) {
       out.writeInt(-1);
