@@ -33,7 +33,7 @@ public final class CqlFrameException extends CqlException {
   private static final long serialVersionUID = 1L;
 
   /** What was wrong. */
-  public enum Reason {
+  public enum Reason implements CqlException.Reason {
     /** A version byte outside the protocol versions read there (3-6; 5-6 inside segments). */
     BAD_VERSION,
     /** A negative body length in an envelope header. */

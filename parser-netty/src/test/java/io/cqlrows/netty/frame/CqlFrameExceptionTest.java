@@ -125,6 +125,20 @@ class CqlFrameExceptionTest {
     assertSame(parse, e.parseError());
   }
 
+  @Test
+  void theReasonIsTypedAtBothLevels() {
+    CqlFrameException e = CqlFrameException.badResult(3, 1000, parseError());
+    Reason own = e.reason(); // the override returns the frame errors' enum
+    CqlException.Reason base = ((CqlException) e).reason();
+    assertSame(Reason.BAD_RESULT, own);
+    assertSame(own, base, "the same constant through the base class");
+    assertEquals("BAD_RESULT", base.name());
+    assertSame(
+        CqlParseException.Reason.TRUNCATED,
+        ((CqlException) e.getCause()).reason(),
+        "the cause's reason, of another enum, through the same type");
+  }
+
   /** A real parser error: a ROWS body that ends inside its metadata. */
   private static CqlParseException parseError() {
     byte[] body = {0, 0, 0, 2, 0, 0, 0, 1, 0, 0, 0, 1};
