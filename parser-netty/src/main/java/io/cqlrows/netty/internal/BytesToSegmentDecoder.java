@@ -193,7 +193,7 @@ public final class BytesToSegmentDecoder extends ConnectionDecoder {
    * #HEADER} for the header's own faults, {@link #SEGMENT} for its payload or its end.
    */
   private CqlFrameException error(Reason reason, String structure, String detail, Throwable cause) {
-    return CqlFrameException.connectionError(
+    return FrameErrors.connectionError(
         reason, headerOffset, structure, detail + " in segment " + segments, cause);
   }
 

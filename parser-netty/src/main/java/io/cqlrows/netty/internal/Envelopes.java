@@ -52,7 +52,7 @@ final class Envelopes {
     int opcodeByte = envelope.getUnsignedByte(h + 4);
     Opcode opcode = Opcode.fromCode(opcodeByte);
     if (opcode == null) {
-      throw CqlFrameException.frameError(
+      throw FrameErrors.frameError(
           Reason.UNKNOWN_OPCODE,
           streamId,
           offset,
@@ -96,7 +96,7 @@ final class Envelopes {
         case SNAPPY:
           return Decompressors.snappyBody(alloc, body, max);
         default:
-          throw CqlFrameException.connectionError(
+          throw FrameErrors.connectionError(
               Reason.UNEXPECTED_COMPRESSION,
               offset,
               "frame body is compressed (flag 0x01) but no compression was negotiated");
@@ -105,7 +105,7 @@ final class Envelopes {
       if (e.fault() == CompressionException.Fault.LENGTH_OVER_LIMIT) {
         String name =
             max == limits.maxDecompressedLength() ? "maxDecompressedLength" : "maxFrameBodyLength";
-        throw CqlFrameException.frameError(
+        throw FrameErrors.frameError(
             Reason.DECOMPRESSED_TOO_LARGE,
             streamId,
             offset,
@@ -119,7 +119,7 @@ final class Envelopes {
                 + ")",
             e);
       }
-      throw CqlFrameException.connectionError(
+      throw FrameErrors.connectionError(
           Reason.CORRUPT_COMPRESSION,
           offset,
           "frame header",
@@ -152,7 +152,7 @@ final class Envelopes {
     try {
       prelude = reader.read(flags, response);
     } catch (PreludeReader.Malformed e) {
-      throw CqlFrameException.frameError(
+      throw FrameErrors.frameError(
           Reason.BAD_PRELUDE,
           streamId,
           bodyOffset < 0 ? -1 : bodyOffset + e.offset,

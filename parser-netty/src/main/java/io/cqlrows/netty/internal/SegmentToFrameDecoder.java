@@ -277,7 +277,7 @@ public final class SegmentToFrameDecoder extends MessageToMessageDecoder<Segment
 
   /** The frame-local error for the envelope being gathered: its slices decompress to too much. */
   private CqlFrameException decompressedTooLarge(long bodyLength) {
-    return CqlFrameException.frameError(
+    return FrameErrors.frameError(
         Reason.DECOMPRESSED_TOO_LARGE,
         envelopeStream,
         envelopeOffset,
@@ -314,7 +314,7 @@ public final class SegmentToFrameDecoder extends MessageToMessageDecoder<Segment
 
   /** A connection-level error in the segment being decoded. */
   private CqlFrameException mismatch(String detail) {
-    return CqlFrameException.connectionError(
+    return FrameErrors.connectionError(
         Reason.SEGMENT_MISMATCH, segmentOffset, BytesToSegmentDecoder.SEGMENT, detail, null);
   }
 
@@ -328,7 +328,7 @@ public final class SegmentToFrameDecoder extends MessageToMessageDecoder<Segment
     int versionByte = buf.getUnsignedByte(header);
     int version = versionByte & 0x7F;
     if (version < 5 || version > 6) {
-      throw CqlFrameException.connectionError(
+      throw FrameErrors.connectionError(
           Reason.BAD_VERSION,
           at,
           ENVELOPE,
@@ -338,7 +338,7 @@ public final class SegmentToFrameDecoder extends MessageToMessageDecoder<Segment
     }
     int length = buf.getInt(header + 5);
     if (length < 0) {
-      throw CqlFrameException.connectionError(
+      throw FrameErrors.connectionError(
           Reason.BAD_LENGTH,
           at,
           ENVELOPE,
@@ -346,7 +346,7 @@ public final class SegmentToFrameDecoder extends MessageToMessageDecoder<Segment
           null);
     }
     if (length > maxBodyLength) {
-      throw CqlFrameException.connectionError(
+      throw FrameErrors.connectionError(
           Reason.FRAME_TOO_LARGE,
           buf.getShort(header + 2),
           at,
@@ -404,7 +404,7 @@ public final class SegmentToFrameDecoder extends MessageToMessageDecoder<Segment
     if (incomplete) {
       breakage.fail(
           ctx,
-          CqlFrameException.connectionError(
+          FrameErrors.connectionError(
               Reason.TRUNCATED,
               -1,
               null,
