@@ -48,7 +48,7 @@ import java.util.Objects;
  * buffer of its length if it is (see {@link FrameCumulator}).
  *
  * <p><b>Ownership.</b> Each emitted frame holds a retained slice of the input (or of its
- * decompressed body): Ownership transferred (the next handler releases the frame).
+ * decompressed body). The next handler owns the frame and releases it.
  *
  * <p><b>Threading.</b> One instance per channel; not thread-safe, not {@code @Sharable}.
  */

@@ -33,7 +33,7 @@ import java.util.Objects;
  * {@link FrameCumulator}).
  *
  * <p><b>Ownership.</b> Each segment holds a retained slice of the input or a new decompressed
- * buffer: Ownership transferred (the next handler releases the segment).
+ * buffer. The next handler owns the segment and releases it.
  *
  * <p><b>Threading.</b> One instance per channel; not thread-safe, not {@code @Sharable}.
  */

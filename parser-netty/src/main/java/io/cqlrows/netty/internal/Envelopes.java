@@ -73,10 +73,10 @@ final class Envelopes {
   }
 
   /**
-   * Decompresses a v3/v4 body: Ownership transferred (caller releases). A body that declares more
-   * than {@link #maxDecompressed} is a frame-local {@link Reason#DECOMPRESSED_TOO_LARGE} for {@code
-   * streamId}, found before anything is allocated; any other fault of the compressed bytes is a
-   * connection-level {@link Reason#CORRUPT_COMPRESSION}.
+   * Decompresses a v3/v4 body (borrowed) into a new buffer, which the caller owns and releases. A
+   * body that declares more than {@link #maxDecompressed} is a frame-local {@link
+   * Reason#DECOMPRESSED_TOO_LARGE} for {@code streamId}, found before anything is allocated; any
+   * other fault of the compressed bytes is a connection-level {@link Reason#CORRUPT_COMPRESSION}.
    *
    * @param offset connection offset of the frame header, or -1
    * @param streamId the frame's stream id

@@ -17,7 +17,7 @@ public final class FrameChunk extends DefaultByteBufHolder {
    * A chunk.
    *
    * @param streamId the stream id of its frame
-   * @param content the bytes. Ownership transferred.
+   * @param content the bytes. The chunk takes them over: releasing the chunk releases them.
    * @param last whether it ends its frame's body
    */
   public FrameChunk(int streamId, ByteBuf content, boolean last) {

@@ -49,7 +49,7 @@ import java.util.List;
  *
  * <p><b>Ownership.</b> Segments are released after decoding (by {@link MessageToMessageDecoder});
  * slices kept for gathering are retained and released once the envelope is decoded. Frames are
- * fired directly, in order: Ownership transferred (the next handler releases them).
+ * fired directly, in order; the next handler owns each frame and releases it.
  *
  * <p><b>Threading.</b> One instance per channel; not thread-safe, not {@code @Sharable}.
  */

@@ -390,7 +390,7 @@ class RowsFrameHandlerTest {
     return new Frame(4, true, 0, streamId, opcode, body(body));
   }
 
-  /** The bytes in a buffer the leak check tracks. Ownership transferred (caller releases). */
+  /** The bytes in a buffer the leak check tracks; the caller owns the buffer and releases it. */
   private static ByteBuf body(CqlBytes bytes) {
     return ByteBufAllocator.DEFAULT.buffer().writeBytes(bytes.toArray());
   }
