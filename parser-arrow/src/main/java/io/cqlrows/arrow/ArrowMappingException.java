@@ -12,7 +12,7 @@ public final class ArrowMappingException extends CqlException {
   private static final long serialVersionUID = 1L;
 
   /** What the mapping could not represent. */
-  public enum Reason {
+  public enum Reason implements CqlException.Reason {
     /** A decimal with more fractional digits than the scale, under {@code UNNECESSARY}. */
     DECIMAL_SCALE,
     /** A decimal that needs more than 38 digits at the chosen scale. */

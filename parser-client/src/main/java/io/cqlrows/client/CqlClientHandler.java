@@ -9,6 +9,7 @@ import io.cqlrows.netty.frame.CqlFrameException.Reason;
 import io.cqlrows.netty.frame.CqlServerError;
 import io.cqlrows.netty.frame.Frame;
 import io.cqlrows.netty.frame.SupportedOptions;
+import io.cqlrows.netty.internal.FrameErrors;
 import io.cqlrows.netty.request.Requests;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
@@ -245,7 +246,7 @@ final class CqlClientHandler extends ChannelInboundHandlerAdapter {
 
   /** The frame-local error for an ERROR or SUPPORTED body that cannot be read. */
   private static CqlFrameException badResponse(Frame frame, IllegalArgumentException e) {
-    return CqlFrameException.frameError(
+    return FrameErrors.frameError(
         Reason.BAD_RESPONSE, frame.streamId(), -1, frame.opcode() + " body: " + e.getMessage(), e);
   }
 

@@ -408,7 +408,7 @@ public final class FakeCqlServer {
                       "Provided username cassandra and/or password are incorrect")));
     }
 
-    /** A response envelope; v4 LZ4 bodies compressed. Ownership transferred. */
+    /** A response envelope; v4 LZ4 bodies compressed. The caller owns it and writes it. */
     private ByteBuf envelope(ChannelHandlerContext ctx, CannedResponses.Response r) {
       boolean compress = compressing && version < 5 && compression == Compression.LZ4;
       ByteBuf body = ctx.alloc().buffer(r.body().length).writeBytes(r.body());

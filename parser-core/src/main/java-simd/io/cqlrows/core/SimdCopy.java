@@ -12,11 +12,11 @@ import jdk.incubator.vector.VectorSpecies;
  * <p>{@code ByteVector.fromArray(species, a, p).rearrange(swap).reinterpretAsFloats()
  * .intoArray(dst, i)}: a load, a constant shuffle that reverses the bytes of each lane, a
  * reinterpretation that costs nothing, a store; then a scalar tail. It uses only API that every JDK
- * since 16 has: {@code FloatVector.fromByteArray(species, a, p, BIG_ENDIAN)}, which does the same
- * in one call, was removed in JDK 20 (the newer one reads through {@code MemorySegment}). Measured
- * in parser-bench's {@code SimdVariantsBenchmark} against {@code fromByteArray}, lanewise shifts,
- * and 128- against 256-bit species: within the noise of each other, about 4x the scalar loop on
- * floats and 1.6-2.6x on doubles, on JDK 17 and 25.
+ * from 16 on has: {@code FloatVector.fromByteArray(species, a, p, BIG_ENDIAN)}, which does the same
+ * in one call, is gone from JDK 20 on (those JDKs load through {@code MemorySegment}).
+ * parser-bench's {@code SimdVariantsBenchmark} compares this loop with {@code fromByteArray},
+ * lanewise shifts and a 128-bit species: all within the noise of each other, about 4x the scalar
+ * loop on floats and 1.6-2.6x on doubles, on JDK 17 and 25.
  *
  * <p>Arrays only: {@link BulkCopy} hands heap buffers' arrays to a copier, and keeps the NIO bulk
  * {@code get} (a native swapping copy) for direct and composite buffers.
@@ -27,9 +27,9 @@ import jdk.incubator.vector.VectorSpecies;
  * preferred species: on AVX-512 CPUs without VBMI a 512-bit byte shuffle is not intrinsified by JDK
  * 17 and would be far slower than scalar. And one width only: the API devirtualises its internals
  * (the reinterpreting behind the byte swap) from type profiles shared by all users of a vector type
- * in the JVM, and when vectors of two shapes went through them, C2's copy boxed every vector: 12 KB
- * and 20x the time per 1536-float copy (a 128-bit variant, tested in the same JVM, did that). CPUs
- * without 256-bit byte vectors (AVX2) get the scalar path.
+ * in the JVM, and once vectors of two shapes go through them, C2's copy boxes every vector: 12 KB
+ * and 20x the time per 1536-float copy. CPUs without 256-bit byte vectors (AVX2) get the scalar
+ * path.
  *
  * <p>Until C2 has compiled a copy (the interpreter and C1 never intrinsify the Vector API), it runs
  * the API's plain Java implementation: much slower than scalar, and allocating several times the

@@ -24,7 +24,7 @@ import java.util.function.Supplier;
  *
  * <p>The choice is made once, when this class is initialised, into {@link #COPIER}: a static final
  * the JIT treats as a constant, so every call below inlines to the chosen implementation with no
- * test on the hot path. See {@link VectorCopy} for the public switch.
+ * test on the hot path. {@link VectorCopy} tells users which copier is in use, and how to choose.
  */
 final class BulkCopy {
   /** The four copies: {@code n} big-endian elements at {@code a[p..]} into {@code dst[off..]}. */
@@ -38,7 +38,10 @@ final class BulkCopy {
     void longs(byte[] a, int p, long[] dst, int off, int n);
   }
 
-  /** The system property that turns the SIMD path off when set to {@code false}. */
+  /**
+   * The system property that turns the SIMD path on: {@code true} (in any case) selects it when the
+   * module is in the boot layer; unset or any other value leaves the portable copier.
+   */
   static final String PROPERTY = "io.cqlrows.simd";
 
   /** The module the SIMD path needs in the boot layer. */
@@ -120,7 +123,7 @@ final class BulkCopy {
    * The SIMD copier if the module is present, the property is {@code true} (in any case) and {@code
    * simd} loads it; otherwise {@link #PORTABLE}. Whatever {@code simd} throws (a {@link
    * LinkageError} when the module is missing after all, an unsupported CPU, ...) means portable.
-   * Opt-in: JDK 17's Vector API allocates heavily until C2 compiles it (see {@link VectorCopy}).
+   * Opt-in on every JDK, for the reasons {@link VectorCopy} gives.
    */
   static Copier select(boolean modulePresent, String property, Supplier<Copier> simd) {
     if (!modulePresent || !"true".equalsIgnoreCase(property)) {

@@ -8,6 +8,11 @@ package io.cqlrows.core;
  * byte offset and, where known, the stream, row and column); its message is derived from those
  * fields. Callers and tests should look at the fields, not at the message.
  *
+ * <p>Each subclass declares its reasons as a nested {@code Reason} enum that implements {@link
+ * Reason}, and overrides {@link #reason()} to return that enum: code that holds the subclass gets
+ * its constants ({@code switch (e.reason())}), code that holds a {@code CqlException} gets a {@link
+ * Reason} it can name.
+ *
  * <p>Errors cqlrows reports about its own use (an argument out of range, a call in the wrong state)
  * are the JDK's {@link IllegalArgumentException} and {@link IllegalStateException}, and errors the
  * server reports are responses, not exceptions of this hierarchy.
@@ -26,6 +31,26 @@ public abstract class CqlException extends RuntimeException {
     super(message, cause, false, true);
   }
 
-  /** What was wrong: the subclass's own {@code Reason} constant. */
-  public abstract Enum<?> reason();
+  /**
+   * What was wrong.
+   *
+   * @return a constant of the subclass's own {@code Reason} enum, never {@code null}
+   */
+  public abstract Reason reason();
+
+  /**
+   * What a {@link CqlException} reports as wrong. The implementations are the {@code Reason} enums
+   * of the subclasses ({@link CqlParseException.Reason}, and in the other modules those of {@code
+   * CqlFrameException}, {@code CqlConnectionException} and {@code ArrowMappingException}); each
+   * constant is one kind of problem.
+   */
+  public interface Reason {
+    /**
+     * The constant's name, as declared: {@code TRUNCATED}, {@code CRC32_MISMATCH}. Names are
+     * upper-case with underscores, and two reasons of different subclasses may share one.
+     *
+     * @return the name of the enum constant
+     */
+    String name();
+  }
 }

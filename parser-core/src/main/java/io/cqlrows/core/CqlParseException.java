@@ -22,7 +22,7 @@ public final class CqlParseException extends CqlException {
   private static final long serialVersionUID = 1L;
 
   /** What was wrong with the input. */
-  public enum Reason {
+  public enum Reason implements CqlException.Reason {
     /** Fewer bytes than a length, count or fixed-width field requires. */
     TRUNCATED,
     /** A length below {@code -2} (or below {@code -1} where not-set is not allowed). */

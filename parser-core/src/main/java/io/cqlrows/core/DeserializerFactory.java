@@ -16,8 +16,12 @@ import io.cqlrows.core.type.VectorType;
 import java.util.List;
 
 /**
- * Builds the deserializer tree for each column, once per metadata: the only place where types are
- * dispatched. The row loop then makes one virtual call per cell.
+ * Builds the deserializer tree for each column, once per set of columns: where types are
+ * dispatched. The row loop itself never looks at a type: {@link RowsParser} decodes cells of the
+ * fixed-width native types, text and blobs by a switch on their {@link InlineCells} kind (chosen
+ * once per result from these deserializers), and makes one virtual call to the column's
+ * deserializer for a cell of any other type (collections, UDTs, tuples, vectors, decimal, varint,
+ * inet, duration, ascii).
  */
 final class DeserializerFactory {
   private DeserializerFactory() {}

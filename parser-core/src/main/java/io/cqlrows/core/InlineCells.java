@@ -10,12 +10,12 @@ import java.nio.ByteOrder;
  * The kinds of top-level cells {@link RowsParser} decodes in its row loop, by a switch on a small
  * int instead of a virtual call per cell, and the big-endian reads it uses.
  *
- * <p>A page of mixed scalar columns makes a deserializer call in the row loop megamorphic (ten
- * classes behind one call site); that call and its two-level buffer reads were about half of the
- * parse time (JFR on the MIXED_SCALARS benchmark). The fixed-width native types, text and blobs
- * have a kind here; every other type keeps its deserializer ({@link #CALL}). For heap buffers the
- * reads go straight to the backing array through big-endian {@link VarHandle}s; other buffers use
- * their absolute getters. Callers have checked that the bytes read lie inside the buffer.
+ * <p>A page of mixed scalar columns would make a deserializer call in the row loop megamorphic (ten
+ * classes behind one call site), and that call with its two-level buffer reads would cost about as
+ * much as the rest of the parse. The fixed-width native types, text and blobs therefore have a kind
+ * here; every other type keeps its deserializer ({@link #CALL}). For heap buffers the reads go
+ * straight to the backing array through big-endian {@link VarHandle}s; other buffers use their
+ * absolute getters. Callers have checked that the bytes read lie inside the buffer.
  */
 final class InlineCells {
   /** Not inlined: call the column's {@link ValueDeserializer#deliver}. */

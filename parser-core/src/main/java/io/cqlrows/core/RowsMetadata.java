@@ -79,9 +79,10 @@ public final class RowsMetadata {
   }
 
   /**
-   * The columns with their compiled deserializers: those of the metadata, or the prepared columns
-   * the caller supplied, or (raw No_metadata, see {@link ResultReader#rawCellsWithoutMetadata})
-   * made-up ones, none for a result without rows.
+   * The column specs: those of the metadata, or the prepared columns the caller supplied, or (raw
+   * No_metadata, see {@link ResultReader#rawCellsWithoutMetadata}) made-up ones, none for a result
+   * without rows. Specs only: the deserializers compiled for them stay in the {@link ResultReader}
+   * that read the result, which reuses them for later results with these columns.
    */
   public ResultColumns columns() {
     return columns;

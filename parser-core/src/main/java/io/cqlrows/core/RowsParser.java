@@ -14,9 +14,9 @@ import java.nio.charset.StandardCharsets;
  * virtual call to the column's deserializer.
  *
  * <p>The loop, the switch and the sink calls are one method on purpose: the JIT compiles it as a
- * whole, with a sink call site per kind. Split into a method per cell and a method per switch,
- * neither was inlined (one too large, the other already compiled large), and the two calls per cell
- * were most of a mixed-scalar page's parse. Error paths call out to small helpers.
+ * whole, with a sink call site per kind. A method per cell or per switch would be too large for the
+ * JIT to inline, and its calls would then cost about as much as decoding a page of mixed scalars.
+ * Only the error paths call out, to small helpers.
  *
  * <p><b>Resumable.</b> {@link #parse} consumes whole rows only. With {@code complete == false} it
  * first checks that the next row's bytes are all present and, if not, stops at the row boundary and

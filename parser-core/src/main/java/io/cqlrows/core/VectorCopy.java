@@ -25,23 +25,19 @@ package io.cqlrows.core;
  *
  * <p>The choice is made once per JVM, the first time a vector is copied (or {@link #simd()} is
  * called). A SIMD implementation that fails to load or to pass its self-check falls back to scalar
- * silently: a CPU without 256-bit byte vectors, or a JDK whose incubating API no longer has the
- * methods it calls. {@link #simd()} tells which one won.
+ * silently: a CPU without 256-bit byte vectors, or a JDK whose incubating API lacks a method it
+ * calls. {@link #simd()} tells which one is in use.
  *
- * <p>Why opt-in, on every JDK: two properties of the Vector API (measured on JDK 17 and 25, see
- * {@code docs/performance.md}). Only C2 intrinsifies it: until the copy is C2-compiled (at
- * start-up, and for a moment after each deoptimisation) it runs a plain Java implementation that is
- * about 100 times slower than scalar and allocates for every vector it copies (with C1 only: 170
- * bytes per byte copied on JDK 17, 26 on JDK 25), so SIMD pays off only in JVMs that parse many
- * pages. And its internals are devirtualised from type profiles shared by every user of the API in
- * the JVM: code elsewhere that runs, say, 128-bit {@code FloatVector}s through the same byte-order
- * conversions can make the compiled copy box every vector (measured: 20x slower than scalar), and
- * so can C2 compiling the copy before those internals have a type profile (seen in a test JVM busy
- * with other work: 12 KB allocated per 1536-float copy, for good). The same boxing compiled code
- * was also seen once with no other user of the API: one JMH fork of {@code SimdBenchmark} out of
- * several ran the whole trial at 800 pages/s and 57 KB allocated per row, against 22,600 pages/s
- * and none in the others (parser-bench/RESULTS.md). Measure your own workload with and without the
- * module before relying on it.
+ * <p><b>Why SIMD is opt-in on every JDK.</b> Only C2 intrinsifies the Vector API. Until the copy is
+ * C2-compiled (at start-up, and for a moment after each deoptimisation) it runs the API's plain
+ * Java implementation, which is about 100 times slower than the scalar copy and allocates for every
+ * vector it copies. And C2 compiles the API's internals from type profiles that every user of the
+ * API in the JVM shares: other code that runs vectors of another shape through the same
+ * conversions, or C2 compiling the copy before those profiles exist, can leave the compiled copy
+ * boxing every vector, many times slower than scalar, for the rest of the JVM's life. SIMD
+ * therefore pays off in long-running JVMs that parse many vector pages and use the Vector API for
+ * nothing else; {@code docs/performance.md} has the figures. Measure your own workload with and
+ * without it before relying on it.
  */
 public final class VectorCopy {
   private VectorCopy() {}

@@ -159,7 +159,7 @@ class BulkCopyDifferentialTest {
     /** Heap and direct pieces of 1 to 37 bytes: elements straddle components. */
     COMPOSITE;
 
-    /** Ownership transferred: the caller releases. */
+    /** {@code src} in a buffer of this kind; the caller owns the buffer and releases it. */
     ByteBuf wrap(byte[] src, Random random) {
       switch (this) {
         case HEAP:

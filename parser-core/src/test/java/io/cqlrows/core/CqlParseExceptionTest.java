@@ -138,4 +138,14 @@ class CqlParseExceptionTest {
     assertEquals(-1, unknown.offset());
     assertSame(unknown, unknown.shifted(100));
   }
+
+  @Test
+  void theReasonIsTypedAtBothLevels() {
+    CqlParseException e = Decoding.error(RowsBodies.single(0x0009, "000001"));
+    Reason own = e.reason(); // the override returns the parser's enum
+    CqlException.Reason base = ((CqlException) e).reason();
+    assertSame(Reason.LENGTH_MISMATCH, own);
+    assertSame(own, base, "the same constant through the base class");
+    assertEquals("LENGTH_MISMATCH", base.name());
+  }
 }

@@ -291,7 +291,7 @@ class ResultReaderFuzzTest {
     }
   }
 
-  /** The body in the buffer kind the input asks for. Ownership transferred. */
+  /** The body in the buffer kind the input asks for; the caller owns it and releases it. */
   static ByteBuf body(byte[] input, int from, int length, int kind) {
     switch (kind) {
       case 0:

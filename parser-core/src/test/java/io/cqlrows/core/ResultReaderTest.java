@@ -336,10 +336,11 @@ class ResultReaderTest {
   }
 
   /**
-   * Found by ResultReaderFuzzTest (ResultReaderFuzzTestInputs/readsAnyBody/crash-a72e9d8f): a raw
-   * No_metadata result's columns_count is backed by no column specs, and the reader used to make up
-   * all its columns (28,530 there: 4.9 MB from a 141-byte body) before rows_count was checked
-   * against the bytes.
+   * A raw No_metadata result's columns_count is backed by no column specs: the reader makes up
+   * columns only once rows_count has been checked against the bytes, and only for a result with
+   * rows. Otherwise a few bytes could make it build thousands of columns: the fuzz input
+   * ResultReaderFuzzTestInputs/readsAnyBody/crash-a72e9d8f claims 28,530 columns, which would take
+   * 4.9 MB, in a 141-byte body.
    */
   @Test
   void makesUpRawColumnsOnlyForTheRowsTheBytesCarry() {

@@ -10,8 +10,8 @@ import java.util.List;
  * Builds RESULT/ROWS bodies for tests (native_protocol_v5.spec section 4.2.5.2): {@code kind,
  * flags, columns_count, [paging_state], [new_metadata_id], [ks, table], col_spec*, rows_count,
  * cells}. Types are given as {@code [option]} hex (section 4.2.5.2 lists the ids), built with
- * {@link #opt}, {@link #list}, {@link #custom} and friends. Every {@code ByteBuf} returned is owned
- * by the caller (Ownership transferred: the caller releases).
+ * {@link #opt}, {@link #list}, {@link #custom} and friends. The caller owns every {@code ByteBuf}
+ * returned and releases it.
  */
 public final class RowsBodies {
   public static final String MARSHAL = "org.apache.cassandra.db.marshal.";
@@ -245,7 +245,7 @@ public final class RowsBodies {
       return bytes().toHex();
     }
 
-    /** The body. Ownership transferred: the caller releases. */
+    /** The body, in a new buffer that the caller owns and releases. */
     public ByteBuf build() {
       return bytes().toByteBuf();
     }

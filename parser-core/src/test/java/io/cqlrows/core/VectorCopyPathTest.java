@@ -123,11 +123,11 @@ class VectorCopyPathTest {
    * a window allocates nothing, or a minute has passed.
    *
    * <p>The SIMD copier is checked in a JVM of its own, with the same module and property, that runs
-   * nothing but the copies. In this test JVM its compiled form depends on what ran before: with the
-   * test order of seed 109175859301, C2 compiled {@code floats} while the API's internal calls
-   * ({@code Vector.length}, {@code FloatVector.vspecies}) had no type profile, left them virtual,
-   * and the copy boxed every vector (12 KB per 1536-float copy) for the rest of the JVM's life: one
-   * reason SIMD is opt-in (see {@link VectorCopy}).
+   * nothing but the copies. In this test JVM its compiled form depends on what ran before: if C2
+   * compiles {@code floats} while the API's internal calls ({@code Vector.length}, {@code
+   * FloatVector.vspecies}) have no type profile, it leaves them virtual, and the copy boxes every
+   * vector (12 KB per 1536-float copy) for the rest of the JVM's life, as the test order of seed
+   * 109175859301 makes it do: one reason SIMD is opt-in (see {@link VectorCopy}).
    */
   @Test
   void copyInUseAllocatesNothingOnceCompiled() throws Exception {

@@ -416,7 +416,7 @@ class VectorDeserializersTest {
     assertNull(capture.rows.get(rows));
   }
 
-  /** The body as a buffer of the given kind. Ownership transferred: the caller releases. */
+  /** The body as a buffer of the given kind; the caller owns the buffer and releases it. */
   private static ByteBuf buffer(BufferKind kind, byte[] body, Random random) {
     switch (kind) {
       case HEAP:

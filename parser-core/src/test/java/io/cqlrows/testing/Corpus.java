@@ -92,7 +92,7 @@ public final class Corpus {
 
   /** One unframed envelope of a capture: header fields and the body after the prelude. */
   public record Envelope(int offset, int version, int flags, int stream, int opcode, byte[] body) {
-    /** The body as a heap buffer. Ownership transferred: the caller releases. */
+    /** The body as a new heap buffer, which the caller owns and releases. */
     public ByteBuf bodyBuf() {
       return Unpooled.wrappedBuffer(body);
     }

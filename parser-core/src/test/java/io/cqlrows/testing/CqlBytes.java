@@ -7,8 +7,8 @@ import java.nio.charset.StandardCharsets;
 
 /**
  * A bytes DSL for tests: writes CQL wire notations (native_protocol_v5.spec section 3) with
- * spec-named calls into a heap buffer. {@link #toByteBuf()} hands the caller a buffer it owns
- * (Ownership transferred: the caller releases).
+ * spec-named calls into a heap buffer. {@link #toByteBuf()} returns a new buffer, which the caller
+ * owns and releases.
  */
 public final class CqlBytes {
   private final ByteBuf buf = Unpooled.buffer();
@@ -122,7 +122,7 @@ public final class CqlBytes {
     return ByteBufUtil.hexDump(buf);
   }
 
-  /** The bytes. Ownership transferred: the caller releases. */
+  /** The bytes, in a new buffer that the caller owns and releases. */
   public ByteBuf toByteBuf() {
     return buf.copy();
   }

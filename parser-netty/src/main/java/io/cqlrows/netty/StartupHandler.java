@@ -6,6 +6,7 @@ import io.cqlrows.netty.frame.CqlConnectionException.Reason;
 import io.cqlrows.netty.frame.CqlFrameException;
 import io.cqlrows.netty.frame.CqlServerError;
 import io.cqlrows.netty.frame.Frame;
+import io.cqlrows.netty.internal.FrameErrors;
 import io.cqlrows.netty.request.Requests;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
@@ -149,7 +150,7 @@ final class StartupHandler extends ChannelInboundHandlerAdapter {
     try {
       return CqlServerError.decode(frame.body(), features);
     } catch (IllegalArgumentException e) {
-      return CqlFrameException.frameError(
+      return FrameErrors.frameError(
           CqlFrameException.Reason.BAD_RESPONSE,
           frame.streamId(),
           frame.bodyOffset(),

@@ -23,8 +23,8 @@ public final class CqlTestFrames {
   private CqlTestFrames() {}
 
   /**
-   * A frame: the 9-byte header (length = body size) and the body. Ownership transferred (caller
-   * releases).
+   * A frame: the 9-byte header (length = body size) and the body, in a new buffer that the caller
+   * owns and releases.
    */
   public static ByteBuf frame(int versionByte, int flags, int streamId, int opcode, byte[] body) {
     ByteBuf buf = Unpooled.buffer(9 + body.length);

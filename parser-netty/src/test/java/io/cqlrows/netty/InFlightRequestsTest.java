@@ -16,6 +16,7 @@ import io.cqlrows.netty.frame.CqlConnectionException;
 import io.cqlrows.netty.frame.CqlConnectionException.Reason;
 import io.cqlrows.netty.frame.CqlFrameException;
 import io.cqlrows.netty.frame.CqlServerError;
+import io.cqlrows.netty.internal.FrameErrors;
 import io.cqlrows.netty.request.Consistency;
 import io.cqlrows.netty.request.QueryParameters;
 import io.cqlrows.netty.rows.RowsResponse;
@@ -267,7 +268,7 @@ class InFlightRequestsTest {
     channel
         .pipeline()
         .fireExceptionCaught(
-            CqlFrameException.frameError(
+            FrameErrors.frameError(
                 CqlFrameException.Reason.BAD_PRELUDE, id, 10, "late and broken", null));
     assertEquals(0, cql.rows().orphanedCount());
     assertEquals(List.of(), downstream, "nobody waits for it");

@@ -57,7 +57,8 @@ public final class PcapReader implements Closeable {
   /**
    * A reader of a capture in a stream. Nothing is read until {@link #next}.
    *
-   * @param in the capture, from its first byte. Ownership transferred: closed by {@link #close}
+   * @param in the capture, from its first byte; the reader owns it from now on, and {@link #close}
+   *     closes it
    */
   public PcapReader(InputStream in) {
     this.stream = new BufferedInputStream(Objects.requireNonNull(in, "in"), BUFFER_SIZE);

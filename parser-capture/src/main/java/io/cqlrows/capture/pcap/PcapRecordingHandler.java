@@ -72,7 +72,8 @@ public final class PcapRecordingHandler extends ChannelDuplexHandler {
   /**
    * Records into a stream.
    *
-   * @param out Ownership transferred: closed when the recording ends
+   * @param out where the capture goes; the handler owns it from now on and closes it when the
+   *     recording ends
    */
   public PcapRecordingHandler(OutputStream out) {
     this(Objects.requireNonNull(out, "out"), null, null, Clock.systemUTC());
@@ -86,7 +87,7 @@ public final class PcapRecordingHandler extends ChannelDuplexHandler {
   /**
    * Records through a writer configured by the caller (addresses, clock, segment size).
    *
-   * @param writer Ownership transferred: closed when the recording ends
+   * @param writer the writer; the handler owns it from now on and closes it when the recording ends
    */
   public PcapRecordingHandler(PcapWriter writer) {
     this(null, null, Objects.requireNonNull(writer, "writer"), Clock.systemUTC());

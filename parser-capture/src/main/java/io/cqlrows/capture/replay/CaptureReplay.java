@@ -92,7 +92,7 @@ public final class CaptureReplay {
 
   /**
    * Writes a capture into a caller's channel as inbound reads of {@code chunkSize} bytes (1 for
-   * byte-at-a-time tests). Each read is a new buffer: Ownership transferred to the pipeline.
+   * byte-at-a-time tests). Each read is a new buffer, which the pipeline then owns and releases.
    * Exceptions the pipeline reports are left for {@link EmbeddedChannel#checkException()}.
    */
   public static void writeInbound(EmbeddedChannel channel, byte[] bytes, int chunkSize) {

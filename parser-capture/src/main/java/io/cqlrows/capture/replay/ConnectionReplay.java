@@ -5,6 +5,7 @@ import io.cqlrows.core.ProtocolFeatures;
 import io.cqlrows.netty.CqlDecoders;
 import io.cqlrows.netty.frame.CqlFrameException;
 import io.cqlrows.netty.frame.CqlFrameException.Reason;
+import io.cqlrows.netty.internal.FrameErrors;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
@@ -145,7 +146,7 @@ public final class ConnectionReplay {
           CqlDecoders.findStart(Unpooled.wrappedBuffer(bytes), limits.maxFrameBodyLength())
               .orElse(null);
       if (s == null) {
-        throw CqlFrameException.connectionError(
+        throw FrameErrors.connectionError(
             Reason.NO_BOUNDARY,
             -1,
             null,
@@ -204,7 +205,7 @@ public final class ConnectionReplay {
         fatal =
             cause instanceof CqlFrameException e
                 ? e
-                : CqlFrameException.connectionError(
+                : FrameErrors.connectionError(
                     Reason.UNEXPECTED, -1, null, "replay failed: " + cause, cause);
       }
     }

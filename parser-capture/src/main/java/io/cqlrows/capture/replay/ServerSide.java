@@ -17,6 +17,7 @@ import io.cqlrows.netty.frame.CqlServerError;
 import io.cqlrows.netty.frame.Frame;
 import io.cqlrows.netty.frame.Opcode;
 import io.cqlrows.netty.frame.SupportedOptions;
+import io.cqlrows.netty.internal.FrameErrors;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
@@ -95,7 +96,7 @@ final class ServerSide extends ChannelInboundHandlerAdapter {
     } catch (IllegalArgumentException e) {
       listener.onError(
           response(frame.streamId(), request, null),
-          CqlFrameException.frameError(
+          FrameErrors.frameError(
               Reason.BAD_RESPONSE,
               frame.streamId(),
               frame.bodyOffset(),
@@ -139,7 +140,7 @@ final class ServerSide extends ChannelInboundHandlerAdapter {
     } catch (CqlParseException e) {
       listener.onError(
           response(frame.streamId(), request, null),
-          CqlFrameException.badPayload(frame.streamId(), TabletRouting.PAYLOAD_KEY, e));
+          FrameErrors.badPayload(frame.streamId(), TabletRouting.PAYLOAD_KEY, e));
       return;
     }
     Response response = response(frame.streamId(), request, tablets);
@@ -154,8 +155,7 @@ final class ServerSide extends ChannelInboundHandlerAdapter {
     try {
       result = reader(frame).read(frame.body(), sink, columns);
     } catch (CqlParseException e) {
-      listener.onError(
-          response, CqlFrameException.badResult(frame.streamId(), frame.bodyOffset(), e));
+      listener.onError(response, FrameErrors.badResult(frame.streamId(), frame.bodyOffset(), e));
       return;
     }
     remember(request, result);

@@ -454,13 +454,13 @@ class FaultLiveTest {
   }
 
   /** The error's typed reason: a {@link CqlConnectionException}'s or a frame error's. */
-  private static Enum<?> reason(Throwable error) {
+  private static CqlException.Reason reason(Throwable error) {
     return assertInstanceOf(CqlException.class, error, "a typed error").reason();
   }
 
   /** Every failure has one of {@code reasons}; returns how many. */
-  private static int assertFailedWith(List<Flight> failed, Enum<?>... reasons) {
-    List<Enum<?>> allowed = List.of(reasons);
+  private static int assertFailedWith(List<Flight> failed, CqlException.Reason... reasons) {
+    List<CqlException.Reason> allowed = List.of(reasons);
     for (Flight f : failed) {
       assertTrue(
           allowed.contains(reason(f.error())),
@@ -514,7 +514,7 @@ class FaultLiveTest {
    * The connection broke: its channel closes, and a request sent now fails at once with the same
    * reason as the requests that were pending.
    */
-  private void assertBrokenWith(Enum<?> reason) throws Exception {
+  private void assertBrokenWith(CqlException.Reason reason) throws Exception {
     Channel channel = client.channel();
     assertTrue(channel.closeFuture().await(5, TimeUnit.SECONDS), "the channel closes");
     Flight late = send(KEYSPACES, 1).get(0);

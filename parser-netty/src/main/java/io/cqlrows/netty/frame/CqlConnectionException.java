@@ -37,7 +37,7 @@ public final class CqlConnectionException extends CqlException {
   private static final int MAX_CAUSES = 32;
 
   /** What happened. */
-  public enum Reason {
+  public enum Reason implements CqlException.Reason {
     /** Nothing listens at the address: the connection was refused. */
     REFUSED,
     /** The host name does not resolve. */

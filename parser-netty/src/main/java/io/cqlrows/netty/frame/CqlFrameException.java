@@ -33,7 +33,7 @@ public final class CqlFrameException extends CqlException {
   private static final long serialVersionUID = 1L;
 
   /** What was wrong. */
-  public enum Reason {
+  public enum Reason implements CqlException.Reason {
     /** A version byte outside the protocol versions read there (3-6; 5-6 inside segments). */
     BAD_VERSION,
     /** A negative body length in an envelope header. */
@@ -98,7 +98,25 @@ public final class CqlFrameException extends CqlException {
   private final String structure;
   private final String detail;
 
-  private CqlFrameException(
+  /**
+   * An error of one connection's inbound bytes. The decoders and handlers of {@code cqlrows-netty}
+   * create these; the constructor is public for code that decodes CQL bytes on its own and reports
+   * what it could not accept in the same terms.
+   *
+   * @param reason what was wrong, not {@code null}
+   * @param connectionLevel {@code true} if the connection's byte stream is unusable from here on,
+   *     {@code false} if only the frame on {@code streamId} is
+   * @param streamId the stream id of the frame, or -1 when unknown
+   * @param offset byte offset of the problem (or of its frame or structure) in the connection's
+   *     inbound byte stream, or -1 when unknown
+   * @param structure what is at {@code offset} for a connection-level error, e.g. {@code "frame
+   *     header"}, {@code "segment header"}, {@code "end of input"}; or {@code null}
+   * @param detail what was expected and found, in Netty's style ({@code "name: value (expected:
+   *     ...)"}), or {@code null} for the reason alone
+   * @param cause the underlying error, or {@code null}; a {@link CqlParseException} here is the
+   *     {@link #parseError()}
+   */
+  public CqlFrameException(
       Reason reason,
       boolean connectionLevel,
       int streamId,
@@ -113,110 +131,6 @@ public final class CqlFrameException extends CqlException {
     this.offset = offset;
     this.structure = structure;
     this.detail = detail;
-  }
-
-  /**
-   * A connection-level error at a frame header.
-   *
-   * @param reason what was wrong
-   * @param offset byte offset of the frame header in the connection's inbound stream, or -1
-   * @param detail what was expected and found, in Netty's style ({@code "name: value (expected:
-   *     ...)"})
-   */
-  public static CqlFrameException connectionError(Reason reason, long offset, String detail) {
-    return connectionError(reason, offset, "frame header", detail, null);
-  }
-
-  /**
-   * A connection-level error at a named structure.
-   *
-   * @param reason what was wrong
-   * @param offset byte offset of {@code structure} in the connection's inbound stream, or -1
-   * @param structure what is at the offset, e.g. {@code "segment header"}, {@code "end of input"}
-   * @param detail what was expected and found
-   * @param cause the underlying error, or {@code null}
-   */
-  public static CqlFrameException connectionError(
-      Reason reason, long offset, String structure, String detail, Throwable cause) {
-    return new CqlFrameException(reason, true, -1, offset, structure, detail, cause);
-  }
-
-  /**
-   * A connection-level error at a header whose stream id was read: the frame on {@code streamId}
-   * broke the connection (its declared length is over the limit).
-   *
-   * @param reason what was wrong
-   * @param streamId the stream id in the header
-   * @param offset byte offset of {@code structure} in the connection's inbound stream, or -1
-   * @param structure what is at the offset, e.g. {@code "frame header"}, {@code "envelope in
-   *     segment"}
-   * @param detail what was expected and found
-   * @param cause the underlying error, or {@code null}
-   */
-  public static CqlFrameException connectionError(
-      Reason reason, int streamId, long offset, String structure, String detail, Throwable cause) {
-    return new CqlFrameException(reason, true, streamId, offset, structure, detail, cause);
-  }
-
-  /**
-   * A frame-local error: the frame on {@code streamId} is unusable, the connection is not.
-   *
-   * @param reason what was wrong
-   * @param streamId the frame's stream id
-   * @param offset byte offset of the problem (or of its frame) in the connection's inbound stream,
-   *     or -1
-   * @param detail what was expected and found
-   * @param cause the underlying error, or {@code null}
-   */
-  public static CqlFrameException frameError(
-      Reason reason, int streamId, long offset, String detail, Throwable cause) {
-    return new CqlFrameException(reason, false, streamId, offset, null, detail, cause);
-  }
-
-  /**
-   * The frame-local error for a RESULT body the parser rejected: {@link Reason#BAD_RESULT}, at the
-   * parser's offset within the body translated into the connection's stream.
-   *
-   * @param streamId the frame's stream id
-   * @param bodyOffset offset of the body's first byte in the connection's stream, or -1
-   * @param cause the parser's error
-   */
-  public static CqlFrameException badResult(
-      int streamId, long bodyOffset, CqlParseException cause) {
-    long at = bodyOffset < 0 ? -1 : bodyOffset + Math.max(0, cause.offset());
-    return frameError(Reason.BAD_RESULT, streamId, at, cause.getMessage(), cause);
-  }
-
-  /**
-   * The frame-local error for a custom payload entry that cqlrows decodes and that is malformed:
-   * {@link Reason#BAD_PAYLOAD}.
-   *
-   * @param streamId the frame's stream id
-   * @param key the payload entry, e.g. {@code tablets-routing-v1}
-   * @param cause the decoder's error
-   */
-  public static CqlFrameException badPayload(int streamId, String key, CqlParseException cause) {
-    return frameError(
-        Reason.BAD_PAYLOAD,
-        streamId,
-        -1,
-        "custom payload " + key + ": " + cause.getMessage(),
-        cause);
-  }
-
-  /**
-   * A response whose body was being streamed when the connection failed or closed:
-   * connection-level, {@link Reason#TRUNCATED}, for its stream, with the parser's TRUNCATED error
-   * (which names the last complete row) as {@link #parseError()}.
-   *
-   * @param streamId the response's stream id
-   * @param why why the connection ended
-   * @param cause {@link io.cqlrows.core.ResultStream#truncatedError()}
-   */
-  public static CqlFrameException truncatedStream(
-      int streamId, String why, CqlParseException cause) {
-    return new CqlFrameException(
-        Reason.TRUNCATED, true, streamId, -1, null, why + "; " + cause.getMessage(), cause);
   }
 
   /** What was wrong. */

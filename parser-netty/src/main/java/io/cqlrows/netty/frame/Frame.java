@@ -63,7 +63,8 @@ public final class Frame extends AbstractReferenceCounted {
   /**
    * A frame without prelude whose position in a connection is unknown (tests, hand-built frames).
    *
-   * @param body the message body. Ownership transferred (caller releases the frame instead).
+   * @param body the message body. The frame takes it over: whoever owns the frame releases the
+   *     frame, which releases the body; nobody releases the body on its own.
    */
   public Frame(
       int version, boolean response, int flags, int streamId, Opcode opcode, ByteBuf body) {
@@ -79,8 +80,8 @@ public final class Frame extends AbstractReferenceCounted {
    * @param streamId the stream id, -32768 to 32767
    * @param opcode the message kind
    * @param prelude the decoded prelude, {@link FramePrelude#NONE} if none
-   * @param body the message body after the prelude. Ownership transferred (caller releases the
-   *     frame instead).
+   * @param body the message body after the prelude. The frame takes it over: whoever owns the frame
+   *     releases the frame, which releases the body; nobody releases the body on its own.
    * @param bodyOffset offset of the body's first byte in the connection's byte stream, or -1
    */
   public Frame(

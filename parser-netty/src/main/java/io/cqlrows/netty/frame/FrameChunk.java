@@ -20,7 +20,7 @@ public final class FrameChunk extends DefaultByteBufHolder {
    * A chunk.
    *
    * @param streamId the stream id of its frame
-   * @param content the bytes; the chunk owns them from now on and releases them with itself
+   * @param content the bytes. The chunk takes them over: releasing the chunk releases them.
    * @param last whether it ends its frame's body
    */
   public FrameChunk(int streamId, ByteBuf content, boolean last) {

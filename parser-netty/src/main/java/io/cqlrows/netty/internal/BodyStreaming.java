@@ -58,7 +58,8 @@ final class BodyStreaming {
 
   /**
    * The next {@code n} bytes of the body, at most {@link #left()}: a retained slice of {@code buf}
-   * from {@code index}, as a chunk to fire (Ownership transferred).
+   * from {@code index}, as a chunk to fire. The caller owns the chunk and fires it (the handler
+   * that receives it releases it); {@code buf} stays the caller's.
    */
   FrameChunk chunk(ByteBuf buf, int index, int n) {
     left -= n;

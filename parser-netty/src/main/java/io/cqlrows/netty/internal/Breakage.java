@@ -32,7 +32,8 @@ final class Breakage {
   /**
    * Releases an input the broken decoder must not read.
    *
-   * @param msg Ownership transferred when this returns true
+   * @param msg the input; released here when this returns true, otherwise still the caller's to
+   *     decode and release
    * @return whether the decoder is broken and {@code msg} was released
    */
   boolean dropped(Object msg) {

@@ -50,7 +50,7 @@ import java.util.Objects;
  * buffer of its length if it is (see {@link FrameCumulator}).
  *
  * <p><b>Ownership.</b> Each emitted frame holds a retained slice of the input (or of its
- * decompressed body): Ownership transferred (the next handler releases the frame).
+ * decompressed body). The next handler owns the frame and releases it.
  *
  * <p><b>Threading.</b> One instance per channel; not thread-safe, not {@code @Sharable}.
  */
@@ -194,7 +194,7 @@ public final class BytesToFrameDecoder extends ConnectionDecoder {
     int versionByte = in.getUnsignedByte(h);
     int version = versionByte & 0x7F;
     if (version < MIN_VERSION || version > MAX_VERSION) {
-      throw CqlFrameException.connectionError(
+      throw FrameErrors.connectionError(
           Reason.BAD_VERSION,
           headerOffset,
           String.format(
@@ -204,14 +204,14 @@ public final class BytesToFrameDecoder extends ConnectionDecoder {
     if ((in.getUnsignedByte(h + 1) & Frame.FLAG_COMPRESSION) != 0
         && version < 5
         && compression == Compression.NONE) {
-      throw CqlFrameException.connectionError(
+      throw FrameErrors.connectionError(
           Reason.UNEXPECTED_COMPRESSION,
           headerOffset,
           "frame body is compressed (flag 0x01) but no compression was negotiated");
     }
     int bodyLength = in.getInt(h + 5);
     if (bodyLength < 0) {
-      throw CqlFrameException.connectionError(
+      throw FrameErrors.connectionError(
           Reason.BAD_LENGTH, headerOffset, "body length: " + bodyLength + " (expected: >= 0)");
     }
     headerStreamId = in.getShort(h + 2);
@@ -329,7 +329,7 @@ public final class BytesToFrameDecoder extends ConnectionDecoder {
     if (overLimit != null) {
       throw overLimit;
     }
-    throw CqlFrameException.connectionError(
+    throw FrameErrors.connectionError(
         Reason.CORRUPT_COMPRESSION,
         headerOffset,
         "compressed frame body (flag 0x01) is neither LZ4 nor Snappy");
@@ -347,7 +347,7 @@ public final class BytesToFrameDecoder extends ConnectionDecoder {
 
   /** The connection-level error for a header whose body length is over the limit. */
   private CqlFrameException tooLarge() {
-    return CqlFrameException.connectionError(
+    return FrameErrors.connectionError(
         Reason.FRAME_TOO_LARGE,
         headerStreamId,
         headerOffset,
@@ -363,7 +363,7 @@ public final class BytesToFrameDecoder extends ConnectionDecoder {
   @Override
   CqlFrameException endOfInput(ByteBuf in) {
     if (state == State.STREAM) {
-      return CqlFrameException.connectionError(
+      return FrameErrors.connectionError(
           Reason.TRUNCATED,
           offsetOf(in.readerIndex()),
           "end of input",
@@ -376,7 +376,7 @@ public final class BytesToFrameDecoder extends ConnectionDecoder {
     int have = in.readableBytes();
     long at = offsetOf(in.readerIndex());
     String of = state == State.BODY ? " of its " + (HEADER_LENGTH + (long) headerBodyLength) : "";
-    return CqlFrameException.connectionError(
+    return FrameErrors.connectionError(
         Reason.TRUNCATED, at, "input ends inside a frame, after " + have + of + " bytes");
   }
 }

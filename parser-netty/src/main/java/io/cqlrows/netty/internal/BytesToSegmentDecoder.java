@@ -33,7 +33,7 @@ import java.util.Objects;
  * {@link FrameCumulator}).
  *
  * <p><b>Ownership.</b> Each segment holds a retained slice of the input or a new decompressed
- * buffer: Ownership transferred (the next handler releases the segment).
+ * buffer. The next handler owns the segment and releases it.
  *
  * <p><b>Threading.</b> One instance per channel; not thread-safe, not {@code @Sharable}.
  */
@@ -193,7 +193,7 @@ public final class BytesToSegmentDecoder extends ConnectionDecoder {
    * #HEADER} for the header's own faults, {@link #SEGMENT} for its payload or its end.
    */
   private CqlFrameException error(Reason reason, String structure, String detail, Throwable cause) {
-    return CqlFrameException.connectionError(
+    return FrameErrors.connectionError(
         reason, headerOffset, structure, detail + " in segment " + segments, cause);
   }
 

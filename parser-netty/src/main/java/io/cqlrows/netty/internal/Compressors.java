@@ -31,7 +31,7 @@ public final class Compressors {
    * block.
    *
    * @param in the uncompressed body. Borrowed.
-   * @return the compressed body. Ownership transferred (caller releases).
+   * @return the compressed body, a new buffer that the caller owns and releases
    */
   public static ByteBuf lz4Body(ByteBufAllocator alloc, ByteBuf in) {
     int length = in.readableBytes();

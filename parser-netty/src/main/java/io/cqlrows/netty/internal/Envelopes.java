@@ -53,7 +53,7 @@ final class Envelopes {
     int opcodeByte = envelope.getUnsignedByte(h + 4);
     Opcode opcode = Opcode.fromCode(opcodeByte);
     if (opcode == null) {
-      throw CqlFrameException.frameError(
+      throw FrameErrors.frameError(
           Reason.UNKNOWN_OPCODE,
           streamId,
           offset,
@@ -74,10 +74,10 @@ final class Envelopes {
   }
 
   /**
-   * Decompresses a v3/v4 body: Ownership transferred (caller releases). A body that declares more
-   * than {@link #maxDecompressed} is a frame-local {@link Reason#DECOMPRESSED_TOO_LARGE} for {@code
-   * streamId}, found before anything is allocated; any other fault of the compressed bytes is a
-   * connection-level {@link Reason#CORRUPT_COMPRESSION}.
+   * Decompresses a v3/v4 body (borrowed) into a new buffer, which the caller owns and releases. A
+   * body that declares more than {@link #maxDecompressed} is a frame-local {@link
+   * Reason#DECOMPRESSED_TOO_LARGE} for {@code streamId}, found before anything is allocated; any
+   * other fault of the compressed bytes is a connection-level {@link Reason#CORRUPT_COMPRESSION}.
    *
    * @param offset connection offset of the frame header, or -1
    * @param streamId the frame's stream id
@@ -97,7 +97,7 @@ final class Envelopes {
         case SNAPPY:
           return Decompressors.snappyBody(alloc, body, max);
         default:
-          throw CqlFrameException.connectionError(
+          throw FrameErrors.connectionError(
               Reason.UNEXPECTED_COMPRESSION,
               offset,
               "frame body is compressed (flag 0x01) but no compression was negotiated");
@@ -106,7 +106,7 @@ final class Envelopes {
       if (e.fault() == CompressionException.Fault.LENGTH_OVER_LIMIT) {
         String name =
             max == limits.maxDecompressedLength() ? "maxDecompressedLength" : "maxFrameBodyLength";
-        throw CqlFrameException.frameError(
+        throw FrameErrors.frameError(
             Reason.DECOMPRESSED_TOO_LARGE,
             streamId,
             offset,
@@ -120,7 +120,7 @@ final class Envelopes {
                 + ")",
             e);
       }
-      throw CqlFrameException.connectionError(
+      throw FrameErrors.connectionError(
           Reason.CORRUPT_COMPRESSION,
           offset,
           "frame header",
@@ -153,7 +153,7 @@ final class Envelopes {
     try {
       prelude = reader.read(flags, response);
     } catch (PreludeReader.Malformed e) {
-      throw CqlFrameException.frameError(
+      throw FrameErrors.frameError(
           Reason.BAD_PRELUDE,
           streamId,
           bodyOffset < 0 ? -1 : bodyOffset + e.offset,

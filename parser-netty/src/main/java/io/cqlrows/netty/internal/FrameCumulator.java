@@ -7,11 +7,12 @@ import io.netty.handler.codec.ByteToMessageDecoder;
 
 /**
  * How {@link BytesToFrameDecoder} and {@link BytesToSegmentDecoder} accumulate the reads of the
- * frame (or segment) they wait for. Netty's default, {@link ByteToMessageDecoder#MERGE_CUMULATOR},
- * copies each read into a buffer that doubles whenever it is full: a 1.2 MB frame in 64 KiB reads
- * took six buffers (128 KiB to 2 MiB, each zeroed by the allocator) and 3.2 MB of copies. The
- * decoder tells this cumulator, each time it waits for more bytes, how long the incomplete unit at
- * the reader index is, and how its bytes will be read.
+ * frame (or segment) they wait for, so that a large unit is copied at most once. The decoder tells
+ * this cumulator, each time it waits for more bytes, how long the incomplete unit at the reader
+ * index is, and how its bytes will be read. (Netty's default, {@link
+ * ByteToMessageDecoder#MERGE_CUMULATOR}, copies each read into a buffer that doubles whenever it is
+ * full: six buffers, from 128 KiB to 2 MiB and each zeroed by the allocator, and 3.2 MB of copies
+ * for a 1.2 MB frame in 64 KiB reads.)
  *
  * <p><b>Gathered units</b> ({@link #gather(int)}): a unit of at least {@link #LARGE} bytes that is
  * read in place (an uncompressed frame body, an uncompressed segment payload) keeps the reads it
@@ -33,8 +34,8 @@ import io.netty.handler.codec.ByteToMessageDecoder;
  * unit holds only what arrived.
  *
  * <p>Smaller units ({@link #merge}) are merged as Netty does. Copy buffers come from the channel's
- * allocator's {@code buffer()} (direct by default): a heap buffer of a megabyte or more is a
- * humongous array for the JVM, which cost more than the copy.
+ * allocator's {@code buffer()} (direct by default), not from the heap: a heap buffer of a megabyte
+ * or more is a humongous array for the JVM, which costs more than the copy.
  *
  * <p><b>Ownership.</b> As for any {@link ByteToMessageDecoder.Cumulator}: the cumulation and the
  * input passed in belong to this cumulator, which releases them or hands them on; the returned

@@ -1,6 +1,5 @@
 package io.cqlrows.netty.internal;
 
-import io.cqlrows.core.CqlParseException;
 import io.cqlrows.netty.frame.Frame;
 import io.cqlrows.netty.frame.FramePrelude;
 import io.netty.buffer.ByteBuf;
@@ -16,9 +15,11 @@ import java.util.UUID;
  * [uuid]} tracing id, then {@code [string list]} warnings, then {@code [bytes map]} custom payload,
  * each only if its flag is set.
  *
- * <p>Every read is bounds-checked against the frame body before anything is allocated; a problem
- * throws a {@link CqlParseException} whose offset is relative to the first byte after the header.
- * Reads are absolute: the buffer's indices never move. Borrowed buffer; one instance per frame.
+ * <p>Every read is bounds-checked against the frame body before anything is allocated; a prelude
+ * that runs past the body throws {@link Malformed}, whose offset is relative to the first byte
+ * after the header (the caller reports it as a frame-local {@code BAD_PRELUDE} {@link
+ * io.cqlrows.netty.frame.CqlFrameException}). Reads are absolute: the buffer's indices never move.
+ * Borrowed buffer; one instance per frame.
  *
  * <p>parser-core reads the same notations ({@code [bytes]}, {@code [string]}) inside a RESULT body
  * with its own package-private cursor, whose errors carry the row and column being parsed. The

@@ -23,7 +23,7 @@ public final class Segment extends DefaultByteBufHolder {
   /**
    * A segment that was not compressed, whose place in the connection is unknown.
    *
-   * @param payload the payload. Ownership transferred (released with the segment).
+   * @param payload the payload. The segment takes it over: releasing the segment releases it.
    * @param selfContained whether the payload holds whole envelopes only
    */
   public Segment(ByteBuf payload, boolean selfContained) {
@@ -33,7 +33,7 @@ public final class Segment extends DefaultByteBufHolder {
   /**
    * A segment.
    *
-   * @param payload the payload. Ownership transferred (released with the segment).
+   * @param payload the payload. The segment takes it over: releasing the segment releases it.
    * @param selfContained whether the payload holds whole envelopes only
    * @param wireLength the payload's length on the wire: the LZ4 block's length when the payload was
    *     decompressed from one, its own length when it was stored as is

@@ -51,7 +51,7 @@ import java.util.List;
  *
  * <p><b>Ownership.</b> Segments are released after decoding (by {@link MessageToMessageDecoder});
  * slices kept for gathering are retained and released once the envelope is decoded. Frames are
- * fired directly, in order: Ownership transferred (the next handler releases them).
+ * fired directly, in order; the next handler owns each frame and releases it.
  *
  * <p><b>Threading.</b> One instance per channel; not thread-safe, not {@code @Sharable}.
  */
@@ -280,7 +280,7 @@ public final class SegmentToFrameDecoder extends MessageToMessageDecoder<Segment
 
   /** The frame-local error for the envelope being gathered: its slices decompress to too much. */
   private CqlFrameException decompressedTooLarge(long bodyLength) {
-    return CqlFrameException.frameError(
+    return FrameErrors.frameError(
         Reason.DECOMPRESSED_TOO_LARGE,
         envelopeStream,
         envelopeOffset,
@@ -317,7 +317,7 @@ public final class SegmentToFrameDecoder extends MessageToMessageDecoder<Segment
 
   /** A connection-level error in the segment being decoded. */
   private CqlFrameException mismatch(String detail) {
-    return CqlFrameException.connectionError(
+    return FrameErrors.connectionError(
         Reason.SEGMENT_MISMATCH, segmentOffset, BytesToSegmentDecoder.SEGMENT, detail, null);
   }
 
@@ -331,7 +331,7 @@ public final class SegmentToFrameDecoder extends MessageToMessageDecoder<Segment
     int versionByte = buf.getUnsignedByte(header);
     int version = versionByte & 0x7F;
     if (version < 5 || version > 6) {
-      throw CqlFrameException.connectionError(
+      throw FrameErrors.connectionError(
           Reason.BAD_VERSION,
           at,
           ENVELOPE,
@@ -341,7 +341,7 @@ public final class SegmentToFrameDecoder extends MessageToMessageDecoder<Segment
     }
     int length = buf.getInt(header + 5);
     if (length < 0) {
-      throw CqlFrameException.connectionError(
+      throw FrameErrors.connectionError(
           Reason.BAD_LENGTH,
           at,
           ENVELOPE,
@@ -349,7 +349,7 @@ public final class SegmentToFrameDecoder extends MessageToMessageDecoder<Segment
           null);
     }
     if (length > maxBodyLength) {
-      throw CqlFrameException.connectionError(
+      throw FrameErrors.connectionError(
           Reason.FRAME_TOO_LARGE,
           buf.getShort(header + 2),
           at,
@@ -407,7 +407,7 @@ public final class SegmentToFrameDecoder extends MessageToMessageDecoder<Segment
     if (incomplete) {
       breakage.fail(
           ctx,
-          CqlFrameException.connectionError(
+          FrameErrors.connectionError(
               Reason.TRUNCATED,
               -1,
               null,

@@ -37,7 +37,8 @@ public final class SegmentWriter {
    *     envelope. Borrowed.
    * @param selfContained whether the payload holds whole envelopes only
    * @param format {@link SegmentFormat#UNCOMPRESSED} or {@link SegmentFormat#LZ4}
-   * @return the segment. Ownership transferred (caller releases).
+   * @return the segment, a new buffer that the caller owns and releases (or writes to a channel,
+   *     which releases it)
    * @throws IllegalArgumentException if the payload is too long or the format is {@code DETECT}
    */
   public static ByteBuf encode(

@@ -37,8 +37,9 @@ import java.util.function.Consumer;
  * compression ({@code CqlPipeline} packs envelopes into segments after READY), and v5 envelopes go
  * out unframed only until then.
  *
- * <p><b>Ownership.</b> Every method returns a new envelope: Ownership transferred (the caller
- * releases it, or writes it to a channel). Arguments are borrowed and read during the call.
+ * <p><b>Ownership.</b> Every method returns a new envelope, which the caller owns: it releases the
+ * envelope, or writes it to a channel, which then releases it. Arguments are borrowed and read
+ * during the call.
  *
  * <p><b>Threading.</b> Immutable and thread-safe.
  */

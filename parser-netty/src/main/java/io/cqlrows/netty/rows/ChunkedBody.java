@@ -9,6 +9,7 @@ import io.cqlrows.netty.frame.Frame;
 import io.cqlrows.netty.frame.FrameChunk;
 import io.cqlrows.netty.frame.FrameHead;
 import io.cqlrows.netty.frame.FramePrelude;
+import io.cqlrows.netty.internal.FrameErrors;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.CompositeByteBuf;
 
@@ -121,7 +122,7 @@ final class ChunkedBody {
     } catch (CqlParseException e) {
       dropping = true;
       return new RowsFailure(
-          head.streamId(), CqlFrameException.badResult(head.streamId(), head.bodyOffset(), e));
+          head.streamId(), FrameErrors.badResult(head.streamId(), head.bodyOffset(), e));
     }
   }
 
@@ -196,7 +197,7 @@ final class ChunkedBody {
     return s == null
         ? null
         : new RowsFailure(
-            h.streamId(), CqlFrameException.truncatedStream(h.streamId(), why, s.truncatedError()));
+            h.streamId(), FrameErrors.truncatedStream(h.streamId(), why, s.truncatedError()));
   }
 
   /** Bytes held: the gathered body, or the row in progress of a streamed one; 0 when idle. */
@@ -223,6 +224,6 @@ final class ChunkedBody {
   }
 
   static CqlFrameException outOfOrder(String detail) {
-    return CqlFrameException.connectionError(Reason.OUT_OF_ORDER, -1, null, detail, null);
+    return FrameErrors.connectionError(Reason.OUT_OF_ORDER, -1, null, detail, null);
   }
 }

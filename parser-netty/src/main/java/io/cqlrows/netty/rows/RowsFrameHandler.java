@@ -16,6 +16,7 @@ import io.cqlrows.netty.frame.Frame;
 import io.cqlrows.netty.frame.FrameChunk;
 import io.cqlrows.netty.frame.FrameHead;
 import io.cqlrows.netty.frame.Opcode;
+import io.cqlrows.netty.internal.FrameErrors;
 import io.cqlrows.netty.request.Requests;
 import io.cqlrows.netty.rows.Expectations.Expectation;
 import io.netty.buffer.ByteBuf;
@@ -565,7 +566,7 @@ public final class RowsFrameHandler extends ChannelDuplexHandler {
       r.fail(
           frame.opcode() == Opcode.ERROR
               ? serverError(frame)
-              : CqlFrameException.frameError(
+              : FrameErrors.frameError(
                   Reason.BAD_RESPONSE,
                   frame.streamId(),
                   frame.bodyOffset(),
@@ -590,7 +591,7 @@ public final class RowsFrameHandler extends ChannelDuplexHandler {
     try {
       return CqlServerError.decode(frame.body(), reader.features());
     } catch (IllegalArgumentException e) {
-      return CqlFrameException.frameError(
+      return FrameErrors.frameError(
           Reason.BAD_RESPONSE,
           frame.streamId(),
           frame.bodyOffset(),
@@ -681,7 +682,7 @@ public final class RowsFrameHandler extends ChannelDuplexHandler {
   }
 
   private static CqlFrameException tabletsError(int streamId, CqlParseException e) {
-    return CqlFrameException.badPayload(streamId, TabletRouting.PAYLOAD_KEY, e);
+    return FrameErrors.badPayload(streamId, TabletRouting.PAYLOAD_KEY, e);
   }
 
   /** Parses and releases the frame; returns the message to fire. */
@@ -705,7 +706,7 @@ public final class RowsFrameHandler extends ChannelDuplexHandler {
           tablets);
     } catch (CqlParseException e) {
       return new RowsFailure(
-          frame.streamId(), CqlFrameException.badResult(frame.streamId(), frame.bodyOffset(), e));
+          frame.streamId(), FrameErrors.badResult(frame.streamId(), frame.bodyOffset(), e));
     } finally {
       frame.release();
     }
@@ -772,7 +773,7 @@ public final class RowsFrameHandler extends ChannelDuplexHandler {
   private static CqlFrameException forRegistrations(Throwable cause) {
     return cause instanceof CqlFrameException e
         ? e
-        : CqlFrameException.connectionError(
+        : FrameErrors.connectionError(
             Reason.CONNECTION_CLOSED, -1, null, String.valueOf(cause.getMessage()), cause);
   }
 
@@ -836,7 +837,7 @@ public final class RowsFrameHandler extends ChannelDuplexHandler {
     failPending(
         ctx,
         broken,
-        CqlFrameException.connectionError(
+        FrameErrors.connectionError(
             Reason.CONNECTION_CLOSED,
             -1,
             null,

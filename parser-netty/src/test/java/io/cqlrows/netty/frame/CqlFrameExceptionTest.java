@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.cqlrows.core.CqlException;
@@ -15,13 +16,19 @@ import io.cqlrows.netty.frame.CqlFrameException.Reason;
 import io.netty.buffer.Unpooled;
 import org.junit.jupiter.api.Test;
 
-/** The fields of each kind of frame error, and the message derived from them. */
+/** The fields a frame error carries, and the message derived from them. */
 class CqlFrameExceptionTest {
   @Test
   void aConnectionErrorAtAFrameHeader() {
     CqlFrameException e =
-        CqlFrameException.connectionError(
-            Reason.BAD_VERSION, 1024, "version byte: 0x47 (expected: protocol version 3-6)");
+        new CqlFrameException(
+            Reason.BAD_VERSION,
+            true,
+            -1,
+            1024,
+            "frame header",
+            "version byte: 0x47 (expected: protocol version 3-6)",
+            null);
     assertEquals(Reason.BAD_VERSION, e.reason());
     assertTrue(e.connectionLevel());
     assertEquals(-1, e.streamId());
@@ -31,7 +38,7 @@ class CqlFrameExceptionTest {
     assertNull(e.parseError());
     assertInstanceOf(CqlException.class, e, "one hierarchy with the parser's errors");
     assertEquals(
-        "version byte: 0x47 (expected: protocol version 3-6) (frame header at offset " + "1024)",
+        "version byte: 0x47 (expected: protocol version 3-6) (frame header at offset 1024)",
         e.getMessage());
   }
 
@@ -39,9 +46,16 @@ class CqlFrameExceptionTest {
   void aConnectionErrorKeepsItsCause() {
     IllegalStateException cause = new IllegalStateException("corrupt block");
     CqlFrameException e =
-        CqlFrameException.connectionError(
-            Reason.CORRUPT_COMPRESSION, 77, "segment", "LZ4 payload: corrupt block", cause);
+        new CqlFrameException(
+            Reason.CORRUPT_COMPRESSION,
+            true,
+            -1,
+            77,
+            "segment",
+            "LZ4 payload: corrupt block",
+            cause);
     assertSame(cause, e.getCause());
+    assertNull(e.parseError(), "the cause is no parser error");
     assertEquals("segment", e.structure());
     assertEquals("LZ4 payload: corrupt block (segment at offset 77)", e.getMessage());
   }
@@ -49,26 +63,28 @@ class CqlFrameExceptionTest {
   @Test
   void aFrameErrorNamesItsStream() {
     CqlFrameException e =
-        CqlFrameException.frameError(
+        new CqlFrameException(
             Reason.BAD_PRELUDE,
+            false,
             7,
             300,
+            null,
             "malformed frame prelude: warnings run past the body",
             null);
     assertFalse(e.connectionLevel());
     assertEquals(7, e.streamId());
     assertNull(e.structure());
     assertEquals(
-        "stream 7: malformed frame prelude: warnings run past the body (connection "
-            + "offset 300)",
+        "stream 7: malformed frame prelude: warnings run past the body (connection offset 300)",
         e.getMessage());
   }
 
   @Test
-  void aLengthOverTheLimitIsConnectionLevelForTheStreamOfItsHeader() {
+  void aConnectionErrorMayNameTheStreamOfItsHeader() {
     CqlFrameException e =
-        CqlFrameException.connectionError(
+        new CqlFrameException(
             Reason.FRAME_TOO_LARGE,
+            true,
             7,
             1024,
             "frame header",
@@ -76,8 +92,6 @@ class CqlFrameExceptionTest {
             null);
     assertTrue(e.connectionLevel());
     assertEquals(7, e.streamId());
-    assertEquals(1024, e.offset());
-    assertEquals("frame header", e.structure());
     assertEquals(
         "stream 7: body length: 3000 (expected: <= 1000) (frame header at offset 1024)",
         e.getMessage());
@@ -86,43 +100,34 @@ class CqlFrameExceptionTest {
   @Test
   void withoutDetailOrOffsetTheMessageIsTheReason() {
     CqlFrameException e =
-        CqlFrameException.connectionError(Reason.CONNECTION_CLOSED, -1, null, null, null);
+        new CqlFrameException(Reason.CONNECTION_CLOSED, true, -1, -1, null, null, null);
     assertEquals(-1, e.offset());
+    assertNull(e.detail());
     assertEquals("connection closed", e.getMessage());
   }
 
   @Test
-  void aBadResultTranslatesTheParsersOffsetIntoTheConnection() {
-    CqlParseException parse = parseError();
-    CqlFrameException e = CqlFrameException.badResult(3, 1000, parse);
-    assertEquals(Reason.BAD_RESULT, e.reason());
-    assertFalse(e.connectionLevel());
-    assertEquals(3, e.streamId());
-    assertEquals(1000 + parse.offset(), e.offset());
-    assertSame(parse, e.parseError());
-
-    assertEquals(-1, CqlFrameException.badResult(3, -1, parse).offset(), "body offset unknown");
+  void aReasonIsRequired() {
+    assertThrows(
+        NullPointerException.class,
+        () -> new CqlFrameException(null, true, -1, -1, null, "detail", null));
   }
 
   @Test
-  void aBadPayloadNamesTheEntry() {
+  void theReasonIsTypedAtBothLevels() {
     CqlParseException parse = parseError();
-    CqlFrameException e = CqlFrameException.badPayload(5, "tablets-routing-v1", parse);
-    assertEquals(Reason.BAD_PAYLOAD, e.reason());
-    assertFalse(e.connectionLevel());
-    assertEquals(5, e.streamId());
+    CqlFrameException e =
+        new CqlFrameException(Reason.BAD_RESULT, false, 3, 1000, null, parse.getMessage(), parse);
+    Reason own = e.reason(); // the override returns the frame errors' enum
+    CqlException.Reason base = ((CqlException) e).reason();
+    assertSame(Reason.BAD_RESULT, own);
+    assertSame(own, base, "the same constant through the base class");
+    assertEquals("BAD_RESULT", base.name());
     assertSame(parse, e.parseError());
-    assertTrue(e.detail().startsWith("custom payload tablets-routing-v1: "), e.detail());
-  }
-
-  @Test
-  void aTruncatedStreamIsConnectionLevelForItsStream() {
-    CqlParseException parse = parseError();
-    CqlFrameException e = CqlFrameException.truncatedStream(9, "connection closed", parse);
-    assertEquals(Reason.TRUNCATED, e.reason());
-    assertTrue(e.connectionLevel());
-    assertEquals(9, e.streamId());
-    assertSame(parse, e.parseError());
+    assertSame(
+        CqlParseException.Reason.TRUNCATED,
+        ((CqlException) e.getCause()).reason(),
+        "the cause's reason, of another enum, through the same type");
   }
 
   /** A real parser error: a ROWS body that ends inside its metadata. */

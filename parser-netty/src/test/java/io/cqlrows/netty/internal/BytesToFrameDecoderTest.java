@@ -346,7 +346,7 @@ class BytesToFrameDecoderTest {
 
   /**
    * The parts in one buffer from the default allocator, which the leak check tracks (unpooled heap
-   * buffers are not tracked). Ownership transferred (caller releases).
+   * buffers are not tracked). The caller owns the buffer and releases it.
    */
   private static ByteBuf tracked(byte[]... parts) {
     ByteBuf buf = ByteBufAllocator.DEFAULT.buffer();

@@ -164,7 +164,7 @@ class SegmentEncoderTest {
     return outbound(channel);
   }
 
-  /** Everything the channel wrote, in one buffer. Ownership transferred. */
+  /** Everything the channel wrote, in one new buffer that the caller owns and releases. */
   private static ByteBuf outbound(EmbeddedChannel channel) {
     ByteBuf all = ByteBufAllocator.DEFAULT.buffer();
     for (ByteBuf b; (b = channel.readOutbound()) != null; ) {

@@ -26,6 +26,7 @@ import io.cqlrows.netty.frame.FrameChunk;
 import io.cqlrows.netty.frame.FrameHead;
 import io.cqlrows.netty.frame.FramePrelude;
 import io.cqlrows.netty.frame.Opcode;
+import io.cqlrows.netty.internal.FrameErrors;
 import io.cqlrows.testing.CqlBytes;
 import io.cqlrows.testing.RecordingSink;
 import io.netty.buffer.ByteBuf;
@@ -89,7 +90,7 @@ class RowsFrameHandlerTest {
     handler.expect(7, new RecordingSink());
     handler.expect(3, new RecordingSink());
     CqlFrameException fatal =
-        CqlFrameException.connectionError(
+        FrameErrors.connectionError(
             CqlFrameException.Reason.CRC24_MISMATCH,
             42,
             "segment header",
@@ -198,7 +199,7 @@ class RowsFrameHandlerTest {
     EmbeddedChannel channel = new EmbeddedChannel(handler);
     handler.expect(4, new RecordingSink());
     CqlFrameException local =
-        CqlFrameException.frameError(
+        FrameErrors.frameError(
             CqlFrameException.Reason.BAD_PRELUDE, 4, 10, "malformed frame prelude", null);
     channel.pipeline().fireExceptionCaught(local);
     RowsFailure failure = channel.readInbound();
@@ -206,8 +207,7 @@ class RowsFrameHandlerTest {
     assertNull(failure.parseError());
 
     CqlFrameException fatal =
-        CqlFrameException.connectionError(
-            CqlFrameException.Reason.BAD_VERSION, 0, "version byte: 0x07");
+        FrameErrors.connectionError(CqlFrameException.Reason.BAD_VERSION, 0, "version byte: 0x07");
     channel.pipeline().fireExceptionCaught(fatal);
     assertSame(fatal, assertThrows(CqlFrameException.class, channel::checkException));
     assertFalse(channel.finishAndReleaseAll());
@@ -390,7 +390,7 @@ class RowsFrameHandlerTest {
     return new Frame(4, true, 0, streamId, opcode, body(body));
   }
 
-  /** The bytes in a buffer the leak check tracks. Ownership transferred (caller releases). */
+  /** The bytes in a buffer the leak check tracks; the caller owns the buffer and releases it. */
   private static ByteBuf body(CqlBytes bytes) {
     return ByteBufAllocator.DEFAULT.buffer().writeBytes(bytes.toArray());
   }
