@@ -418,6 +418,12 @@ public final class RowsFrameHandler extends ChannelDuplexHandler {
   /**
    * Registers the sink for the next response on {@code streamId}, whose ROWS carry metadata.
    *
+   * <p>A registration holds for one response. Once that response has been handled (this handler
+   * fired its {@link RowsResponse} or {@link RowsFailure}, or passed on a response that is not a
+   * RESULT), the stream id is free and may be registered and used again. After {@link #cancel}, the
+   * server may still answer the old request: reuse the id only when no answer can come any more.
+   * {@link #send} picks ids itself and keeps such ids aside until their late answer arrives.
+   *
    * @throws IllegalStateException if the stream already has a registration, or is in use by a
    *     request sent through {@link #send}
    */
