@@ -3,6 +3,7 @@ package io.cqlrows.cli;
 import io.cqlrows.client.CqlClient;
 import io.cqlrows.client.Credentials;
 import io.cqlrows.client.QueryResult;
+import io.cqlrows.core.PagingState;
 import io.cqlrows.core.RowSink;
 import io.cqlrows.core.RowsResult;
 import io.cqlrows.core.sink.CountingSink;
@@ -22,7 +23,6 @@ import java.io.Console;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.io.PrintStream;
-import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -31,6 +31,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
@@ -177,7 +178,7 @@ final class QueryCommand {
     output.newStatement();
     long rows = 0;
     int pages = 0;
-    ByteBuffer pagingState = null;
+    Optional<PagingState> pagingState = Optional.empty();
     long started = System.nanoTime();
     do {
       int pageSize =
@@ -187,7 +188,7 @@ final class QueryCommand {
       QueryParameters parameters =
           QueryParameters.of(options.consistency())
               .withPageSize(pageSize)
-              .withPagingState(pagingState);
+              .withPagingState(pagingState.orElse(null));
       QueryResult result = await(client.query(cql, output.sink(), parameters));
       for (String warning : result.warnings()) {
         err.println("cqlrows: warning: " + warning.replaceAll("\\s*[\\r\\n]+\\s*", " "));
@@ -201,7 +202,7 @@ final class QueryCommand {
       output.endPage();
       progress.page(pages, rows, received.get(), System.nanoTime() - started);
       pagingState = result.pagingState();
-    } while (pagingState != null
+    } while (pagingState.isPresent()
         && !interrupted
         && (options.maxRows() == 0 || rows < options.maxRows()));
     progress.end();
