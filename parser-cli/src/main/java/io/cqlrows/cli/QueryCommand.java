@@ -3,7 +3,6 @@ package io.cqlrows.cli;
 import io.cqlrows.client.CqlClient;
 import io.cqlrows.client.Credentials;
 import io.cqlrows.client.QueryResult;
-import io.cqlrows.core.PagingState;
 import io.cqlrows.core.RowSink;
 import io.cqlrows.core.RowsResult;
 import io.cqlrows.core.sink.CountingSink;
@@ -178,17 +177,14 @@ final class QueryCommand {
     output.newStatement();
     long rows = 0;
     int pages = 0;
-    Optional<PagingState> pagingState = Optional.empty();
+    Optional<QueryParameters> next = Optional.of(QueryParameters.of(options.consistency()));
     long started = System.nanoTime();
     do {
       int pageSize =
           options.maxRows() > 0
               ? (int) Math.min(options.pageSize(), options.maxRows() - rows)
               : options.pageSize();
-      QueryParameters parameters =
-          QueryParameters.of(options.consistency())
-              .withPageSize(pageSize)
-              .withPagingState(pagingState.orElse(null));
+      QueryParameters parameters = next.get().withPageSize(pageSize);
       QueryResult result = await(client.query(cql, output.sink(), parameters));
       for (String warning : result.warnings()) {
         err.println("cqlrows: warning: " + warning.replaceAll("\\s*[\\r\\n]+\\s*", " "));
@@ -201,8 +197,8 @@ final class QueryCommand {
       pages++;
       output.endPage();
       progress.page(pages, rows, received.get(), System.nanoTime() - started);
-      pagingState = result.pagingState();
-    } while (pagingState.isPresent()
+      next = parameters.nextPage(result.result());
+    } while (next.isPresent()
         && !interrupted
         && (options.maxRows() == 0 || rows < options.maxRows()));
     progress.end();

@@ -7,7 +7,8 @@ import java.util.Objects;
 /**
  * Where the next page of a query starts: the {@code paging_state} of a ROWS result ({@link
  * RowsMetadata#pagingState()}), sent back with the request for the next page ({@code
- * QueryParameters.withPagingState} in cqlrows-netty). Immutable.
+ * QueryParameters.withPagingState} in cqlrows-netty, or its {@code nextPage}, which does both).
+ * Immutable.
  *
  * <p><b>Opaque.</b> The bytes are the server's own encoding, which differs between servers,
  * releases and protocol versions: send them back unchanged, never build or edit them.

@@ -83,7 +83,8 @@ public final class RowsMetadata {
 
   /**
    * The paging state to ask for the next page with; empty after the last page (see {@link
-   * #hasMorePages()}).
+   * #hasMorePages()}). {@code QueryParameters.nextPage} in cqlrows-netty puts it into the next
+   * request's parameters.
    */
   public Optional<PagingState> pagingState() {
     return Optional.ofNullable(pagingState);

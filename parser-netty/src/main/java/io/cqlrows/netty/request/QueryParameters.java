@@ -1,6 +1,8 @@
 package io.cqlrows.netty.request;
 
+import io.cqlrows.core.CqlResult;
 import io.cqlrows.core.PagingState;
+import io.cqlrows.core.RowsResult;
 import io.netty.buffer.ByteBuf;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
@@ -24,8 +26,9 @@ import java.util.Optional;
  * <pre>{@code
  * QueryParameters p = QueryParameters.of(Consistency.LOCAL_ONE)
  *     .withValues(Unpooled.wrappedBuffer(id))   // a [value] per bind marker, serialized
- *     .withPageSize(5000)
- *     .withPagingState(previousRows.metadata().pagingState().orElse(null));
+ *     .withPageSize(5000);
+ * // the response to a request sent with p:
+ * Optional<QueryParameters> next = p.nextPage(response.result()); // empty after the last page
  * }</pre>
  *
  * <p><b>Ownership.</b> Values are <em>viewed</em>, never copied, retained or released: a {@link
@@ -167,7 +170,8 @@ public final class QueryParameters {
   }
 
   /**
-   * With the paging state to continue from, or {@code null} for the first page.
+   * With the paging state to continue from, or {@code null} for the first page. {@link #nextPage}
+   * takes it from the previous page's result for you.
    *
    * @param pagingState {@link io.cqlrows.core.RowsMetadata#pagingState()} of a page of the same
    *     statement with the same values (see {@link PagingState}), or {@code null}
@@ -181,6 +185,24 @@ public final class QueryParameters {
         skipMetadata,
         serialConsistency,
         defaultTimestamp);
+  }
+
+  /**
+   * The parameters that ask for the page after {@code previous}: these, with its paging state. Send
+   * them with the same query or prepared statement as the request these parameters made {@code
+   * previous} with. Loop until it is empty to read every page.
+   *
+   * @param previous the result of a request sent with these parameters ({@code
+   *     RowsResponse.result()})
+   * @return empty when there is no next page: {@code previous} is the last page ({@link
+   *     io.cqlrows.core.RowsMetadata#hasMorePages()} is false), or not a ROWS result
+   */
+  public Optional<QueryParameters> nextPage(CqlResult previous) {
+    Objects.requireNonNull(previous, "previous");
+    if (!(previous instanceof RowsResult rows)) {
+      return Optional.empty();
+    }
+    return rows.metadata().pagingState().map(this::withPagingState);
   }
 
   /** With or without {@code Skip_metadata} (flag 0x02; meaningful for EXECUTE). */
