@@ -25,8 +25,9 @@ import javax.tools.ToolProvider;
 
 /**
  * The README's code is real code: a {@code java} block between {@code <!-- name:begin -->} and
- * {@code <!-- name:end -->} markers of {@code README.md}, compiled against the test classpath
- * without warnings and loaded, for a test to run.
+ * {@code <!-- name:end -->} markers of {@code README.md} (or of another Markdown file of the
+ * repository, such as {@code docs/netty.md}), compiled against the test classpath without warnings
+ * and loaded, for a test to run.
  */
 public final class ReadmeBlocks {
   private static final Pattern JAVA_BLOCK =
@@ -39,14 +40,22 @@ public final class ReadmeBlocks {
 
   /** The source of the java block between the {@code name} markers of the repository's README. */
   public static String source(String name) throws IOException {
+    return source("README.md", name);
+  }
+
+  /**
+   * The source of the java block between the {@code name} markers of {@code markdown}, a path from
+   * the repository's root ({@code "docs/netty.md"}).
+   */
+  public static String source(String markdown, String name) throws IOException {
     String begin = "<!-- " + name + ":begin -->";
     String end = "<!-- " + name + ":end -->";
-    Path readme = Path.of(System.getProperty("basedir", ".")).resolve("../README.md");
-    String text = Files.readString(readme, UTF_8).replace("\r\n", "\n");
+    Path file = Path.of(System.getProperty("basedir", ".")).resolve("..").resolve(markdown);
+    String text = Files.readString(file, UTF_8).replace("\r\n", "\n");
     int from = text.indexOf(begin);
     int to = text.indexOf(end);
-    assertTrue(from >= 0 && to > from, "README.md has " + begin + " ... " + end);
-    assertEquals(-1, text.indexOf(begin, from + 1), "one " + name + " block in README.md");
+    assertTrue(from >= 0 && to > from, markdown + " has " + begin + " ... " + end);
+    assertEquals(-1, text.indexOf(begin, from + 1), "one " + name + " block in " + markdown);
     Matcher block = JAVA_BLOCK.matcher(text.substring(from + begin.length(), to));
     assertTrue(block.matches(), "the " + name + " markers hold exactly one ```java block");
     return block.group(1) + "\n";
