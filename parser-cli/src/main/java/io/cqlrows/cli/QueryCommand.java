@@ -22,7 +22,6 @@ import java.io.Console;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.io.PrintStream;
-import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -31,6 +30,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
@@ -177,17 +177,14 @@ final class QueryCommand {
     output.newStatement();
     long rows = 0;
     int pages = 0;
-    ByteBuffer pagingState = null;
+    Optional<QueryParameters> next = Optional.of(QueryParameters.of(options.consistency()));
     long started = System.nanoTime();
     do {
       int pageSize =
           options.maxRows() > 0
               ? (int) Math.min(options.pageSize(), options.maxRows() - rows)
               : options.pageSize();
-      QueryParameters parameters =
-          QueryParameters.of(options.consistency())
-              .withPageSize(pageSize)
-              .withPagingState(pagingState);
+      QueryParameters parameters = next.get().withPageSize(pageSize);
       QueryResult result = await(client.query(cql, output.sink(), parameters));
       for (String warning : result.warnings()) {
         err.println("cqlrows: warning: " + warning.replaceAll("\\s*[\\r\\n]+\\s*", " "));
@@ -200,8 +197,8 @@ final class QueryCommand {
       pages++;
       output.endPage();
       progress.page(pages, rows, received.get(), System.nanoTime() - started);
-      pagingState = result.pagingState();
-    } while (pagingState != null
+      next = parameters.nextPage(result.result());
+    } while (next.isPresent()
         && !interrupted
         && (options.maxRows() == 0 || rows < options.maxRows()));
     progress.end();

@@ -1,5 +1,6 @@
 package io.cqlrows.client;
 
+import io.cqlrows.core.PagingState;
 import io.cqlrows.core.PreparedResult;
 import io.cqlrows.core.ProtocolFeatures;
 import io.cqlrows.core.ResultColumns;
@@ -88,8 +89,8 @@ import java.util.function.Function;
  * result_metadata_id}, and decodes {@code No_metadata} rows with the handle's columns. A ROWS
  * result with {@code Metadata_changed} replaces both.
  *
- * <p><b>Ownership.</b> Values (and paging states) are borrowed: they are encoded before each method
- * returns, so the caller may release or reuse them afterwards.
+ * <p><b>Ownership.</b> Values are borrowed: they are encoded before each method returns, so the
+ * caller may release or reuse them afterwards.
  *
  * <p><b>Threading.</b> Methods may be called from any thread. Requests are encoded on the calling
  * thread and sent from the channel's event loop; <em>sinks are called, and futures completed, on
@@ -519,11 +520,12 @@ public final class CqlClient {
    *
    * @param sink receives the rows of a ROWS result, on the event loop
    * @param pageSize rows per page, or 0 for no paging
-   * @param pagingState {@link QueryResult#pagingState()} of the previous page, or null
+   * @param pagingState {@link QueryResult#pagingState()} of the previous page, or null for the
+   *     first
    * @param values one serialized value per bind marker (null elements are NULL). Borrowed.
    */
   public CompletableFuture<QueryResult> query(
-      String cql, RowSink sink, int pageSize, ByteBuffer pagingState, byte[]... values) {
+      String cql, RowSink sink, int pageSize, PagingState pagingState, byte[]... values) {
     return query(cql, sink, parameters(pageSize, pagingState, values));
   }
 
@@ -576,14 +578,15 @@ public final class CqlClient {
    * EXECUTE at {@link #DEFAULT_CONSISTENCY}.
    *
    * @param pageSize rows per page, or 0 for no paging
-   * @param pagingState {@link QueryResult#pagingState()} of the previous page, or null
+   * @param pagingState {@link QueryResult#pagingState()} of the previous page, or null for the
+   *     first
    * @param values one serialized value per bind marker (null elements are NULL). Borrowed.
    */
   public CompletableFuture<QueryResult> execute(
       PreparedResult prepared,
       RowSink sink,
       int pageSize,
-      ByteBuffer pagingState,
+      PagingState pagingState,
       byte[]... values) {
     return execute(prepared, sink, parameters(pageSize, pagingState, values));
   }
@@ -635,7 +638,7 @@ public final class CqlClient {
   }
 
   private static QueryParameters parameters(
-      int pageSize, ByteBuffer pagingState, byte[]... values) {
+      int pageSize, PagingState pagingState, byte[]... values) {
     return QueryParameters.of(DEFAULT_CONSISTENCY)
         .withValues(values)
         .withPageSize(pageSize)

@@ -1,11 +1,12 @@
 package io.cqlrows.client;
 
 import io.cqlrows.core.CqlResult;
+import io.cqlrows.core.PagingState;
 import io.cqlrows.core.RowsResult;
 import io.cqlrows.core.TabletRouting;
 import io.cqlrows.netty.rows.RowsResponse;
-import java.nio.ByteBuffer;
 import java.util.List;
+import java.util.Optional;
 
 /**
  * The outcome of a QUERY or EXECUTE: the parsed result (its rows went to the caller's sink), the
@@ -13,23 +14,14 @@ import java.util.List;
  *
  * @param result the parsed RESULT: a {@link RowsResult} for ROWS, else Void, Set_keyspace or
  *     Schema_change
- * @param pagingState a read-only view of {@code paging_state} when {@code Has_more_pages} was set,
- *     else {@code null}; pass it to the next call as is
  * @param warnings the server's warnings, empty if none
  * @param tablets the tablet routing information the server attached (ScyllaDB, {@link
  *     io.cqlrows.core.ProtocolFeatures#TABLETS_ROUTING_V1}), or {@code null}
  */
-public record QueryResult(
-    CqlResult result, ByteBuffer pagingState, List<String> warnings, TabletRouting tablets) {
+public record QueryResult(CqlResult result, List<String> warnings, TabletRouting tablets) {
   /** The result of a parsed response. */
   static QueryResult of(RowsResponse response) {
-    ByteBuffer pagingState = null;
-    if (response.result() instanceof RowsResult rows && rows.metadata().hasMorePages()) {
-      byte[] state = rows.metadata().pagingState();
-      pagingState = state == null ? null : ByteBuffer.wrap(state).asReadOnlyBuffer();
-    }
-    return new QueryResult(
-        response.result(), pagingState, List.copyOf(response.warnings()), response.tablets());
+    return new QueryResult(response.result(), List.copyOf(response.warnings()), response.tablets());
   }
 
   /** The ROWS result, or {@code null} if the result is of another kind. */
@@ -37,8 +29,17 @@ public record QueryResult(
     return result instanceof RowsResult r ? r : null;
   }
 
-  /** Whether there is a next page ({@link #pagingState()} is not null). */
+  /**
+   * The paging state to pass to the next call for the next page; empty after the last page, and for
+   * a result that is not ROWS.
+   */
+  public Optional<PagingState> pagingState() {
+    RowsResult rows = rows();
+    return rows == null ? Optional.empty() : rows.metadata().pagingState();
+  }
+
+  /** Whether there is a next page ({@link #pagingState()} is present). */
   public boolean hasMorePages() {
-    return pagingState != null;
+    return pagingState().isPresent();
   }
 }

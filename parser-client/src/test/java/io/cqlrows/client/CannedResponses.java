@@ -7,6 +7,7 @@ import io.cqlrows.netty.frame.Opcode;
 import io.cqlrows.netty.request.DecodedRequest;
 import io.cqlrows.testing.CqlBytes;
 import io.netty.buffer.ByteBufUtil;
+import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -24,6 +25,12 @@ import java.util.List;
  *       bytes.
  *   <li>{@code PAGE}: one row with {@code Has_more_pages} and paging state {@code 0xCAFE}; with
  *       that paging state, the last row without.
+ *   <li>{@code PAGES n}: ROWS {@code (id int)}, ids 0 to n - 1 in pages of the request's page size
+ *       (all at once without one); while ids remain, {@code Has_more_pages} with the next id as the
+ *       paging state (4 bytes), from which the request with that paging state goes on.
+ *   <li>{@code VECTORS n}: ROWS {@code (id int, v vector<float, 128>)}, n rows in one result,
+ *       element j of row i {@link #vectorElement}{@code (i, j)}: 524 bytes a row that LZ4 cannot
+ *       shrink.
  *   <li>{@code ALTER}: Void; the statement's result gets a third column and a new metadata id.
  *   <li>PREPARE: id {@code 0x0102}, metadata id {@code 0x0A} (or {@code 0x0B} after ALTER), one int
  *       variable, result {@code (id int, name varchar[, extra varchar])}. EXECUTE: one row {@code
@@ -60,6 +67,11 @@ final class CannedResponses {
   private static final int INT = 0x0009;
   private static final int VARCHAR = 0x000D;
   private static final int BLOB = 0x0003;
+  static final int DIMENSION = 128;
+  private static final String FLOAT_VECTOR =
+      "org.apache.cassandra.db.marshal.VectorType(org.apache.cassandra.db.marshal.FloatType , "
+          + DIMENSION
+          + ")";
   private static final int GLOBAL_TABLES_SPEC = 0x0001;
   private static final int HAS_MORE_PAGES = 0x0002;
   private static final int NO_METADATA = 0x0004;
@@ -187,6 +199,12 @@ final class CannedResponses {
               .int32(1)
               .bytes(ByteBufUtil.hexDump(big)));
     }
+    if (q.startsWith("PAGES ")) {
+      return pages(r, Integer.parseInt(q.substring(6)));
+    }
+    if (q.startsWith("VECTORS ")) {
+      return vectors(r, Integer.parseInt(q.substring(8)));
+    }
     if (q.equals("PAGE")) {
       boolean first = r.pagingState() == null;
       CqlBytes b =
@@ -211,6 +229,55 @@ final class CannedResponses {
             .int32(1);
     b.bytes(String.format("%08x", r.streamId())).bytes(hex(q));
     return rows(r, b);
+  }
+
+  /**
+   * {@code PAGES total}: the page the request's paging state (the next id) and page size ask for.
+   */
+  private static Response pages(DecodedRequest r, int total) {
+    int from = r.pagingState() == null ? 0 : Integer.parseInt(r.pagingState(), 16);
+    int to = r.pageSize() > 0 ? Math.min(total, from + r.pageSize()) : total;
+    boolean more = to < total;
+    CqlBytes b =
+        CqlBytes.create()
+            .int32(KIND_ROWS)
+            .int32(GLOBAL_TABLES_SPEC | (more ? HAS_MORE_PAGES : 0))
+            .int32(1);
+    if (more) {
+      b.bytes(String.format("%08x", to));
+    }
+    b.string("ks").string("t").columnSpec("id", INT).int32(to - from);
+    for (int id = from; id < to; id++) {
+      b.bytes(String.format("%08x", id));
+    }
+    return rows(r, b);
+  }
+
+  /** {@code VECTORS n}: n rows of an id and a vector of {@link #vectorElement}s. */
+  private static Response vectors(DecodedRequest r, int n) {
+    CqlBytes b =
+        rowsHeader(GLOBAL_TABLES_SPEC, 2)
+            .columnSpec("id", INT)
+            .customColumnSpec("v", FLOAT_VECTOR)
+            .int32(n);
+    ByteBuffer cell = ByteBuffer.allocate(4 * DIMENSION);
+    for (int id = 0; id < n; id++) {
+      cell.clear();
+      for (int j = 0; j < DIMENSION; j++) {
+        cell.putFloat(vectorElement(id, j));
+      }
+      b.bytes(String.format("%08x", id)).int32(cell.capacity()).raw(cell.array());
+    }
+    return rows(r, b);
+  }
+
+  /** Element {@code j} of the vector of row {@code id} of {@code VECTORS}: a hash in [0, 1). */
+  static float vectorElement(int id, int j) {
+    int h = id * 0x9E3779B9 + j * 0x85EBCA6B;
+    h ^= h >>> 15;
+    h *= 0x2C1B3C6D;
+    h ^= h >>> 12;
+    return (h >>> 8) / (float) (1 << 24);
   }
 
   /**

@@ -13,6 +13,8 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOutboundHandlerAdapter;
+import io.netty.channel.ChannelPromise;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.group.ChannelGroup;
 import io.netty.channel.group.DefaultChannelGroup;
@@ -25,6 +27,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
@@ -100,6 +103,15 @@ public final class FakeCqlServer {
    * null leaves the request to the canned answers.
    */
   public volatile BiFunction<Integer, String, byte[]> rawAnswers;
+
+  /**
+   * Bytes the server still writes to its sockets before it holds back the rest (see {@link
+   * #holdOutputAfter}); negative for no limit. Counted over all connections.
+   */
+  private volatile long outputAllowance = -1;
+
+  /** The output gates of the connections accepted so far, for {@link #releaseOutput}. */
+  private final List<OutputGate> gates = new CopyOnWriteArrayList<>();
 
   /** Every byte received from clients, as it came off the socket (before TLS). */
   private final ByteArrayOutputStream raw = new ByteArrayOutputStream();
@@ -198,6 +210,9 @@ public final class FakeCqlServer {
                     Connection handler = new Connection();
                     handlers.add(handler);
                     ch.pipeline().addLast(handler);
+                    OutputGate gate = new OutputGate();
+                    gates.add(gate);
+                    ch.pipeline().addFirst("gate", gate); // next to the socket
                   }
                 })
             .bind("127.0.0.1", 0)
@@ -255,10 +270,89 @@ public final class FakeCqlServer {
     }
   }
 
+  /**
+   * From now on, writes at most {@code bytes} more bytes to the sockets (as they leave: segments,
+   * compressed bodies, TLS records) and holds back the rest, in order, until {@link
+   * #releaseOutput}: for a test that watches a client with only part of a response in.
+   */
+  public void holdOutputAfter(long bytes) {
+    if (bytes < 0) {
+      throw new IllegalArgumentException("bytes: " + bytes + " (expected: >= 0)");
+    }
+    outputAllowance = bytes;
+  }
+
+  /** Lifts {@link #holdOutputAfter}'s limit and writes what it held back. Returns once written. */
+  public void releaseOutput() throws InterruptedException {
+    outputAllowance = -1;
+    for (OutputGate gate : gates) {
+      gate.release();
+    }
+  }
+
   /** Closes every connection and the server socket. */
   public void close() throws InterruptedException {
     server.close().sync();
     children.close().sync();
+  }
+
+  /**
+   * The head of a connection's pipeline: writes pass while {@link #outputAllowance} allows, the
+   * rest waits in order until {@link #release}. Held buffers are released if the connection ends
+   * first.
+   */
+  private final class OutputGate extends ChannelOutboundHandlerAdapter {
+    private final ArrayDeque<Held> held = new ArrayDeque<>();
+    private volatile ChannelHandlerContext ctx;
+
+    private record Held(ByteBuf bytes, ChannelPromise promise) {}
+
+    @Override
+    public void handlerAdded(ChannelHandlerContext ctx) {
+      this.ctx = ctx;
+    }
+
+    @Override
+    public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
+      long allowance = outputAllowance;
+      if (!(msg instanceof ByteBuf bytes) || (allowance < 0 && held.isEmpty())) {
+        ctx.write(msg, promise);
+      } else if (!held.isEmpty() || allowance == 0) {
+        held.add(new Held(bytes, promise));
+      } else if (bytes.readableBytes() <= allowance) {
+        outputAllowance = allowance - bytes.readableBytes();
+        ctx.write(msg, promise);
+      } else {
+        outputAllowance = 0;
+        ctx.write(bytes.readRetainedSlice((int) allowance));
+        held.add(new Held(bytes, promise)); // what is left of it
+      }
+    }
+
+    /** Writes what was held, from the event loop; waits until it is written. */
+    void release() throws InterruptedException {
+      ChannelHandlerContext c = ctx;
+      if (c == null || !c.channel().isActive()) {
+        return;
+      }
+      c.executor()
+          .submit(
+              () -> {
+                for (Held h; (h = held.poll()) != null; ) {
+                  c.write(h.bytes(), h.promise());
+                }
+                c.flush();
+              })
+          .sync();
+    }
+
+    @Override
+    public void handlerRemoved(ChannelHandlerContext ctx) {
+      for (Held h; (h = held.poll()) != null; ) {
+        h.bytes().release();
+        h.promise().tryFailure(new IllegalStateException("the connection ended while held"));
+      }
+    }
   }
 
   /** One connection: decodes requests, writes canned responses. */

@@ -48,9 +48,10 @@ final class MetadataReader {
     int countAt = in.position;
     int columnCount = in.readInt("columns_count");
     checkColumnCount(in, columnCount, countAt);
-    byte[] pagingState = null;
+    PagingState pagingState = null;
     if ((flags & RowsMetadata.FLAG_HAS_MORE_PAGES) != 0) {
-      pagingState = in.readBytes("paging_state");
+      byte[] state = in.readBytes("paging_state");
+      pagingState = state == null ? null : PagingState.wrap(state);
     }
     byte[] newMetadataId = null;
     if ((flags & RowsMetadata.FLAG_METADATA_CHANGED) != 0) {

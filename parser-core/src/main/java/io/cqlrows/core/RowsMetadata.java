@@ -1,6 +1,7 @@
 package io.cqlrows.core;
 
 import java.util.Arrays;
+import java.util.Optional;
 
 /**
  * The {@code <metadata>} of a ROWS result (native_protocol_v5.spec section 4.2.5.2), resolved: when
@@ -25,12 +26,19 @@ public final class RowsMetadata {
 
   private final int flags;
   private final int columnCount;
-  private final byte[] pagingState;
+
+  /** Null when there is no next page. */
+  private final PagingState pagingState;
+
   private final byte[] newMetadataId;
   private final ResultColumns columns;
 
   RowsMetadata(
-      int flags, int columnCount, byte[] pagingState, byte[] newMetadataId, ResultColumns columns) {
+      int flags,
+      int columnCount,
+      PagingState pagingState,
+      byte[] newMetadataId,
+      ResultColumns columns) {
     this.flags = flags;
     this.columnCount = columnCount;
     this.pagingState = pagingState;
@@ -53,9 +61,14 @@ public final class RowsMetadata {
     return columnCount;
   }
 
-  /** Whether {@code Has_more_pages} was set. */
+  /**
+   * Whether there is a next page to ask for: {@code Has_more_pages} was set with a {@code
+   * paging_state}, so {@link #pagingState()} is present. A result that sets the flag with a null
+   * {@code paging_state} has nothing to continue from: no next page ({@link #flags()} keeps the
+   * flag as sent).
+   */
   public boolean hasMorePages() {
-    return (flags & FLAG_HAS_MORE_PAGES) != 0;
+    return pagingState != null;
   }
 
   /** Whether the result carried {@code No_metadata} (its columns came from the caller). */
@@ -68,9 +81,13 @@ public final class RowsMetadata {
     return (flags & FLAG_METADATA_CHANGED) != 0;
   }
 
-  /** A copy of {@code paging_state}, or {@code null} if absent (or sent as a null [bytes]). */
-  public byte[] pagingState() {
-    return pagingState == null ? null : pagingState.clone();
+  /**
+   * The paging state to ask for the next page with; empty after the last page (see {@link
+   * #hasMorePages()}). {@code QueryParameters.nextPage} in cqlrows-netty puts it into the next
+   * request's parameters.
+   */
+  public Optional<PagingState> pagingState() {
+    return Optional.ofNullable(pagingState);
   }
 
   /** A copy of {@code new_metadata_id}, or {@code null} if absent. */
@@ -94,7 +111,7 @@ public final class RowsMetadata {
         + Integer.toHexString(flags)
         + ", columns="
         + columns
-        + (pagingState != null ? ", paging_state=" + pagingState.length + " bytes" : "")
+        + (pagingState != null ? ", paging_state=" + pagingState : "")
         + (newMetadataId != null ? ", new_metadata_id=" + Arrays.toString(newMetadataId) : "")
         + '}';
   }

@@ -28,6 +28,7 @@ import io.netty.buffer.Unpooled;
 import java.lang.management.ManagementFactory;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -232,12 +233,12 @@ class ResultReaderTest {
         (RowsResult)
             read(RowsBodies.rows().pagingState("010203").column("a", INT).row("00000001").build());
     assertTrue(r.metadata().hasMorePages());
-    assertArrayEquals(new byte[] {1, 2, 3}, r.metadata().pagingState());
+    assertArrayEquals(new byte[] {1, 2, 3}, r.metadata().pagingState().orElseThrow().bytes());
     assertNull(r.metadata().newMetadataId());
   }
 
   @Test
-  void readsNullPagingStateAsNull() {
+  void readsNullPagingStateAsNoNextPage() {
     RowsResult r =
         (RowsResult)
             read(
@@ -251,8 +252,12 @@ class ResultReaderTest {
                     .columnSpec("a", 9)
                     .int32(0)
                     .toByteBuf());
-    assertTrue(r.metadata().hasMorePages());
-    assertNull(r.metadata().pagingState());
+    assertEquals(
+        RowsMetadata.FLAG_HAS_MORE_PAGES,
+        r.metadata().flags() & RowsMetadata.FLAG_HAS_MORE_PAGES,
+        "the flag as sent");
+    assertFalse(r.metadata().hasMorePages(), "nothing to ask for the next page with");
+    assertEquals(Optional.empty(), r.metadata().pagingState());
   }
 
   /** Cassandra's encoder writes paging_state, then new_metadata_id (section 4.2.5.2's order). */
@@ -269,7 +274,7 @@ class ResultReaderTest {
     RecordingSink sink = new RecordingSink();
     RowsResult r = (RowsResult) Decoding.read(new ResultReader(5), b.build(), sink, null);
     assertTrue(r.metadata().metadataChanged());
-    assertArrayEquals(new byte[] {1, 2, 3}, r.metadata().pagingState());
+    assertArrayEquals(new byte[] {1, 2, 3}, r.metadata().pagingState().orElseThrow().bytes());
     assertArrayEquals(new byte[] {(byte) 0xab, (byte) 0xcd}, r.metadata().newMetadataId());
     assertEquals(List.of("start 1", "row 0", "0:int 1", "/row 0", "end 1"), sink.events());
   }
@@ -296,7 +301,7 @@ class ResultReaderTest {
     RecordingSink sink = new RecordingSink();
     RowsResult r = (RowsResult) Decoding.read(new ResultReader(4), body, sink, prepared);
     assertEquals(0, r.rowCount());
-    assertArrayEquals(new byte[] {1, 2, 3}, r.metadata().pagingState());
+    assertArrayEquals(new byte[] {1, 2, 3}, r.metadata().pagingState().orElseThrow().bytes());
     assertEquals(List.of("start 0", "end 0"), sink.events());
   }
 

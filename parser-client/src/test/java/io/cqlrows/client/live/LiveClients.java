@@ -10,6 +10,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.cqlrows.capture.pcap.PcapRecordingHandler;
 import io.cqlrows.client.CqlClient;
 import io.cqlrows.client.QueryResult;
+import io.cqlrows.core.PagingState;
 import io.cqlrows.core.sink.JsonLinesSink;
 import io.cqlrows.testing.Corpus;
 import io.netty.channel.ChannelPipeline;
@@ -83,14 +84,14 @@ final class LiveClients {
    */
   static ObjectNode query(CqlClient client, String cql, int pageSize) {
     ObjectNode result = null;
-    ByteBuffer pagingState = null;
+    PagingState pagingState = null;
     int pages = 0;
     do {
       StringBuilder line = new StringBuilder();
       QueryResult page = get(client.query(cql, new JsonLinesSink(line), pageSize, pagingState));
       pages++;
       result = append(result, line);
-      pagingState = page.pagingState();
+      pagingState = page.pagingState().orElse(null);
     } while (pagingState != null);
     return result.put("pages", pages);
   }

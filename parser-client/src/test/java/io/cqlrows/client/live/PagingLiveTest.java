@@ -9,10 +9,10 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.cqlrows.client.QueryResult;
+import io.cqlrows.core.PagingState;
 import io.cqlrows.core.PreparedResult;
 import io.cqlrows.core.sink.Row;
 import io.cqlrows.core.sink.RowsCollector;
-import java.nio.ByteBuffer;
 import java.util.BitSet;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -58,14 +58,14 @@ class PagingLiveTest extends LiveTestSupport {
 
   /** One page: QUERY or EXECUTE with the page size and paging state. */
   private interface PageRequest {
-    QueryResult next(RowsCollector sink, ByteBuffer pagingState);
+    QueryResult next(RowsCollector sink, PagingState pagingState);
   }
 
   private static void readAllPages(Combo combo, PageRequest request) {
     BitSet seen = new BitSet(LiveCorpus.VEC128_ROWS);
     int pages = 0;
     int rows = 0;
-    ByteBuffer pagingState = null;
+    PagingState pagingState = null;
     do {
       RowsCollector sink = new RowsCollector();
       QueryResult page = request.next(sink, pagingState);
@@ -85,7 +85,7 @@ class PagingLiveTest extends LiveTestSupport {
         assertArrayEquals(LiveCorpus.vec128(id), v, combo + ": id " + id);
         rows++;
       }
-      pagingState = page.pagingState();
+      pagingState = page.pagingState().orElse(null);
     } while (pagingState != null);
     assertEquals(LiveCorpus.VEC128_ROWS, rows, combo + ": rows");
     assertEquals(LiveCorpus.VEC128_ROWS, seen.cardinality());

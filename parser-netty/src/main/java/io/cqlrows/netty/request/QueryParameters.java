@@ -1,11 +1,15 @@
 package io.cqlrows.netty.request;
 
+import io.cqlrows.core.CqlResult;
+import io.cqlrows.core.PagingState;
+import io.cqlrows.core.RowsResult;
 import io.netty.buffer.ByteBuf;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 
 /**
  * The {@code <query_parameters>} of QUERY and EXECUTE (section 4.1.4 of native_protocol_v4.spec and
@@ -22,13 +26,15 @@ import java.util.Objects;
  * <pre>{@code
  * QueryParameters p = QueryParameters.of(Consistency.LOCAL_ONE)
  *     .withValues(Unpooled.wrappedBuffer(id))   // a [value] per bind marker, serialized
- *     .withPageSize(5000)
- *     .withPagingState(previous.pagingState());
+ *     .withPageSize(5000);
+ * // the response to a request sent with p:
+ * Optional<QueryParameters> next = p.nextPage(response.result()); // empty after the last page
  * }</pre>
  *
- * <p><b>Ownership.</b> Values and the paging state are <em>viewed</em>, never copied, retained or
- * released: a {@link ByteBuf} or {@code byte[]} handed in is Borrowed until the request that uses
- * these parameters has been encoded, and must not be released or modified before then.
+ * <p><b>Ownership.</b> Values are <em>viewed</em>, never copied, retained or released: a {@link
+ * ByteBuf} or {@code byte[]} handed in is Borrowed until the request that uses these parameters has
+ * been encoded, and must not be released or modified before then. A {@link PagingState} is
+ * immutable.
  *
  * <p><b>Threading.</b> Immutable: every {@code with...} returns a new instance. Safe to share once
  * the borrowed values are no longer modified.
@@ -67,8 +73,8 @@ public final class QueryParameters {
   /** Page size in rows, or 0 for none. */
   private final int pageSize;
 
-  /** Read-only view of the paging state, or null. */
-  private final ByteBuffer pagingState;
+  /** The paging state, or null for the first page. */
+  private final PagingState pagingState;
 
   private final boolean skipMetadata;
 
@@ -82,7 +88,7 @@ public final class QueryParameters {
       Consistency consistency,
       List<ByteBuffer> values,
       int pageSize,
-      ByteBuffer pagingState,
+      PagingState pagingState,
       boolean skipMetadata,
       Consistency serialConsistency,
       long defaultTimestamp) {
@@ -164,14 +170,39 @@ public final class QueryParameters {
   }
 
   /**
-   * With the paging state of the previous page, or {@code null} for the first page.
+   * With the paging state to continue from, or {@code null} for the first page. {@link #nextPage}
+   * takes it from the previous page's result for you.
    *
-   * @param pagingState read from position to limit. Borrowed (see the class Javadoc).
+   * @param pagingState {@link io.cqlrows.core.RowsMetadata#pagingState()} of a page of the same
+   *     statement with the same values (see {@link PagingState}), or {@code null}
    */
-  public QueryParameters withPagingState(ByteBuffer pagingState) {
-    ByteBuffer view = pagingState == null ? null : pagingState.asReadOnlyBuffer();
+  public QueryParameters withPagingState(PagingState pagingState) {
     return new QueryParameters(
-        consistency, values, pageSize, view, skipMetadata, serialConsistency, defaultTimestamp);
+        consistency,
+        values,
+        pageSize,
+        pagingState,
+        skipMetadata,
+        serialConsistency,
+        defaultTimestamp);
+  }
+
+  /**
+   * The parameters that ask for the page after {@code previous}: these, with its paging state. Send
+   * them with the same query or prepared statement as the request these parameters made {@code
+   * previous} with. Loop until it is empty to read every page.
+   *
+   * @param previous the result of a request sent with these parameters ({@code
+   *     RowsResponse.result()})
+   * @return empty when there is no next page: {@code previous} is the last page ({@link
+   *     io.cqlrows.core.RowsMetadata#hasMorePages()} is false), or not a ROWS result
+   */
+  public Optional<QueryParameters> nextPage(CqlResult previous) {
+    Objects.requireNonNull(previous, "previous");
+    if (!(previous instanceof RowsResult rows)) {
+      return Optional.empty();
+    }
+    return rows.metadata().pagingState().map(this::withPagingState);
   }
 
   /** With or without {@code Skip_metadata} (flag 0x02; meaningful for EXECUTE). */
@@ -226,9 +257,9 @@ public final class QueryParameters {
     return pageSize;
   }
 
-  /** A read-only view of the paging state, or {@code null}. */
-  public ByteBuffer pagingState() {
-    return pagingState == null ? null : pagingState.duplicate();
+  /** The paging state to continue from; empty for the first page. */
+  public Optional<PagingState> pagingState() {
+    return Optional.ofNullable(pagingState);
   }
 
   /** Whether {@code Skip_metadata} is set. */
@@ -270,7 +301,7 @@ public final class QueryParameters {
       out.writeInt(pageSize);
     }
     if (pagingState != null) {
-      WireWriter.value(out, pagingState);
+      WireWriter.value(out, ByteBuffer.wrap(pagingState.bytes()));
     }
     if (serialConsistency != null) {
       out.writeShort(serialConsistency.code());

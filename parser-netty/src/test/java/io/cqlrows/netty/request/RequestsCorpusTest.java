@@ -3,6 +3,7 @@ package io.cqlrows.netty.request;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.cqlrows.core.PagingState;
 import io.cqlrows.core.ParseLimits;
 import io.cqlrows.netty.CqlDecoders;
 import io.cqlrows.netty.frame.Compression;
@@ -189,8 +190,7 @@ class RequestsCorpusTest {
             .withValues(values)
             .withPageSize(d.pageSize())
             .withSkipMetadata((d.flags() & QueryParameters.FLAG_SKIP_METADATA) != 0)
-            .withPagingState(
-                d.pagingState() == null ? null : ByteBuffer.wrap(hex(d.pagingState())));
+            .withPagingState(d.pagingState() == null ? null : PagingState.of(hex(d.pagingState())));
     if (d.serialConsistency() >= 0) {
       p = p.withSerialConsistency(Consistency.fromCode(d.serialConsistency()));
     }

@@ -1,10 +1,10 @@
 package io.cqlrows.netty.request;
 
-import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
+import io.cqlrows.core.PagingState;
 import io.cqlrows.core.ProtocolFeatures;
 import io.cqlrows.netty.frame.Compression;
 import io.cqlrows.netty.frame.Opcode;
@@ -17,6 +17,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -55,7 +56,7 @@ class RequestsTest {
         QueryParameters.of(Consistency.QUORUM)
             .withValues(Unpooled.wrappedBuffer(new byte[] {1, 2}), null, direct)
             .withPageSize(100)
-            .withPagingState(ByteBuffer.wrap(new byte[] {(byte) 0xAB, (byte) 0xCD}))
+            .withPagingState(PagingState.of(new byte[] {(byte) 0xAB, (byte) 0xCD}))
             .withSerialConsistency(Consistency.LOCAL_SERIAL)
             .withDefaultTimestamp(1_700_000_000_000_000L);
     ByteBuf query =
@@ -280,12 +281,13 @@ class RequestsTest {
   @Test
   void parametersAreImmutable() {
     QueryParameters base = QueryParameters.of(Consistency.ONE);
-    QueryParameters paged = base.withPageSize(10).withPagingState(ByteBuffer.wrap(new byte[] {1}));
+    QueryParameters paged = base.withPageSize(10).withPagingState(PagingState.of(new byte[] {1}));
     assertEquals(0, base.flags());
     assertEquals(0x04 | 0x08, paged.flags());
     assertEquals(0, base.withPageSize(-5).flags(), "no page size");
-    assertArrayEquals(
-        new byte[] {1}, ByteBufUtil.getBytes(Unpooled.wrappedBuffer(paged.pagingState())));
+    assertEquals(Optional.of(PagingState.of(new byte[] {1})), paged.pagingState());
+    assertEquals(Optional.empty(), base.pagingState());
+    assertEquals(0x04, paged.withPagingState(null).flags(), "null: the first page again");
   }
 
   private static DecodedRequest single(Compression compression, ByteBuf envelope) {
