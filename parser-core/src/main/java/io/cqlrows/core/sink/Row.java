@@ -1,5 +1,6 @@
 package io.cqlrows.core.sink;
 
+import io.cqlrows.core.CellKind;
 import io.cqlrows.core.ResultColumns;
 import io.cqlrows.core.RowSink;
 import io.cqlrows.core.type.CqlType;
@@ -78,7 +79,7 @@ public final class Row {
    * Where the value of column {@code i} is in the page's words if the column is of {@code kind} and
    * its value is there; else {@link #NO_VALUE} or {@link #OTHER}.
    */
-  private int wordAt(int i, byte kind) {
+  private int wordAt(int i, CellKind kind) {
     RowsPage p = page;
     if (p.kinds[i] != kind) {
       return OTHER;
@@ -101,7 +102,7 @@ public final class Row {
    */
   private Object ref(int i, byte state) {
     RowsPage p = page;
-    if (p.kinds[i] == RowsPage.REF && p.states[row * p.width + i] == state) {
+    if (p.refs[i] && p.states[row * p.width + i] == state) {
       return p.objects[row * p.refsPerRow + p.slots[i]];
     }
     return null;
@@ -165,7 +166,7 @@ public final class Row {
 
   /** boolean. */
   public boolean getBoolean(int i) {
-    int at = wordAt(i, RowsPage.BOOLEAN);
+    int at = wordAt(i, CellKind.BOOLEAN);
     if (at >= 0) {
       return page.words[at] != 0;
     }
@@ -183,7 +184,7 @@ public final class Row {
 
   /** tinyint. */
   public byte getByte(int i) {
-    int at = wordAt(i, RowsPage.TINYINT);
+    int at = wordAt(i, CellKind.TINYINT);
     if (at >= 0) {
       return (byte) page.words[at];
     }
@@ -196,7 +197,7 @@ public final class Row {
 
   /** smallint. */
   public short getShort(int i) {
-    int at = wordAt(i, RowsPage.SMALLINT);
+    int at = wordAt(i, CellKind.SMALLINT);
     if (at >= 0) {
       return (short) page.words[at];
     }
@@ -209,7 +210,7 @@ public final class Row {
 
   /** int. */
   public int getInt(int i) {
-    int at = wordAt(i, RowsPage.INT);
+    int at = wordAt(i, CellKind.INT);
     if (at >= 0) {
       return (int) page.words[at];
     }
@@ -227,7 +228,7 @@ public final class Row {
 
   /** bigint or counter. */
   public long getLong(int i) {
-    int at = wordAt(i, RowsPage.BIGINT);
+    int at = wordAt(i, CellKind.BIGINT);
     if (at >= 0) {
       return page.words[at];
     }
@@ -245,7 +246,7 @@ public final class Row {
 
   /** float. */
   public float getFloat(int i) {
-    int at = wordAt(i, RowsPage.FLOAT);
+    int at = wordAt(i, CellKind.FLOAT);
     if (at >= 0) {
       return Float.intBitsToFloat((int) page.words[at]);
     }
@@ -258,7 +259,7 @@ public final class Row {
 
   /** double. */
   public double getDouble(int i) {
-    int at = wordAt(i, RowsPage.DOUBLE);
+    int at = wordAt(i, CellKind.DOUBLE);
     if (at >= 0) {
       return Double.longBitsToDouble(page.words[at]);
     }
@@ -286,7 +287,7 @@ public final class Row {
 
   /** uuid or timeuuid. */
   public UUID getUuid(int i) {
-    int at = wordAt(i, RowsPage.UUID);
+    int at = wordAt(i, CellKind.UUID);
     if (at >= 0) {
       return new UUID(page.words[at], page.words[at + 1]);
     }
@@ -300,7 +301,7 @@ public final class Row {
 
   /** timestamp. */
   public Instant getInstant(int i) {
-    int at = wordAt(i, RowsPage.TIMESTAMP);
+    int at = wordAt(i, CellKind.TIMESTAMP);
     if (at >= 0) {
       return Instant.ofEpochMilli(page.words[at]);
     }
@@ -309,7 +310,7 @@ public final class Row {
 
   /** date. */
   public LocalDate getLocalDate(int i) {
-    int at = wordAt(i, RowsPage.DATE);
+    int at = wordAt(i, CellKind.DATE);
     if (at >= 0) {
       return LocalDate.ofEpochDay(page.words[at]);
     }
@@ -318,7 +319,7 @@ public final class Row {
 
   /** time. */
   public LocalTime getLocalTime(int i) {
-    int at = wordAt(i, RowsPage.TIME);
+    int at = wordAt(i, CellKind.TIME);
     if (at >= 0) {
       return LocalTime.ofNanoOfDay(page.words[at]);
     }
