@@ -123,9 +123,19 @@ public final class Row {
     return state(i) == RowsPage.NOT_SET;
   }
 
+  /** See {@link #isNotSet(int)}. */
+  public boolean isNotSet(String name) {
+    return isNotSet(indexOf(name));
+  }
+
   /** True if the cell was empty (length 0) for a type whose empty value is not a normal value. */
   public boolean isEmpty(int i) {
     return state(i) == RowsPage.EMPTY;
+  }
+
+  /** See {@link #isEmpty(int)}. */
+  public boolean isEmpty(String name) {
+    return isEmpty(indexOf(name));
   }
 
   /**
@@ -195,6 +205,11 @@ public final class Row {
     return v == null ? 0 : v;
   }
 
+  /** See {@link #getByte(int)}. */
+  public byte getByte(String name) {
+    return getByte(indexOf(name));
+  }
+
   /** smallint. */
   public short getShort(int i) {
     int at = wordAt(i, CellKind.SMALLINT);
@@ -206,6 +221,11 @@ public final class Row {
     }
     Short v = get(i, Short.class);
     return v == null ? 0 : v;
+  }
+
+  /** See {@link #getShort(int)}. */
+  public short getShort(String name) {
+    return getShort(indexOf(name));
   }
 
   /** int. */
@@ -255,6 +275,11 @@ public final class Row {
     }
     Float v = get(i, Float.class);
     return v == null ? 0f : v;
+  }
+
+  /** See {@link #getFloat(int)}. */
+  public float getFloat(String name) {
+    return getFloat(indexOf(name));
   }
 
   /** double. */
@@ -308,6 +333,11 @@ public final class Row {
     return at == NO_VALUE ? null : get(i, Instant.class);
   }
 
+  /** See {@link #getInstant(int)}. */
+  public Instant getInstant(String name) {
+    return getInstant(indexOf(name));
+  }
+
   /** date. */
   public LocalDate getLocalDate(int i) {
     int at = wordAt(i, CellKind.DATE);
@@ -315,6 +345,11 @@ public final class Row {
       return LocalDate.ofEpochDay(page.words[at]);
     }
     return at == NO_VALUE ? null : get(i, LocalDate.class);
+  }
+
+  /** See {@link #getLocalDate(int)}. */
+  public LocalDate getLocalDate(String name) {
+    return getLocalDate(indexOf(name));
   }
 
   /** time. */
@@ -326,9 +361,19 @@ public final class Row {
     return at == NO_VALUE ? null : get(i, LocalTime.class);
   }
 
+  /** See {@link #getLocalTime(int)}. */
+  public LocalTime getLocalTime(String name) {
+    return getLocalTime(indexOf(name));
+  }
+
   /** decimal. */
   public BigDecimal getBigDecimal(int i) {
     return get(i, BigDecimal.class);
+  }
+
+  /** See {@link #getBigDecimal(int)}. */
+  public BigDecimal getBigDecimal(String name) {
+    return getBigDecimal(indexOf(name));
   }
 
   /** varint. */
@@ -336,14 +381,29 @@ public final class Row {
     return get(i, BigInteger.class);
   }
 
+  /** See {@link #getBigInteger(int)}. */
+  public BigInteger getBigInteger(String name) {
+    return getBigInteger(indexOf(name));
+  }
+
   /** inet. */
   public InetAddress getInetAddress(int i) {
     return get(i, InetAddress.class);
   }
 
+  /** See {@link #getInetAddress(int)}. */
+  public InetAddress getInetAddress(String name) {
+    return getInetAddress(indexOf(name));
+  }
+
   /** duration. */
   public CqlDuration getDuration(int i) {
     return get(i, CqlDuration.class);
+  }
+
+  /** See {@link #getDuration(int)}. */
+  public CqlDuration getDuration(String name) {
+    return getDuration(indexOf(name));
   }
 
   /** blob (or opaque custom): a read-only view of the copied bytes. */
@@ -377,16 +437,31 @@ public final class Row {
     return v == null ? null : v.clone();
   }
 
+  /** See {@link #getDoubleVector(int)}. */
+  public double[] getDoubleVector(String name) {
+    return getDoubleVector(indexOf(name));
+  }
+
   /** {@code vector<int, N>}: a copy of the elements. */
   public int[] getIntVector(int i) {
     int[] v = get(i, int[].class);
     return v == null ? null : v.clone();
   }
 
+  /** See {@link #getIntVector(int)}. */
+  public int[] getIntVector(String name) {
+    return getIntVector(indexOf(name));
+  }
+
   /** {@code vector<bigint, N>}: a copy of the elements. */
   public long[] getLongVector(int i) {
     long[] v = get(i, long[].class);
     return v == null ? null : v.clone();
+  }
+
+  /** See {@link #getLongVector(int)}. */
+  public long[] getLongVector(String name) {
+    return getLongVector(indexOf(name));
   }
 
   /** list, or a vector of other elements: unmodifiable, wire order. */
@@ -403,6 +478,11 @@ public final class Row {
   public Set<?> getSet(int i) {
     List<?> l = get(i, List.class);
     return l == null ? null : java.util.Collections.unmodifiableSet(new LinkedHashSet<>(l));
+  }
+
+  /** See {@link #getSet(int)}. */
+  public Set<?> getSet(String name) {
+    return getSet(indexOf(name));
   }
 
   /** map: unmodifiable, wire order. */
@@ -428,6 +508,11 @@ public final class Row {
   /** tuple. */
   public TupleValue getTuple(int i) {
     return get(i, TupleValue.class);
+  }
+
+  /** See {@link #getTuple(int)}. */
+  public TupleValue getTuple(String name) {
+    return getTuple(indexOf(name));
   }
 
   @Override
