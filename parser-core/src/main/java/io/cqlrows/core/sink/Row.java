@@ -14,6 +14,8 @@ import java.nio.ByteBuffer;
 import java.time.Instant;
 import java.time.LocalDate;
 import java.time.LocalTime;
+import java.util.Arrays;
+import java.util.Collection;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -525,6 +527,13 @@ public final class Row {
     return 31 * System.identityHashCode(page) + row;
   }
 
+  /**
+   * The row as {@code Row[name=value, ...]}, for logs and debugging: values as {@link #getObject}
+   * gives them, with blobs in hex ({@code 0xcafe}), vectors and other arrays as their elements
+   * ({@code [1.0, 2.5]}), lists and sets as {@code [a, b]}, maps as {@code {key=value}}, UDTs as
+   * {@code {field: value}} and tuples as {@code (a, b)}, at any depth. A cell without a value
+   * (NULL, not set, empty) is {@code null}.
+   */
   @Override
   public String toString() {
     StringBuilder sb = new StringBuilder("Row[");
@@ -532,10 +541,57 @@ public final class Row {
       if (i > 0) {
         sb.append(", ");
       }
-      Object v = getObject(i);
       sb.append(page.columns.get(i).name()).append('=');
-      sb.append(v instanceof float[] f ? java.util.Arrays.toString(f) : String.valueOf(v));
+      appendReadable(sb, getObject(i));
     }
     return sb.append(']').toString();
+  }
+
+  private static void appendReadable(StringBuilder sb, Object v) {
+    if (v instanceof ByteBuffer b) {
+      sb.append("0x");
+      for (int i = b.position(); i < b.limit(); i++) {
+        CanonicalJson.appendHexByte(sb, b.get(i));
+      }
+    } else if (v instanceof float[] a) {
+      sb.append(Arrays.toString(a));
+    } else if (v instanceof double[] a) {
+      sb.append(Arrays.toString(a));
+    } else if (v instanceof int[] a) {
+      sb.append(Arrays.toString(a));
+    } else if (v instanceof long[] a) {
+      sb.append(Arrays.toString(a));
+    } else if (v instanceof Collection<?> c) {
+      appendAll(sb.append('['), c).append(']');
+    } else if (v instanceof Map<?, ?> m) {
+      sb.append('{');
+      String separator = "";
+      for (Map.Entry<?, ?> e : m.entrySet()) {
+        appendReadable(sb.append(separator), e.getKey());
+        appendReadable(sb.append('='), e.getValue());
+        separator = ", ";
+      }
+      sb.append('}');
+    } else if (v instanceof UdtValue u) {
+      sb.append('{');
+      for (int i = 0; i < u.size(); i++) {
+        sb.append(i > 0 ? ", " : "").append(u.type().fields().get(i).name()).append(": ");
+        appendReadable(sb, u.get(i));
+      }
+      sb.append('}');
+    } else if (v instanceof TupleValue t) {
+      appendAll(sb.append('('), t.values()).append(')');
+    } else {
+      sb.append(v);
+    }
+  }
+
+  private static StringBuilder appendAll(StringBuilder sb, Collection<?> values) {
+    String separator = "";
+    for (Object e : values) {
+      appendReadable(sb.append(separator), e);
+      separator = ", ";
+    }
+    return sb;
   }
 }

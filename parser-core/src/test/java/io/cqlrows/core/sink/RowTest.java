@@ -1,5 +1,12 @@
 package io.cqlrows.core.sink;
 
+import static io.cqlrows.core.RowsBodies.list;
+import static io.cqlrows.core.RowsBodies.map;
+import static io.cqlrows.core.RowsBodies.opt;
+import static io.cqlrows.core.RowsBodies.set;
+import static io.cqlrows.core.RowsBodies.tuple;
+import static io.cqlrows.core.RowsBodies.udt;
+import static io.cqlrows.core.RowsBodies.vector;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -10,6 +17,7 @@ import io.cqlrows.core.Decoding;
 import io.cqlrows.core.RowsBodies;
 import io.cqlrows.core.TypeSamples;
 import io.cqlrows.core.TypeSamples.Sample;
+import io.netty.buffer.ByteBuf;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
@@ -18,7 +26,7 @@ import java.util.Map;
 import java.util.TreeMap;
 import org.junit.jupiter.api.Test;
 
-/** {@link Row}'s getters by index and by name. */
+/** {@link Row}'s getters by index and by name, and its {@code toString()}. */
 class RowTest {
   /** Rows with a column per sample: 0 values, 1 NULLs, 2 not-sets, 3 empties. */
   private static List<Row> rowsOfEverySample() {
@@ -99,5 +107,64 @@ class RowTest {
     IllegalArgumentException e =
         assertThrows(IllegalArgumentException.class, () -> r.getShort("C0"));
     assertTrue(e.getMessage().startsWith("no column 'C0' in "), e.getMessage());
+  }
+
+  @Test
+  void toStringShowsBlobsInHexAndArraysByElementAtAnyDepth() {
+    ByteBuf body =
+        RowsBodies.rows()
+            .column("id", opt(0x09))
+            .column("s", opt(0x0D))
+            .column("b", opt(0x03))
+            .column("e", opt(0x03))
+            .column("n", opt(0x09))
+            .column("fv", vector("FloatType", 2))
+            .column("dv", vector("DoubleType", 1))
+            .column("iv", vector("Int32Type", 2))
+            .column("lv", vector("LongType", 1))
+            .column("lb", list(opt(0x03)))
+            .column("sb", set(opt(0x03)))
+            .column("m", map(opt(0x03), vector("FloatType", 2)))
+            .column("lvec", list(vector("Int32Type", 2)))
+            .column("u", udt("ks", "u", "a", opt(0x03), "v", vector("Int32Type", 2)))
+            .column("t", tuple(opt(0x03), vector("LongType", 1)))
+            .row(
+                "00000001",
+                "6869",
+                "cafe",
+                "",
+                null,
+                "3f800000 40200000",
+                "3ff8000000000000",
+                "00000001 ffffffff",
+                "0000000000000007",
+                "00000002 00000001 01 00000002 0203",
+                "00000001 00000001 ff",
+                "00000001 00000001 ca 00000008 3f800000 40000000",
+                "00000001 00000008 00000001 00000002",
+                "00000001 ff 00000008 00000001 00000002",
+                "00000001 00 00000008 0000000000000007")
+            .build();
+    assertEquals(
+        "Row[id=1, s=hi, b=0xcafe, e=0x, n=null, fv=[1.0, 2.5], dv=[1.5], iv=[1, -1], lv=[7],"
+            + " lb=[0x01, 0x0203], sb=[0xff], m={0xca=[1.0, 2.0]}, lvec=[[1, 2]],"
+            + " u={a: 0xff, v: [1, 2]}, t=(0x00, [7])]",
+        Decoding.row(body).toString());
+  }
+
+  @Test
+  void toStringShowsCellsWithoutAValueAsNullAndNestedNotSetAsSuch() {
+    ByteBuf body =
+        RowsBodies.rows()
+            .column("a", opt(0x09))
+            .column("b", opt(0x09))
+            .column("c", opt(0x09))
+            .column("l", list(opt(0x03)))
+            .row((String) null)
+            .raw("fffffffe") // not set
+            .cell("")
+            .cell("00000002 ffffffff fffffffe") // a NULL and a not-set element
+            .build();
+    assertEquals("Row[a=null, b=null, c=null, l=[null, <not set>]]", Decoding.row(body).toString());
   }
 }
