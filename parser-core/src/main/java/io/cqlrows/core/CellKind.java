@@ -8,9 +8,10 @@ import java.util.Objects;
 
 /**
  * How the values of a CQL type reach a {@link RowSink}: the typed event of a top-level cell, and so
- * the form a sink stores it in. {@link #of} is the one table from CQL type to kind; the row loop
- * and the sinks cqlrows ships ({@code RowsCollector}, {@code ColumnarSink}, {@code JsonLinesSink},
- * the Arrow sink) choose their storage by a switch over the kinds, never over the types.
+ * the form a sink stores it in. {@link #of} is the one table from CQL type to kind. The sinks
+ * cqlrows ships ({@code RowsCollector}, {@code ColumnarSink}, {@code JsonLinesSink}, the Arrow
+ * sink) decide how to keep a column's values by its kind, and look at the type itself only where
+ * the kind leaves a choice: a vector's dimension, and the types of kind {@link #OBJECT}.
  *
  * <p>The fixed-width kinds, {@link #BOOLEAN} to {@link #UUID}, carry one primitive value per cell
  * (two longs for {@link #UUID}); the four vector kinds {@code N} primitives; {@link #TEXT} a
