@@ -1,8 +1,8 @@
 package io.cqlrows.arrow;
 
+import io.cqlrows.core.CellKind;
 import io.cqlrows.core.ColumnSpec;
 import io.cqlrows.core.type.CqlType;
-import io.cqlrows.core.type.CustomType;
 import io.cqlrows.core.type.ListType;
 import io.cqlrows.core.type.MapType;
 import io.cqlrows.core.type.NativeType;
@@ -60,7 +60,14 @@ import org.apache.arrow.vector.types.pojo.Schema;
  *   <tr><td>vector&lt;T, N&gt;</td><td>FixedSizeList&lt;T&gt;(N)</td><td>child {@code item};
  *       float, double, int and bigint elements in one bulk copy per cell</td></tr>
  *   <tr><td>custom types cqlrows does not know</td><td>Binary</td><td>the raw bytes</td></tr>
+ *   <tr><td>a native type delivered as an object and not listed here</td><td>Utf8</td>
+ *       <td>the value's {@code toString()}</td></tr>
  * </table>
+ *
+ * <p>The table follows {@link io.cqlrows.core.CellKind}: the types of one kind (bigint and counter,
+ * uuid and timeuuid, text and ascii, blob and custom types) map alike; only the types of kind
+ * {@code OBJECT} (decimal, varint, inet, duration, and the types with children) are mapped each on
+ * its own.
  *
  * <p><b>Cells without a value.</b> A NULL cell is null. A not-set cell (never sent by Cassandra) is
  * null, and counted by {@link ArrowSink#notSetCells()}. An empty cell (zero bytes) is the empty
@@ -173,8 +180,9 @@ public final class ArrowMapping {
 
   /** The Arrow field of a CQL type, without metadata. */
   Field field(String name, CqlType type, boolean nullable) {
-    if (type instanceof NativeType n) {
-      return leaf(name, nativeType(n), nullable);
+    ArrowType leaf = leafType(type);
+    if (leaf != null) {
+      return leaf(name, leaf, nullable);
     }
     if (type instanceof ListType l) {
       return list(name, l.element(), nullable);
@@ -211,9 +219,6 @@ public final class ArrowMapping {
           new FieldType(nullable, new ArrowType.FixedSizeList(v.dimension()), null),
           List.of(field("item", v.element(), true)));
     }
-    if (type instanceof CustomType) {
-      return leaf(name, ArrowType.Binary.INSTANCE, nullable);
-    }
     throw new IllegalArgumentException("no Arrow type for " + type);
   }
 
@@ -228,28 +233,43 @@ public final class ArrowMapping {
     return new Field(name, new FieldType(nullable, type, null), null);
   }
 
-  private ArrowType nativeType(NativeType n) {
-    return switch (n) {
+  /** The Arrow type of a CQL type without children, or null for a type with children. */
+  private ArrowType leafType(CqlType type) {
+    return switch (CellKind.of(type)) {
       case BOOLEAN -> ArrowType.Bool.INSTANCE;
       case TINYINT -> new ArrowType.Int(8, true);
       case SMALLINT -> new ArrowType.Int(16, true);
       case INT -> new ArrowType.Int(32, true);
-      case BIGINT, COUNTER -> new ArrowType.Int(64, true);
+      case BIGINT -> new ArrowType.Int(64, true);
       case FLOAT -> new ArrowType.FloatingPoint(FloatingPointPrecision.SINGLE);
       case DOUBLE -> new ArrowType.FloatingPoint(FloatingPointPrecision.DOUBLE);
-      case TEXT, ASCII -> ArrowType.Utf8.INSTANCE;
-      case BLOB, INET -> ArrowType.Binary.INSTANCE;
       case TIMESTAMP -> new ArrowType.Timestamp(TimeUnit.MILLISECOND, "UTC");
       case DATE -> new ArrowType.Date(DateUnit.DAY);
       case TIME -> new ArrowType.Time(TimeUnit.NANOSECOND, 64);
-      case UUID, TIMEUUID -> UuidType.INSTANCE;
-      case DURATION -> new ArrowType.Interval(IntervalUnit.MONTH_DAY_NANO);
-      case DECIMAL ->
-          decimalScale < 0
-              ? ArrowType.Utf8.INSTANCE
-              : new ArrowType.Decimal(DECIMAL128_PRECISION, decimalScale, 128);
-      case VARINT -> varintAsBinary ? ArrowType.Binary.INSTANCE : ArrowType.Utf8.INSTANCE;
+      case UUID -> UuidType.INSTANCE;
+      case TEXT -> ArrowType.Utf8.INSTANCE;
+      case BLOB -> ArrowType.Binary.INSTANCE;
+      case FLOAT_VECTOR, DOUBLE_VECTOR, INT_VECTOR, LONG_VECTOR -> null;
+      case OBJECT -> type instanceof NativeType n ? objectType(n) : null;
     };
+  }
+
+  /** The Arrow type of a native type whose values are objects. */
+  private ArrowType objectType(NativeType n) {
+    switch (n) {
+      case DURATION:
+        return new ArrowType.Interval(IntervalUnit.MONTH_DAY_NANO);
+      case DECIMAL:
+        return decimalScale < 0
+            ? ArrowType.Utf8.INSTANCE
+            : new ArrowType.Decimal(DECIMAL128_PRECISION, decimalScale, 128);
+      case VARINT:
+        return varintAsBinary ? ArrowType.Binary.INSTANCE : ArrowType.Utf8.INSTANCE;
+      case INET:
+        return ArrowType.Binary.INSTANCE;
+      default:
+        return ArrowType.Utf8.INSTANCE; // its value's toString()
+    }
   }
 
   @Override

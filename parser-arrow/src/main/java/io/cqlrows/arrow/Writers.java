@@ -1,7 +1,7 @@
 package io.cqlrows.arrow;
 
+import io.cqlrows.core.CellKind;
 import io.cqlrows.core.type.CqlType;
-import io.cqlrows.core.type.CustomType;
 import io.cqlrows.core.type.ListType;
 import io.cqlrows.core.type.MapType;
 import io.cqlrows.core.type.NativeType;
@@ -32,14 +32,39 @@ import org.apache.arrow.vector.complex.StructVector;
 
 /**
  * Builds the {@link ValueWriter} tree for a vector made from {@link ArrowMapping}'s field of the
- * same CQL type: the dispatch on the type happens here, once per schema, never per value.
+ * same CQL type: the dispatch happens here, once per schema, never per value, on the type's {@link
+ * CellKind}, and for the types of kind {@code OBJECT} on the type itself.
  */
 final class Writers {
   private Writers() {}
 
   static ValueWriter forVector(FieldVector vector, CqlType type, ArrowMapping mapping) {
+    return switch (CellKind.of(type)) {
+      case BOOLEAN -> new ScalarWriters.Bool((BitVector) vector);
+      case TINYINT -> new ScalarWriters.Int8((TinyIntVector) vector);
+      case SMALLINT -> new ScalarWriters.Int16((SmallIntVector) vector);
+      case INT -> new ScalarWriters.Int32((org.apache.arrow.vector.IntVector) vector);
+      case BIGINT -> new ScalarWriters.Int64((BigIntVector) vector);
+      case FLOAT -> new ScalarWriters.Float32((Float4Vector) vector);
+      case DOUBLE -> new ScalarWriters.Float64((Float8Vector) vector);
+      case TIMESTAMP -> new ScalarWriters.Timestamp((TimeStampMilliTZVector) vector);
+      case DATE -> new ScalarWriters.Date((DateDayVector) vector);
+      case TIME -> new ScalarWriters.Time((TimeNanoVector) vector);
+      case UUID -> new ScalarWriters.Uuid((UuidVector) vector);
+      case TEXT -> new ScalarWriters.Utf8((VarCharVector) vector);
+      case BLOB -> new ScalarWriters.Binary((VarBinaryVector) vector);
+      case FLOAT_VECTOR -> new PrimitiveVectorWriter.Floats((FixedSizeListVector) vector);
+      case DOUBLE_VECTOR -> new PrimitiveVectorWriter.Doubles((FixedSizeListVector) vector);
+      case INT_VECTOR -> new PrimitiveVectorWriter.Ints((FixedSizeListVector) vector);
+      case LONG_VECTOR -> new PrimitiveVectorWriter.Longs((FixedSizeListVector) vector);
+      case OBJECT -> forObjects(vector, type, mapping);
+    };
+  }
+
+  /** The writer of a type whose values are objects: {@link CellKind#OBJECT}. */
+  private static ValueWriter forObjects(FieldVector vector, CqlType type, ArrowMapping mapping) {
     if (type instanceof NativeType n) {
-      return forNative(vector, n, mapping);
+      return forNativeObjects(vector, n, mapping);
     }
     if (type instanceof ListType || type instanceof SetType) {
       ListVector v = (ListVector) vector;
@@ -72,53 +97,29 @@ final class Writers {
     }
     if (type instanceof VectorType vt) {
       FixedSizeListVector v = (FixedSizeListVector) vector;
-      if (vt.element() instanceof NativeType e) {
-        switch (e) {
-          case FLOAT:
-            return new PrimitiveVectorWriter.Floats(v);
-          case DOUBLE:
-            return new PrimitiveVectorWriter.Doubles(v);
-          case INT:
-            return new PrimitiveVectorWriter.Ints(v);
-          case BIGINT:
-            return new PrimitiveVectorWriter.Longs(v);
-          default:
-            break;
-        }
-      }
       return new NestedWriters.FixedListWriter(
           v, forVector(v.getDataVector(), vt.element(), mapping));
-    }
-    if (type instanceof CustomType) {
-      return new ScalarWriters.Binary((VarBinaryVector) vector);
     }
     throw new IllegalArgumentException("no Arrow writer for " + type);
   }
 
-  private static ValueWriter forNative(FieldVector vector, NativeType n, ArrowMapping mapping) {
-    return switch (n) {
-      case BOOLEAN -> new ScalarWriters.Bool((BitVector) vector);
-      case TINYINT -> new ScalarWriters.Int8((TinyIntVector) vector);
-      case SMALLINT -> new ScalarWriters.Int16((SmallIntVector) vector);
-      case INT -> new ScalarWriters.Int32((org.apache.arrow.vector.IntVector) vector);
-      case BIGINT, COUNTER -> new ScalarWriters.Int64((BigIntVector) vector);
-      case FLOAT -> new ScalarWriters.Float32((Float4Vector) vector);
-      case DOUBLE -> new ScalarWriters.Float64((Float8Vector) vector);
-      case TEXT, ASCII -> new ScalarWriters.Utf8((VarCharVector) vector);
-      case BLOB, INET -> new ScalarWriters.Binary((VarBinaryVector) vector);
-      case TIMESTAMP -> new ScalarWriters.Timestamp((TimeStampMilliTZVector) vector);
-      case DATE -> new ScalarWriters.Date((DateDayVector) vector);
-      case TIME -> new ScalarWriters.Time((TimeNanoVector) vector);
-      case UUID, TIMEUUID -> new ScalarWriters.Uuid((UuidVector) vector);
-      case DURATION -> new ScalarWriters.Interval((IntervalMonthDayNanoVector) vector);
-      case DECIMAL ->
-          mapping.decimalScale() < 0
-              ? new ScalarWriters.Utf8((VarCharVector) vector)
-              : new ScalarWriters.Decimal((DecimalVector) vector, mapping.decimalRounding());
-      case VARINT ->
-          mapping.varintAsBinary()
-              ? new ScalarWriters.Binary((VarBinaryVector) vector)
-              : new ScalarWriters.Utf8((VarCharVector) vector);
-    };
+  private static ValueWriter forNativeObjects(
+      FieldVector vector, NativeType n, ArrowMapping mapping) {
+    switch (n) {
+      case DURATION:
+        return new ScalarWriters.Interval((IntervalMonthDayNanoVector) vector);
+      case DECIMAL:
+        return mapping.decimalScale() < 0
+            ? new ScalarWriters.Utf8((VarCharVector) vector)
+            : new ScalarWriters.Decimal((DecimalVector) vector, mapping.decimalRounding());
+      case VARINT:
+        return mapping.varintAsBinary()
+            ? new ScalarWriters.Binary((VarBinaryVector) vector)
+            : new ScalarWriters.Utf8((VarCharVector) vector);
+      case INET:
+        return new ScalarWriters.Binary((VarBinaryVector) vector);
+      default:
+        return new ScalarWriters.Utf8((VarCharVector) vector); // its value's toString()
+    }
   }
 }

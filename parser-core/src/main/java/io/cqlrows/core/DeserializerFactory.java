@@ -64,16 +64,19 @@ final class DeserializerFactory {
   }
 
   private static ValueDeserializer forVector(VectorType v, ParseLimits limits) {
-    CqlType element = v.element();
-    if (element == NativeType.FLOAT) {
-      return new VectorDeserializers.FloatVectorDeserializer(v);
-    } else if (element == NativeType.DOUBLE) {
-      return new VectorDeserializers.DoubleVectorDeserializer(v);
-    } else if (element == NativeType.INT) {
-      return new VectorDeserializers.IntVectorDeserializer(v);
-    } else if (element == NativeType.BIGINT) {
-      return new VectorDeserializers.LongVectorDeserializer(v);
+    switch (CellKind.of(v)) {
+      case FLOAT_VECTOR:
+        return new VectorDeserializers.FloatVectorDeserializer(v);
+      case DOUBLE_VECTOR:
+        return new VectorDeserializers.DoubleVectorDeserializer(v);
+      case INT_VECTOR:
+        return new VectorDeserializers.IntVectorDeserializer(v);
+      case LONG_VECTOR:
+        return new VectorDeserializers.LongVectorDeserializer(v);
+      default:
+        break;
     }
+    CqlType element = v.element();
     ValueDeserializer e = forType(element, limits);
     if (element.fixedLengthInVector() >= 0) {
       return new VectorDeserializers.StrideVectorDeserializer(v, e);

@@ -12,10 +12,11 @@ import java.nio.ByteOrder;
  *
  * <p>A page of mixed scalar columns would make a deserializer call in the row loop megamorphic (ten
  * classes behind one call site), and that call with its two-level buffer reads would cost about as
- * much as the rest of the parse. The fixed-width native types, text and blobs therefore have a kind
- * here; every other type keeps its deserializer ({@link #CALL}). For heap buffers the reads go
- * straight to the backing array through big-endian {@link VarHandle}s; other buffers use their
- * absolute getters. Callers have checked that the bytes read lie inside the buffer.
+ * much as the rest of the parse. The fixed-width {@link CellKind}s, UTF-8 text and blobs therefore
+ * have an inline kind here, each named as its {@link CellKind}; every other type keeps its
+ * deserializer ({@link #CALL}). For heap buffers the reads go straight to the backing array through
+ * big-endian {@link VarHandle}s; other buffers use their absolute getters. Callers have checked
+ * that the bytes read lie inside the buffer.
  */
 final class InlineCells {
   /** Not inlined: call the column's {@link ValueDeserializer#deliver}. */
@@ -34,9 +35,7 @@ final class InlineCells {
   static final int UUID = 11;
   static final int TEXT = 12;
 
-  /**
-   * {@code blob} and opaque custom types: delivered by {@link RowsParser} through a reused view.
-   */
+  /** {@link CellKind#BLOB}: delivered by {@link RowsParser} through a reused view. */
   static final int BLOB = 13;
 
   private static final VarHandle SHORT_BE =
@@ -48,44 +47,28 @@ final class InlineCells {
 
   private InlineCells() {}
 
-  /** The inline kind of a column's deserializer, or {@link #CALL}. */
+  /**
+   * The inline kind of a column's deserializer: the one named as its type's {@link CellKind}, or
+   * {@link #CALL} for the types the loop does not decode.
+   */
   static int kindOf(ValueDeserializer d) {
-    if (d instanceof VariableWidthDeserializers.BlobDeserializer) {
-      return BLOB;
-    }
-    if (!(d.type instanceof NativeType n)) {
-      return CALL;
-    }
-    switch (n) {
-      case BOOLEAN:
-        return BOOLEAN;
-      case TINYINT:
-        return TINYINT;
-      case SMALLINT:
-        return SMALLINT;
-      case INT:
-        return INT;
-      case BIGINT:
-      case COUNTER:
-        return BIGINT;
-      case FLOAT:
-        return FLOAT;
-      case DOUBLE:
-        return DOUBLE;
-      case TIMESTAMP:
-        return TIMESTAMP;
-      case DATE:
-        return DATE;
-      case TIME:
-        return TIME;
-      case UUID:
-      case TIMEUUID:
-        return UUID;
-      case TEXT:
-        return TEXT;
-      default:
-        return CALL;
-    }
+    return switch (CellKind.of(d.type)) {
+      case BOOLEAN -> BOOLEAN;
+      case TINYINT -> TINYINT;
+      case SMALLINT -> SMALLINT;
+      case INT -> INT;
+      case BIGINT -> BIGINT;
+      case FLOAT -> FLOAT;
+      case DOUBLE -> DOUBLE;
+      case TIMESTAMP -> TIMESTAMP;
+      case DATE -> DATE;
+      case TIME -> TIME;
+      case UUID -> UUID;
+      // ascii is checked byte by byte by its deserializer; UTF-8 text is decoded here
+      case TEXT -> d.type == NativeType.TEXT ? TEXT : CALL;
+      case BLOB -> BLOB;
+      case FLOAT_VECTOR, DOUBLE_VECTOR, INT_VECTOR, LONG_VECTOR, OBJECT -> CALL;
+    };
   }
 
   static byte int8(byte[] a, int base, ByteBuf buf, int p) {

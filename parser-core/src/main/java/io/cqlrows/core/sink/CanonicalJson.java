@@ -1,11 +1,11 @@
 package io.cqlrows.core.sink;
 
+import io.cqlrows.core.CellKind;
 import io.cqlrows.core.RowSink;
 import io.cqlrows.core.type.CqlType;
 import io.cqlrows.core.type.CustomType;
 import io.cqlrows.core.type.ListType;
 import io.cqlrows.core.type.MapType;
-import io.cqlrows.core.type.NativeType;
 import io.cqlrows.core.type.SetType;
 import io.cqlrows.core.type.TupleType;
 import io.cqlrows.core.type.UdtType;
@@ -119,9 +119,10 @@ public final class CanonicalJson {
   /**
    * Appends the rendering of a top-level cell of {@code type} whose wire length is 0, as the Java
    * driver decodes it: {@code []} for list, set and map; an object with every field {@code null}
-   * for a UDT; an array of {@code null}s, one per component, for a tuple; {@code ""} for ascii and
-   * text; {@code "0x"} for blob and for an opaque {@link CustomType} (whose values are raw bytes);
-   * {@code null} for every other type, vectors included.
+   * for a UDT; an array of {@code null}s, one per component, for a tuple; {@code ""} for the types
+   * of {@link CellKind#TEXT} (ascii, text); {@code "0x"} for those of {@link CellKind#BLOB} (blob,
+   * and an opaque {@link CustomType}, whose values are raw bytes); {@code null} for every other
+   * type, vectors included.
    *
    * @param out the builder to append to
    * @param type the column type
@@ -146,9 +147,9 @@ public final class CanonicalJson {
         out.append(i > 0 ? ",null" : "null");
       }
       out.append(']');
-    } else if (type == NativeType.ASCII || type == NativeType.TEXT) {
+    } else if (CellKind.of(type) == CellKind.TEXT) {
       out.append("\"\"");
-    } else if (type == NativeType.BLOB || type instanceof CustomType) {
+    } else if (CellKind.of(type) == CellKind.BLOB) {
       out.append("\"0x\"");
     } else {
       out.append("null");

@@ -1,8 +1,7 @@
 package io.cqlrows.core.sink;
 
+import io.cqlrows.core.CellKind;
 import io.cqlrows.core.ColumnSpec;
-import io.cqlrows.core.type.CqlType;
-import io.cqlrows.core.type.NativeType;
 import io.cqlrows.core.type.VectorType;
 import java.util.Arrays;
 import java.util.BitSet;
@@ -39,6 +38,7 @@ final class ColumnArrays {
   /** The public view of this column, the same for as long as the arrays serve. */
   final ColumnarSink.Column view = new ColumnarSink.Column(this);
 
+  /** The array a column's values are kept in. */
   private enum Kind {
     INT,
     LONG,
@@ -53,50 +53,29 @@ final class ColumnArrays {
 
   ColumnArrays(ColumnSpec spec, int maxRows) {
     this.spec = spec;
-    CqlType t = spec.type();
-    if (t instanceof VectorType v) {
-      CqlType e = v.element();
-      boolean fast =
-          e == NativeType.FLOAT
-              || e == NativeType.DOUBLE
-              || e == NativeType.INT
-              || e == NativeType.BIGINT;
-      this.kind = fast ? kindOf(e) : Kind.OBJECT;
-      this.width = fast ? v.dimension() : 1;
-    } else {
-      this.kind = kindOf(t);
-      this.width = t == NativeType.UUID || t == NativeType.TIMEUUID ? 2 : 1;
-    }
+    CellKind cell = CellKind.of(spec.type());
+    this.kind = arrayOf(cell);
+    this.width =
+        switch (cell) {
+          case FLOAT_VECTOR, DOUBLE_VECTOR, INT_VECTOR, LONG_VECTOR ->
+              ((VectorType) spec.type()).dimension();
+          case UUID -> 2;
+          default -> 1;
+        };
     this.maxRows = maxRows;
     allocate(0); // grown as values arrive: never more than twice what the frame carried
   }
 
-  private static Kind kindOf(CqlType t) {
-    if (!(t instanceof NativeType n)) {
-      return Kind.OBJECT;
-    }
-    switch (n) {
-      case INT:
-      case SMALLINT:
-      case TINYINT:
-      case DATE:
-        return Kind.INT;
-      case BIGINT:
-      case COUNTER:
-      case TIMESTAMP:
-      case TIME:
-      case UUID:
-      case TIMEUUID:
-        return Kind.LONG;
-      case FLOAT:
-        return Kind.FLOAT;
-      case DOUBLE:
-        return Kind.DOUBLE;
-      case BOOLEAN:
-        return Kind.BOOLEAN;
-      default:
-        return Kind.OBJECT;
-    }
+  /** The array that holds the values of a {@link CellKind}. */
+  private static Kind arrayOf(CellKind cell) {
+    return switch (cell) {
+      case TINYINT, SMALLINT, INT, DATE, INT_VECTOR -> Kind.INT;
+      case BIGINT, TIMESTAMP, TIME, UUID, LONG_VECTOR -> Kind.LONG;
+      case FLOAT, FLOAT_VECTOR -> Kind.FLOAT;
+      case DOUBLE, DOUBLE_VECTOR -> Kind.DOUBLE;
+      case BOOLEAN -> Kind.BOOLEAN;
+      case TEXT, BLOB, OBJECT -> Kind.OBJECT;
+    };
   }
 
   private void allocate(int rows) {

@@ -1,5 +1,6 @@
 package io.cqlrows.core.sink;
 
+import io.cqlrows.core.CellKind;
 import io.cqlrows.core.ColumnSpec;
 import io.cqlrows.core.DoubleVector;
 import io.cqlrows.core.FloatVector;
@@ -18,15 +19,16 @@ import java.util.List;
  * from the wire); likewise {@code vector<double|int|bigint, N>}.
  *
  * <table>
- *   <caption>Column storage by CQL type</caption>
- *   <tr><th>CQL</th><th>{@link Column} accessor</th></tr>
- *   <tr><td>int, smallint, tinyint, date (epoch days)</td><td>{@link Column#ints()}</td></tr>
- *   <tr><td>bigint, counter, timestamp (ms), time (ns)</td><td>{@link Column#longs()}</td></tr>
- *   <tr><td>uuid, timeuuid</td><td>{@link Column#longs()}: msb, lsb pairs (2 per row)</td></tr>
- *   <tr><td>float / double / boolean</td><td>{@link Column#floats()} / {@link Column#doubles()}
+ *   <caption>Column storage by the {@link CellKind} of the column's type</caption>
+ *   <tr><th>kind</th><th>{@link Column} accessor</th></tr>
+ *   <tr><td>INT, SMALLINT, TINYINT, DATE (epoch days)</td><td>{@link Column#ints()}</td></tr>
+ *   <tr><td>BIGINT, TIMESTAMP (ms), TIME (ns)</td><td>{@link Column#longs()}</td></tr>
+ *   <tr><td>UUID</td><td>{@link Column#longs()}: msb, lsb pairs (2 per row)</td></tr>
+ *   <tr><td>FLOAT / DOUBLE / BOOLEAN</td><td>{@link Column#floats()} / {@link Column#doubles()}
  *       / {@link Column#booleans()}</td></tr>
- *   <tr><td>vector&lt;float|double|int|bigint, N&gt;</td><td>the same arrays, N per row</td></tr>
- *   <tr><td>everything else</td>
+ *   <tr><td>FLOAT_VECTOR, DOUBLE_VECTOR, INT_VECTOR, LONG_VECTOR</td>
+ *       <td>the same arrays, N per row</td></tr>
+ *   <tr><td>TEXT, BLOB, OBJECT</td>
  *       <td>{@link Column#objects()} (as {@link RowSink#onObject})</td></tr>
  * </table>
  *

@@ -1,5 +1,6 @@
 package io.cqlrows.core.sink;
 
+import io.cqlrows.core.CellKind;
 import io.cqlrows.core.ResultColumns;
 import io.cqlrows.core.RowSink;
 import io.cqlrows.core.type.CqlType;
@@ -13,6 +14,8 @@ import java.nio.ByteBuffer;
 import java.time.Instant;
 import java.time.LocalDate;
 import java.time.LocalTime;
+import java.util.Arrays;
+import java.util.Collection;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -78,7 +81,7 @@ public final class Row {
    * Where the value of column {@code i} is in the page's words if the column is of {@code kind} and
    * its value is there; else {@link #NO_VALUE} or {@link #OTHER}.
    */
-  private int wordAt(int i, byte kind) {
+  private int wordAt(int i, CellKind kind) {
     RowsPage p = page;
     if (p.kinds[i] != kind) {
       return OTHER;
@@ -101,7 +104,7 @@ public final class Row {
    */
   private Object ref(int i, byte state) {
     RowsPage p = page;
-    if (p.kinds[i] == RowsPage.REF && p.states[row * p.width + i] == state) {
+    if (p.refs[i] && p.states[row * p.width + i] == state) {
       return p.objects[row * p.refsPerRow + p.slots[i]];
     }
     return null;
@@ -122,9 +125,19 @@ public final class Row {
     return state(i) == RowsPage.NOT_SET;
   }
 
+  /** See {@link #isNotSet(int)}. */
+  public boolean isNotSet(String name) {
+    return isNotSet(indexOf(name));
+  }
+
   /** True if the cell was empty (length 0) for a type whose empty value is not a normal value. */
   public boolean isEmpty(int i) {
     return state(i) == RowsPage.EMPTY;
+  }
+
+  /** See {@link #isEmpty(int)}. */
+  public boolean isEmpty(String name) {
+    return isEmpty(indexOf(name));
   }
 
   /**
@@ -165,7 +178,7 @@ public final class Row {
 
   /** boolean. */
   public boolean getBoolean(int i) {
-    int at = wordAt(i, RowsPage.BOOLEAN);
+    int at = wordAt(i, CellKind.BOOLEAN);
     if (at >= 0) {
       return page.words[at] != 0;
     }
@@ -183,7 +196,7 @@ public final class Row {
 
   /** tinyint. */
   public byte getByte(int i) {
-    int at = wordAt(i, RowsPage.TINYINT);
+    int at = wordAt(i, CellKind.TINYINT);
     if (at >= 0) {
       return (byte) page.words[at];
     }
@@ -194,9 +207,14 @@ public final class Row {
     return v == null ? 0 : v;
   }
 
+  /** See {@link #getByte(int)}. */
+  public byte getByte(String name) {
+    return getByte(indexOf(name));
+  }
+
   /** smallint. */
   public short getShort(int i) {
-    int at = wordAt(i, RowsPage.SMALLINT);
+    int at = wordAt(i, CellKind.SMALLINT);
     if (at >= 0) {
       return (short) page.words[at];
     }
@@ -207,9 +225,14 @@ public final class Row {
     return v == null ? 0 : v;
   }
 
+  /** See {@link #getShort(int)}. */
+  public short getShort(String name) {
+    return getShort(indexOf(name));
+  }
+
   /** int. */
   public int getInt(int i) {
-    int at = wordAt(i, RowsPage.INT);
+    int at = wordAt(i, CellKind.INT);
     if (at >= 0) {
       return (int) page.words[at];
     }
@@ -227,7 +250,7 @@ public final class Row {
 
   /** bigint or counter. */
   public long getLong(int i) {
-    int at = wordAt(i, RowsPage.BIGINT);
+    int at = wordAt(i, CellKind.BIGINT);
     if (at >= 0) {
       return page.words[at];
     }
@@ -245,7 +268,7 @@ public final class Row {
 
   /** float. */
   public float getFloat(int i) {
-    int at = wordAt(i, RowsPage.FLOAT);
+    int at = wordAt(i, CellKind.FLOAT);
     if (at >= 0) {
       return Float.intBitsToFloat((int) page.words[at]);
     }
@@ -256,9 +279,14 @@ public final class Row {
     return v == null ? 0f : v;
   }
 
+  /** See {@link #getFloat(int)}. */
+  public float getFloat(String name) {
+    return getFloat(indexOf(name));
+  }
+
   /** double. */
   public double getDouble(int i) {
-    int at = wordAt(i, RowsPage.DOUBLE);
+    int at = wordAt(i, CellKind.DOUBLE);
     if (at >= 0) {
       return Double.longBitsToDouble(page.words[at]);
     }
@@ -286,7 +314,7 @@ public final class Row {
 
   /** uuid or timeuuid. */
   public UUID getUuid(int i) {
-    int at = wordAt(i, RowsPage.UUID);
+    int at = wordAt(i, CellKind.UUID);
     if (at >= 0) {
       return new UUID(page.words[at], page.words[at + 1]);
     }
@@ -300,29 +328,44 @@ public final class Row {
 
   /** timestamp. */
   public Instant getInstant(int i) {
-    int at = wordAt(i, RowsPage.TIMESTAMP);
+    int at = wordAt(i, CellKind.TIMESTAMP);
     if (at >= 0) {
       return Instant.ofEpochMilli(page.words[at]);
     }
     return at == NO_VALUE ? null : get(i, Instant.class);
   }
 
+  /** See {@link #getInstant(int)}. */
+  public Instant getInstant(String name) {
+    return getInstant(indexOf(name));
+  }
+
   /** date. */
   public LocalDate getLocalDate(int i) {
-    int at = wordAt(i, RowsPage.DATE);
+    int at = wordAt(i, CellKind.DATE);
     if (at >= 0) {
       return LocalDate.ofEpochDay(page.words[at]);
     }
     return at == NO_VALUE ? null : get(i, LocalDate.class);
   }
 
+  /** See {@link #getLocalDate(int)}. */
+  public LocalDate getLocalDate(String name) {
+    return getLocalDate(indexOf(name));
+  }
+
   /** time. */
   public LocalTime getLocalTime(int i) {
-    int at = wordAt(i, RowsPage.TIME);
+    int at = wordAt(i, CellKind.TIME);
     if (at >= 0) {
       return LocalTime.ofNanoOfDay(page.words[at]);
     }
     return at == NO_VALUE ? null : get(i, LocalTime.class);
+  }
+
+  /** See {@link #getLocalTime(int)}. */
+  public LocalTime getLocalTime(String name) {
+    return getLocalTime(indexOf(name));
   }
 
   /** decimal. */
@@ -330,9 +373,19 @@ public final class Row {
     return get(i, BigDecimal.class);
   }
 
+  /** See {@link #getBigDecimal(int)}. */
+  public BigDecimal getBigDecimal(String name) {
+    return getBigDecimal(indexOf(name));
+  }
+
   /** varint. */
   public BigInteger getBigInteger(int i) {
     return get(i, BigInteger.class);
+  }
+
+  /** See {@link #getBigInteger(int)}. */
+  public BigInteger getBigInteger(String name) {
+    return getBigInteger(indexOf(name));
   }
 
   /** inet. */
@@ -340,9 +393,19 @@ public final class Row {
     return get(i, InetAddress.class);
   }
 
+  /** See {@link #getInetAddress(int)}. */
+  public InetAddress getInetAddress(String name) {
+    return getInetAddress(indexOf(name));
+  }
+
   /** duration. */
   public CqlDuration getDuration(int i) {
     return get(i, CqlDuration.class);
+  }
+
+  /** See {@link #getDuration(int)}. */
+  public CqlDuration getDuration(String name) {
+    return getDuration(indexOf(name));
   }
 
   /** blob (or opaque custom): a read-only view of the copied bytes. */
@@ -376,16 +439,31 @@ public final class Row {
     return v == null ? null : v.clone();
   }
 
+  /** See {@link #getDoubleVector(int)}. */
+  public double[] getDoubleVector(String name) {
+    return getDoubleVector(indexOf(name));
+  }
+
   /** {@code vector<int, N>}: a copy of the elements. */
   public int[] getIntVector(int i) {
     int[] v = get(i, int[].class);
     return v == null ? null : v.clone();
   }
 
+  /** See {@link #getIntVector(int)}. */
+  public int[] getIntVector(String name) {
+    return getIntVector(indexOf(name));
+  }
+
   /** {@code vector<bigint, N>}: a copy of the elements. */
   public long[] getLongVector(int i) {
     long[] v = get(i, long[].class);
     return v == null ? null : v.clone();
+  }
+
+  /** See {@link #getLongVector(int)}. */
+  public long[] getLongVector(String name) {
+    return getLongVector(indexOf(name));
   }
 
   /** list, or a vector of other elements: unmodifiable, wire order. */
@@ -402,6 +480,11 @@ public final class Row {
   public Set<?> getSet(int i) {
     List<?> l = get(i, List.class);
     return l == null ? null : java.util.Collections.unmodifiableSet(new LinkedHashSet<>(l));
+  }
+
+  /** See {@link #getSet(int)}. */
+  public Set<?> getSet(String name) {
+    return getSet(indexOf(name));
   }
 
   /** map: unmodifiable, wire order. */
@@ -429,6 +512,11 @@ public final class Row {
     return get(i, TupleValue.class);
   }
 
+  /** See {@link #getTuple(int)}. */
+  public TupleValue getTuple(String name) {
+    return getTuple(indexOf(name));
+  }
+
   @Override
   public boolean equals(Object o) {
     return o instanceof Row r && r.page == page && r.row == row;
@@ -439,6 +527,13 @@ public final class Row {
     return 31 * System.identityHashCode(page) + row;
   }
 
+  /**
+   * The row as {@code Row[name=value, ...]}, for logs and debugging: values as {@link #getObject}
+   * gives them, with blobs in hex ({@code 0xcafe}), vectors and other arrays as their elements
+   * ({@code [1.0, 2.5]}), lists and sets as {@code [a, b]}, maps as {@code {key=value}}, UDTs as
+   * {@code {field: value}} and tuples as {@code (a, b)}, at any depth. A cell without a value
+   * (NULL, not set, empty) is {@code null}.
+   */
   @Override
   public String toString() {
     StringBuilder sb = new StringBuilder("Row[");
@@ -446,10 +541,57 @@ public final class Row {
       if (i > 0) {
         sb.append(", ");
       }
-      Object v = getObject(i);
       sb.append(page.columns.get(i).name()).append('=');
-      sb.append(v instanceof float[] f ? java.util.Arrays.toString(f) : String.valueOf(v));
+      appendReadable(sb, getObject(i));
     }
     return sb.append(']').toString();
+  }
+
+  private static void appendReadable(StringBuilder sb, Object v) {
+    if (v instanceof ByteBuffer b) {
+      sb.append("0x");
+      for (int i = b.position(); i < b.limit(); i++) {
+        CanonicalJson.appendHexByte(sb, b.get(i));
+      }
+    } else if (v instanceof float[] a) {
+      sb.append(Arrays.toString(a));
+    } else if (v instanceof double[] a) {
+      sb.append(Arrays.toString(a));
+    } else if (v instanceof int[] a) {
+      sb.append(Arrays.toString(a));
+    } else if (v instanceof long[] a) {
+      sb.append(Arrays.toString(a));
+    } else if (v instanceof Collection<?> c) {
+      appendAll(sb.append('['), c).append(']');
+    } else if (v instanceof Map<?, ?> m) {
+      sb.append('{');
+      String separator = "";
+      for (Map.Entry<?, ?> e : m.entrySet()) {
+        appendReadable(sb.append(separator), e.getKey());
+        appendReadable(sb.append('='), e.getValue());
+        separator = ", ";
+      }
+      sb.append('}');
+    } else if (v instanceof UdtValue u) {
+      sb.append('{');
+      for (int i = 0; i < u.size(); i++) {
+        sb.append(i > 0 ? ", " : "").append(u.type().fields().get(i).name()).append(": ");
+        appendReadable(sb, u.get(i));
+      }
+      sb.append('}');
+    } else if (v instanceof TupleValue t) {
+      appendAll(sb.append('('), t.values()).append(')');
+    } else {
+      sb.append(v);
+    }
+  }
+
+  private static StringBuilder appendAll(StringBuilder sb, Collection<?> values) {
+    String separator = "";
+    for (Object e : values) {
+      appendReadable(sb.append(separator), e);
+      separator = ", ";
+    }
+    return sb;
   }
 }

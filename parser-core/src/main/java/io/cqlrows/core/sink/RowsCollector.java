@@ -1,5 +1,6 @@
 package io.cqlrows.core.sink;
 
+import io.cqlrows.core.CellKind;
 import io.cqlrows.core.RowSink;
 import io.cqlrows.core.RowsMetadata;
 import io.netty.buffer.ByteBuf;
@@ -18,12 +19,11 @@ import java.util.RandomAccess;
  * after the frame is released. Rows accumulate across results (pages) until {@link #clear()}. Not
  * thread-safe.
  *
- * <p>Each result's rows are stored together, in a few arrays for the whole page: the fixed-width
- * native types (boolean, tinyint, smallint, int, bigint, counter, float, double, timestamp, date,
- * time, uuid, timeuuid) unboxed, one reference for every other cell. Nothing is allocated per cell
- * for those types while reading, and their value objects ({@code Instant}, {@code UUID}, boxes) are
- * made only when a getter asks for one. A {@link Row} is a view of one stored row: keeping one
- * keeps its page's arrays reachable.
+ * <p>Each result's rows are stored together, in a few arrays for the whole page: the cells of the
+ * fixed-width {@link CellKind}s ({@link CellKind#BOOLEAN} to {@link CellKind#UUID}) unboxed, one
+ * reference for every other cell. Nothing is allocated per cell for those kinds while reading, and
+ * their value objects ({@code Instant}, {@code UUID}, boxes) are made only when a getter asks for
+ * one. A {@link Row} is a view of one stored row: keeping one keeps its page's arrays reachable.
  */
 public final class RowsCollector implements RowSink {
   /** Most rows the arrays are sized for ahead of their arrival. */
@@ -43,7 +43,8 @@ public final class RowsCollector implements RowSink {
   /** The page of the current result, and its layout and arrays, loaded here for the events. */
   private RowsPage page;
 
-  private byte[] kinds;
+  private CellKind[] kinds;
+  private boolean[] refs;
   private int[] slots;
   private byte[] states;
   private long[] words;
@@ -83,6 +84,7 @@ public final class RowsCollector implements RowSink {
     page = p;
     pages.add(p);
     kinds = p.kinds;
+    refs = p.refs;
     slots = p.slots;
     loadArrays();
     openRow = -1;
@@ -160,7 +162,7 @@ public final class RowsCollector implements RowSink {
   /** A value in its column's reference, or boxed if the column keeps words. */
   private void store(int column, Object value, byte state) {
     states[cells + Objects.checkIndex(column, kinds.length)] = state;
-    if (kinds[column] == RowsPage.REF) {
+    if (refs[column]) {
       objects[refsAt + slots[column]] = value;
     } else {
       page.boxed()[cells + column] = value;
@@ -179,7 +181,7 @@ public final class RowsCollector implements RowSink {
 
   @Override
   public void onBoolean(int column, boolean value) {
-    if (kinds[column] == RowsPage.BOOLEAN) {
+    if (kinds[column] == CellKind.BOOLEAN) {
       word(column, value ? 1 : 0);
     } else {
       onObject(column, value);
@@ -188,7 +190,7 @@ public final class RowsCollector implements RowSink {
 
   @Override
   public void onTinyint(int column, byte value) {
-    if (kinds[column] == RowsPage.TINYINT) {
+    if (kinds[column] == CellKind.TINYINT) {
       word(column, value);
     } else {
       onObject(column, value);
@@ -197,7 +199,7 @@ public final class RowsCollector implements RowSink {
 
   @Override
   public void onSmallint(int column, short value) {
-    if (kinds[column] == RowsPage.SMALLINT) {
+    if (kinds[column] == CellKind.SMALLINT) {
       word(column, value);
     } else {
       onObject(column, value);
@@ -206,7 +208,7 @@ public final class RowsCollector implements RowSink {
 
   @Override
   public void onInt(int column, int value) {
-    if (kinds[column] == RowsPage.INT) {
+    if (kinds[column] == CellKind.INT) {
       word(column, value);
     } else {
       onObject(column, value);
@@ -215,7 +217,7 @@ public final class RowsCollector implements RowSink {
 
   @Override
   public void onBigint(int column, long value) {
-    if (kinds[column] == RowsPage.BIGINT) {
+    if (kinds[column] == CellKind.BIGINT) {
       word(column, value);
     } else {
       onObject(column, value);
@@ -224,7 +226,7 @@ public final class RowsCollector implements RowSink {
 
   @Override
   public void onFloat(int column, float value) {
-    if (kinds[column] == RowsPage.FLOAT) {
+    if (kinds[column] == CellKind.FLOAT) {
       word(column, Float.floatToRawIntBits(value));
     } else {
       onObject(column, value);
@@ -233,7 +235,7 @@ public final class RowsCollector implements RowSink {
 
   @Override
   public void onDouble(int column, double value) {
-    if (kinds[column] == RowsPage.DOUBLE) {
+    if (kinds[column] == CellKind.DOUBLE) {
       word(column, Double.doubleToRawLongBits(value));
     } else {
       onObject(column, value);
@@ -242,7 +244,7 @@ public final class RowsCollector implements RowSink {
 
   @Override
   public void onTimestamp(int column, long epochMillis) {
-    if (kinds[column] == RowsPage.TIMESTAMP) {
+    if (kinds[column] == CellKind.TIMESTAMP) {
       word(column, epochMillis);
     } else {
       onObject(column, java.time.Instant.ofEpochMilli(epochMillis));
@@ -251,7 +253,7 @@ public final class RowsCollector implements RowSink {
 
   @Override
   public void onDate(int column, int epochDays) {
-    if (kinds[column] == RowsPage.DATE) {
+    if (kinds[column] == CellKind.DATE) {
       word(column, epochDays);
     } else {
       onObject(column, java.time.LocalDate.ofEpochDay(epochDays));
@@ -260,7 +262,7 @@ public final class RowsCollector implements RowSink {
 
   @Override
   public void onTime(int column, long nanosOfDay) {
-    if (kinds[column] == RowsPage.TIME) {
+    if (kinds[column] == CellKind.TIME) {
       word(column, nanosOfDay);
     } else {
       onObject(column, java.time.LocalTime.ofNanoOfDay(nanosOfDay));
@@ -269,7 +271,7 @@ public final class RowsCollector implements RowSink {
 
   @Override
   public void onUuid(int column, long mostSigBits, long leastSigBits) {
-    if (kinds[column] == RowsPage.UUID) {
+    if (kinds[column] == CellKind.UUID) {
       states[cells + column] = RowsPage.WORDS;
       int at = wordsAt + slots[column];
       words[at] = mostSigBits;

@@ -1,8 +1,7 @@
 package io.cqlrows.core.sink;
 
+import io.cqlrows.core.CellKind;
 import io.cqlrows.core.ResultColumns;
-import io.cqlrows.core.type.CqlType;
-import io.cqlrows.core.type.NativeType;
 import java.nio.ByteBuffer;
 import java.time.Instant;
 import java.time.LocalDate;
@@ -14,12 +13,12 @@ import java.util.UUID;
  * The rows of one result as {@link RowsCollector} keeps them: a few arrays for the whole page
  * instead of objects per cell, read through {@link Row} views.
  *
- * <p>Per cell a state byte ({@link #states}, row-major). Columns of the fixed-width native types
- * keep their values as {@code long} words ({@link #words}: one per column, two for a uuid), every
- * other column one reference ({@link #objects}); {@link #slots} gives a column's place in its row's
- * words or references. A value that does not fit its column's storage (a sink event of another type
- * than the column's, which the parser never sends) is kept boxed in {@link #boxed}, one reference
- * per cell, made when first needed.
+ * <p>Per cell a state byte ({@link #states}, row-major). Columns of the fixed-width {@link
+ * CellKind}s keep their values as {@code long} words ({@link #words}: {@link #wordsOf} per column),
+ * every other column one reference ({@link #objects}); {@link #slots} gives a column's place in its
+ * row's words or references. A value that does not fit its column's storage (a sink event of
+ * another type than the column's, which the parser never sends) is kept boxed in {@link #boxed},
+ * one reference per cell, made when first needed.
  *
  * <p>Rows below {@link #rows} are complete and never change again; the arrays may be replaced by
  * larger copies while rows are added, so readers load them from here on every access. Not
@@ -40,31 +39,16 @@ final class RowsPage {
   /** The stored object is a {@code byte[]}, handed out in a {@code ByteBuffer}. */
   static final byte BLOB = 5;
 
-  // Column kinds: how a column's values are stored.
-  /** Stored as a reference. */
-  static final byte REF = 0;
-
-  static final byte BOOLEAN = 1;
-  static final byte TINYINT = 2;
-  static final byte SMALLINT = 3;
-  static final byte INT = 4;
-  static final byte BIGINT = 5;
-  static final byte FLOAT = 6;
-  static final byte DOUBLE = 7;
-  static final byte TIMESTAMP = 8;
-  static final byte DATE = 9;
-  static final byte TIME = 10;
-
-  /** Two words: the most, then the least significant bits. */
-  static final byte UUID = 11;
-
   final ResultColumns columns;
 
   /** Number of columns. */
   final int width;
 
-  /** Per column, its kind. */
-  final byte[] kinds;
+  /** Per column, the {@link CellKind} of its type. */
+  final CellKind[] kinds;
+
+  /** Per column, whether its values are kept as references (else in words). */
+  final boolean[] refs;
 
   /** Per column, its first word in a row's words, or its reference in a row's references. */
   final int[] slots;
@@ -92,18 +76,21 @@ final class RowsPage {
     this.columns = columns;
     this.first = first;
     this.width = columns.size();
-    this.kinds = new byte[width];
+    this.kinds = new CellKind[width];
+    this.refs = new boolean[width];
     this.slots = new int[width];
     int w = 0;
     int r = 0;
     for (int c = 0; c < width; c++) {
-      byte kind = kindOf(columns.get(c).type());
+      CellKind kind = CellKind.of(columns.get(c).type());
+      int words = wordsOf(kind);
       kinds[c] = kind;
-      if (kind == REF) {
+      refs[c] = words == 0;
+      if (words == 0) {
         slots[c] = r++;
       } else {
         slots[c] = w;
-        w += kind == UUID ? 2 : 1;
+        w += words;
       }
     }
     this.wordsPerRow = w;
@@ -113,38 +100,13 @@ final class RowsPage {
     this.objects = new Object[0];
   }
 
-  static byte kindOf(CqlType type) {
-    if (!(type instanceof NativeType n)) {
-      return REF;
-    }
-    switch (n) {
-      case BOOLEAN:
-        return BOOLEAN;
-      case TINYINT:
-        return TINYINT;
-      case SMALLINT:
-        return SMALLINT;
-      case INT:
-        return INT;
-      case BIGINT:
-      case COUNTER:
-        return BIGINT;
-      case FLOAT:
-        return FLOAT;
-      case DOUBLE:
-        return DOUBLE;
-      case TIMESTAMP:
-        return TIMESTAMP;
-      case DATE:
-        return DATE;
-      case TIME:
-        return TIME;
-      case UUID:
-      case TIMEUUID:
-        return UUID;
-      default:
-        return REF;
-    }
+  /** The words a value of {@code kind} takes in a row, or 0 if it is kept as a reference. */
+  static int wordsOf(CellKind kind) {
+    return switch (kind) {
+      case BOOLEAN, TINYINT, SMALLINT, INT, BIGINT, FLOAT, DOUBLE, TIMESTAMP, DATE, TIME -> 1;
+      case UUID -> 2; // the most, then the least significant bits
+      case TEXT, BLOB, FLOAT_VECTOR, DOUBLE_VECTOR, INT_VECTOR, LONG_VECTOR, OBJECT -> 0;
+    };
   }
 
   /**
@@ -185,14 +147,12 @@ final class RowsPage {
 
   /** The stored object of a cell in {@link #OBJECT} or {@link #BLOB} state. */
   Object stored(int row, int column) {
-    return kinds[column] == REF
-        ? objects[row * refsPerRow + slots[column]]
-        : boxed[row * width + column];
+    return refs[column] ? objects[row * refsPerRow + slots[column]] : boxed[row * width + column];
   }
 
   /** The value of a cell, boxed as {@link io.cqlrows.core.RowSink}'s default events box it. */
   Object object(int row, int column) {
-    byte kind = kinds[column]; // first: checks the column index
+    CellKind kind = kinds[column]; // first: checks the column index
     switch (states[row * width + column]) {
       case WORDS:
         return boxWords(kind, row * wordsPerRow + slots[column]);
@@ -206,33 +166,22 @@ final class RowsPage {
     }
   }
 
-  private Object boxWords(byte kind, int at) {
+  private Object boxWords(CellKind kind, int at) {
     long w = words[at];
-    switch (kind) {
-      case BOOLEAN:
-        return w != 0;
-      case TINYINT:
-        return (byte) w;
-      case SMALLINT:
-        return (short) w;
-      case INT:
-        return (int) w;
-      case BIGINT:
-        return w;
-      case FLOAT:
-        return Float.intBitsToFloat((int) w);
-      case DOUBLE:
-        return Double.longBitsToDouble(w);
-      case TIMESTAMP:
-        return Instant.ofEpochMilli(w);
-      case DATE:
-        return LocalDate.ofEpochDay(w);
-      case TIME:
-        return LocalTime.ofNanoOfDay(w);
-      case UUID:
-        return new UUID(w, words[at + 1]);
-      default:
-        throw new AssertionError(kind);
-    }
+    return switch (kind) {
+      case BOOLEAN -> w != 0;
+      case TINYINT -> (byte) w;
+      case SMALLINT -> (short) w;
+      case INT -> (int) w;
+      case BIGINT -> w;
+      case FLOAT -> Float.intBitsToFloat((int) w);
+      case DOUBLE -> Double.longBitsToDouble(w);
+      case TIMESTAMP -> Instant.ofEpochMilli(w);
+      case DATE -> LocalDate.ofEpochDay(w);
+      case TIME -> LocalTime.ofNanoOfDay(w);
+      case UUID -> new UUID(w, words[at + 1]);
+      case TEXT, BLOB, FLOAT_VECTOR, DOUBLE_VECTOR, INT_VECTOR, LONG_VECTOR, OBJECT ->
+          throw new AssertionError(kind);
+    };
   }
 }
