@@ -73,8 +73,14 @@ public final class BytesToFrameDecoder extends ConnectionDecoder {
   /** Largest body accepted, prelude included. */
   private final int maxBodyLength;
 
-  /** How v3/v4 bodies with flag 0x01 are compressed; null while detecting. */
+  /**
+   * How v3/v4 bodies with flag 0x01 are compressed: what the connection negotiated, or what a
+   * detecting decoder found in the first compressed body.
+   */
   private Compression compression;
+
+  /** Whether this decoder has still to tell LZ4 from Snappy (a detecting one, before the first). */
+  private boolean compressionUnknown;
 
   /** Moves a v5 connection to segments after READY, AUTHENTICATE or STARTUP; null for never. */
   private final SegmentSwitch segmentSwitch;
@@ -102,24 +108,32 @@ public final class BytesToFrameDecoder extends ConnectionDecoder {
    * @param compression what the STARTUP negotiated; applies to v3/v4 bodies with flag 0x01
    */
   public BytesToFrameDecoder(ParseLimits limits, Compression compression) {
-    this(limits, Objects.requireNonNull(compression, "compression"), null);
+    this(limits, compression, null);
   }
 
   /**
    * A decoder for one connection that asks {@code segmentSwitch} to move it to segments after the
    * frame that starts them on v5.
    *
-   * @param compression what the STARTUP negotiated; applies to v3/v4 bodies with flag 0x01; {@code
-   *     null} to tell LZ4 from Snappy on the first compressed body
+   * @param compression what the STARTUP negotiated; applies to v3/v4 bodies with flag 0x01
    * @param segmentSwitch called after a v5 READY or AUTHENTICATE response or STARTUP request, or
    *     {@code null} for never
    */
   public BytesToFrameDecoder(
       ParseLimits limits, Compression compression, SegmentSwitch segmentSwitch) {
+    this(limits, Objects.requireNonNull(compression, "compression"), false, segmentSwitch);
+  }
+
+  private BytesToFrameDecoder(
+      ParseLimits limits,
+      Compression compression,
+      boolean compressionUnknown,
+      SegmentSwitch segmentSwitch) {
     super(0);
     this.limits = limits;
     this.maxBodyLength = limits.maxFrameBodyLength();
     this.compression = compression;
+    this.compressionUnknown = compressionUnknown;
     this.segmentSwitch = segmentSwitch;
   }
 
@@ -131,7 +145,7 @@ public final class BytesToFrameDecoder extends ConnectionDecoder {
    */
   public static BytesToFrameDecoder detecting(ParseLimits limits, SegmentSwitch segmentSwitch) {
     return new BytesToFrameDecoder(
-        limits, null, Objects.requireNonNull(segmentSwitch, "segmentSwitch"));
+        limits, Compression.NONE, true, Objects.requireNonNull(segmentSwitch, "segmentSwitch"));
   }
 
   /**
@@ -154,7 +168,10 @@ public final class BytesToFrameDecoder extends ConnectionDecoder {
     return streaming.threshold();
   }
 
-  /** The v3/v4 body compression in use; null while a detecting decoder has not seen one. */
+  /**
+   * The v3/v4 body compression in use: the one given, or the one a detecting decoder found; {@link
+   * Compression#NONE} while a detecting decoder has seen no compressed body.
+   */
   public Compression compression() {
     return compression;
   }
@@ -203,7 +220,8 @@ public final class BytesToFrameDecoder extends ConnectionDecoder {
     }
     if ((in.getUnsignedByte(h + 1) & Frame.FLAG_COMPRESSION) != 0
         && version < 5
-        && compression == Compression.NONE) {
+        && compression == Compression.NONE
+        && !compressionUnknown) {
       throw FrameErrors.connectionError(
           Reason.UNEXPECTED_COMPRESSION,
           headerOffset,
@@ -285,11 +303,11 @@ public final class BytesToFrameDecoder extends ConnectionDecoder {
    */
   private Frame toFrame(ChannelHandlerContext ctx, ByteBuf raw) {
     try {
-      if (compression == null && isCompressed(raw)) {
+      if (compressionUnknown && isCompressed(raw)) {
         compression = detectCompression(ctx, raw);
+        compressionUnknown = false;
       }
-      Compression c = compression == null ? Compression.NONE : compression;
-      return Envelopes.decode(ctx.alloc(), raw, headerOffset, c, limits);
+      return Envelopes.decode(ctx.alloc(), raw, headerOffset, compression, limits);
     } catch (CqlFrameException e) {
       if (e.connectionLevel()) {
         throw e;
