@@ -49,9 +49,11 @@ public final class CqlDecoders {
 
   /**
    * Adds the decoders of a client connection at the end of {@code pipeline}: the bytes are
-   * responses of {@code protocolVersion}, compressed as STARTUP negotiated. On v5 the inbound side
-   * moves to segments by itself, in the format of {@code compression}, after the READY or
-   * AUTHENTICATE response; the driver's encoder writes its requests in segments from then on.
+   * responses of {@code protocolVersion}, compressed as STARTUP negotiated. On v5 the connection
+   * moves to segments by itself, both ways, in the format of {@code compression}, after the READY
+   * or AUTHENTICATE response has been handed on: the envelopes the driver writes from then on (from
+   * handlers after the decoders) are packed into segments by an encoder put where the decoders
+   * begin ({@link CqlPipeline#SEGMENT_ENCODER}).
    *
    * @param protocolVersion 3, 4 or 5
    * @param compression what STARTUP negotiates ({@link Compression#SNAPPY} is v3/v4 only)
@@ -73,7 +75,7 @@ public final class CqlDecoders {
         BYTES_TO_FRAME_DECODER,
         protocolVersion == 5
             ? new BytesToFrameDecoder(
-                limits, Compression.NONE, Rewiring.inboundOnResponse(compression, limits))
+                limits, Compression.NONE, Rewiring.onResponse(pipeline, compression, limits))
             : new BytesToFrameDecoder(limits, compression));
     return new CqlDecoders(pipeline);
   }

@@ -24,30 +24,16 @@ final class Rewiring {
   private Rewiring() {}
 
   /**
-   * What a client's frame decoder calls after a v5 response that starts segments (READY,
-   * AUTHENTICATE): both directions move to the segments of {@code compression}. After a request (a
-   * server reads STARTUP) nothing changes: the server's READY must go out unframed, and its owner
-   * switches once it is written.
+   * What a client's frame decoder ({@link CqlPipeline}, {@link CqlDecoders#install}) calls after a
+   * v5 response that starts segments (READY, AUTHENTICATE): both directions move to the segments of
+   * {@code compression}. After a request (a server reads STARTUP) nothing changes: the server's
+   * READY must go out unframed, and its owner switches once it is written.
    */
   static SegmentSwitch onResponse(
       ChannelPipeline pipeline, Compression compression, ParseLimits limits) {
     return (ctx, afterResponse, offset, streamFrom) -> {
       if (afterResponse) {
         segments(pipeline, compression, limits, offset, streamFrom);
-      }
-    };
-  }
-
-  /**
-   * What the frame decoder of {@link CqlDecoders#install} calls: after a v5 response that starts
-   * segments, the inbound side moves to the segments of {@code compression} (the driver encodes its
-   * own requests).
-   */
-  static SegmentSwitch inboundOnResponse(Compression compression, ParseLimits limits) {
-    SegmentFormat format = format(compression);
-    return (ctx, afterResponse, offset, streamFrom) -> {
-      if (afterResponse) {
-        replaceFrameDecoder(ctx.pipeline(), format, offset, limits, streamFrom);
       }
     };
   }

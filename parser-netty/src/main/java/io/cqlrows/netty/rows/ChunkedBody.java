@@ -94,7 +94,8 @@ final class ChunkedBody {
    *
    * @return what the handler fires or handles next: a gathered {@link Frame} (ownership
    *     transferred) at the last chunk, a {@link RowsResponse} at the last chunk of a streamed
-   *     body, a {@link RowsFailure} when its parse fails, else null
+   *     body, a {@link RowsFailure} when its parse fails, a {@link SinkFailure} when its sink
+   *     throws, else null
    * @throws CqlFrameException OUT_OF_ORDER if the chunk is not of the current body
    */
   Object chunk(FrameChunk c) {
@@ -115,7 +116,7 @@ final class ChunkedBody {
     return out != null ? out : last; // a failed parse ends with nothing more to report
   }
 
-  private RowsFailure feed(FrameChunk c) {
+  private Object feed(FrameChunk c) {
     try {
       stream.feed(c.content());
       return null;
@@ -123,8 +124,17 @@ final class ChunkedBody {
       dropping = true;
       return new RowsFailure(
           head.streamId(), FrameErrors.badResult(head.streamId(), head.bodyOffset(), e));
+    } catch (RuntimeException e) {
+      dropping = true; // the sink threw: the rest of the body is dropped, as after a bad cell
+      return new SinkFailure(head.streamId(), e);
     }
   }
+
+  /**
+   * The sink of a streamed body threw: its rows stop, the rest of the body is dropped, and the
+   * handler reports {@code cause} as it does for a sink that throws on a whole frame.
+   */
+  record SinkFailure(int streamId, RuntimeException cause) {}
 
   private Object end() {
     FrameHead h = head;

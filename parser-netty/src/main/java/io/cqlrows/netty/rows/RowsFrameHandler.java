@@ -634,6 +634,8 @@ public final class RowsFrameHandler extends ChannelDuplexHandler {
     Object out = body.chunk(c);
     if (out instanceof Frame whole) {
       channelRead(ctx, whole);
+    } else if (out instanceof ChunkedBody.SinkFailure f) {
+      sinkFailed(f);
     } else if (out != null) {
       finish(ctx, stream, out);
     } else if (last && expectations.isOrphaned(stream)) {
@@ -653,6 +655,21 @@ public final class RowsFrameHandler extends ChannelDuplexHandler {
     } else {
       ctx.fireChannelRead(outcome);
     }
+  }
+
+  /**
+   * A streamed body's sink threw, as {@link #answer} and {@link #parse} let a whole frame's sink
+   * throw: a request sent through {@link #send} fails with the sink's exception and the connection
+   * goes on; for a registration made with {@link #expect} the exception is thrown on, to {@link
+   * #exceptionCaught}. Either way the registration is used up.
+   */
+  private void sinkFailed(ChunkedBody.SinkFailure f) {
+    Expectation e = expectations.remove(f.streamId());
+    if (e != null && e.request() != null) {
+      e.request().fail(f.cause());
+      return;
+    }
+    throw f.cause();
   }
 
   /** Ends a body cut off by the connection: a streamed one's registration fails. */

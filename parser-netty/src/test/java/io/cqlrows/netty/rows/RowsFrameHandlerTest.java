@@ -20,6 +20,7 @@ import io.cqlrows.core.TabletRouting;
 import io.cqlrows.core.VoidResult;
 import io.cqlrows.core.type.NativeType;
 import io.cqlrows.netty.ScyllaSession;
+import io.cqlrows.netty.frame.Compression;
 import io.cqlrows.netty.frame.CqlFrameException;
 import io.cqlrows.netty.frame.Frame;
 import io.cqlrows.netty.frame.FrameChunk;
@@ -27,15 +28,18 @@ import io.cqlrows.netty.frame.FrameHead;
 import io.cqlrows.netty.frame.FramePrelude;
 import io.cqlrows.netty.frame.Opcode;
 import io.cqlrows.netty.internal.FrameErrors;
+import io.cqlrows.netty.request.Requests;
 import io.cqlrows.testing.CqlBytes;
 import io.cqlrows.testing.RecordingSink;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.channel.embedded.EmbeddedChannel;
+import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.ExecutionException;
 import java.util.function.Function;
 import org.junit.jupiter.api.Test;
 
@@ -379,6 +383,113 @@ class RowsFrameHandlerTest {
         .columnSpec("v", INT)
         .int32(1) // rows_count
         .hex(cells.toHex());
+  }
+
+  /**
+   * A sink that throws while its body streams in is treated as one that throws on a whole frame: a
+   * request sent through send() fails with the sink's exception and the connection goes on, and a
+   * registration made with expect() has the exception thrown on; the rest of the body is dropped
+   * and the stream id is free again.
+   */
+  @Test
+  void aSinkThatThrowsOnAStreamedBodyFailsOnlyItsRequest() {
+    RowsFrameHandler handler = new RowsFrameHandler(new ResultReader(4));
+    EmbeddedChannel channel = new EmbeddedChannel(handler);
+    IllegalStateException boom = new IllegalStateException("the sink gives up");
+    var future =
+        handler.send(
+            new Requests(4, Compression.NONE).query(channel.alloc(), 0, "SELECT id FROM ks.t"),
+            throwingAtRow(2, boom),
+            null,
+            Duration.ofSeconds(30),
+            true);
+    ByteBuf written = channel.readOutbound();
+    int stream = written.getShort(2);
+    written.release();
+    streamIn(channel, stream, 5);
+    channel.checkException();
+    assertTrue(future.isCompletedExceptionally(), "the request failed");
+    ExecutionException failed = assertThrows(ExecutionException.class, future::get);
+    assertSame(boom, failed.getCause());
+    assertTrue(channel.isOpen());
+    assertEquals(0, handler.pendingCount());
+    assertNull(channel.readInbound());
+
+    handler.expectStreaming(7, throwingAtRow(1, boom), null);
+    streamIn(channel, 7, 5);
+    assertSame(boom, assertThrows(IllegalStateException.class, channel::checkException));
+    RecordingSink sink = new RecordingSink();
+    handler.expect(7, sink); // the registration was used up
+    channel.writeInbound(result(7, rows(CqlBytes.create().bytes("00000001").nullCell()), -1));
+    assertInstanceOf(RowsResponse.class, channel.readInbound());
+    assertFalse(channel.finishAndReleaseAll());
+  }
+
+  /** A sink that throws at the start of row {@code row}. */
+  private static RowSink throwingAtRow(int row, RuntimeException e) {
+    return new RowSink() {
+      @Override
+      public void onRowStart(int r) {
+        if (r == row) {
+          throw e;
+        }
+      }
+
+      @Override
+      public void onRowEnd(int r) {}
+
+      @Override
+      public void onNull(int column) {}
+
+      @Override
+      public void onNotSet(int column) {}
+
+      @Override
+      public void onEmpty(int column) {}
+
+      @Override
+      public void onObject(int column, Object value) {}
+    };
+  }
+
+  /**
+   * A ROWS body of {@code rows} rows in a head and two chunks, the last one marked so. Fired
+   * without checking for exceptions in between: an exception is left for {@code checkException}.
+   */
+  private static void streamIn(EmbeddedChannel channel, int stream, int rows) {
+    CqlBytes cells = CqlBytes.create();
+    for (int r = 0; r < rows; r++) {
+      cells.bytes(String.format("%08x", r)).nullCell();
+    }
+    byte[] body =
+        CqlBytes.create()
+            .int32(2)
+            .int32(0x0001)
+            .int32(2)
+            .string("ks")
+            .string("t")
+            .columnSpec("id", INT)
+            .columnSpec("v", INT)
+            .int32(rows)
+            .hex(cells.toHex())
+            .toArray();
+    channel
+        .pipeline()
+        .fireChannelRead(
+            new FrameHead(4, true, 0, stream, Opcode.RESULT, FramePrelude.NONE, body.length, -1));
+    int half = body.length / 2;
+    channel
+        .pipeline()
+        .fireChannelRead(
+            new FrameChunk(
+                stream, ByteBufAllocator.DEFAULT.buffer().writeBytes(body, 0, half), false));
+    channel
+        .pipeline()
+        .fireChannelRead(
+            new FrameChunk(
+                stream,
+                ByteBufAllocator.DEFAULT.buffer().writeBytes(body, half, body.length - half),
+                true));
   }
 
   private static Frame result(int streamId, CqlBytes body, long bodyOffset) {
