@@ -374,7 +374,8 @@ public final class CqlPipeline {
    *
    * @param request a request encoded by {@link #requests()}, with any stream id. Ownership passes
    *     to the pipeline: it is written, or released if it cannot be.
-   * @param sink receives the rows of a ROWS result, on the event loop
+   * @param sink receives the rows of a ROWS result, on the event loop; never null (for a statement
+   *     without rows, such as DDL or an INSERT, any sink does, e.g. a {@code CountingSink})
    * @param preparedColumns the columns of an EXECUTE with {@code Skip_metadata}, or {@code null}
    * @param timeout the deadline, from now; positive
    * @return see {@link RowsFrameHandler#send(ByteBuf, RowSink, ResultColumns, Duration, boolean)}:

@@ -11,6 +11,8 @@ import io.cqlrows.core.ResultReader;
 import io.cqlrows.core.RowsBodies;
 import io.cqlrows.core.sink.Row;
 import io.cqlrows.core.sink.RowsCollector;
+import io.cqlrows.netty.frame.Frame;
+import io.cqlrows.netty.frame.Opcode;
 import io.cqlrows.netty.rows.RowsFrameHandler;
 import io.cqlrows.netty.rows.RowsResponse;
 import io.netty.buffer.ByteBuf;
@@ -29,7 +31,7 @@ import org.junit.jupiter.api.Test;
 /**
  * The "Drivers with their own framing" example of docs/netty.md, compiled from the page ({@link
  * ReadmeBlocks}) and run between a driver's decoded messages and a {@link RowsFrameHandler}: a
- * whole RESULT body, one passed on in parts, and a message that is not a RESULT.
+ * whole RESULT body, one passed on in parts, an ERROR, and a message that is not a response.
  */
 class DriverAdapterTest {
   private static Path work;
@@ -52,7 +54,7 @@ class DriverAdapterTest {
     RowsFrameHandler rows = channel.pipeline().get(RowsFrameHandler.class);
     RowsCollector sink = new RowsCollector();
     rows.expect(7, sink);
-    channel.writeInbound(message("Result", 4, 7, body(3)));
+    channel.writeInbound(message("Response", 4, 7, 0x08, body(3)));
     RowsResponse response = assertInstanceOf(RowsResponse.class, channel.readInbound());
     assertEquals(7, response.streamId());
     assertEquals(List.of(0, 1, 2), ids(sink));
@@ -80,6 +82,28 @@ class DriverAdapterTest {
       expected.add(i);
     }
     assertEquals(expected, ids(sink));
+    assertFalse(channel.finishAndReleaseAll());
+  }
+
+  @Test
+  void anErrorOnARegisteredStreamPassesOnAndEndsTheRegistration() throws Exception {
+    EmbeddedChannel channel = channel();
+    RowsFrameHandler rows = channel.pipeline().get(RowsFrameHandler.class);
+    rows.expect(3, new RowsCollector());
+    ByteBuf error =
+        Unpooled.directBuffer()
+            .writeInt(0x2200)
+            .writeShort(3)
+            .writeBytes("bad".getBytes(java.nio.charset.StandardCharsets.UTF_8));
+    channel.writeInbound(message("Response", 4, 3, 0x00, error));
+    Frame passed = assertInstanceOf(Frame.class, channel.readInbound());
+    assertEquals(Opcode.ERROR, passed.opcode());
+    passed.release();
+    RowsCollector sink = new RowsCollector();
+    rows.expect(3, sink); // free again
+    channel.writeInbound(message("Response", 4, 3, 0x08, body(2)));
+    assertInstanceOf(RowsResponse.class, channel.readInbound());
+    assertEquals(List.of(0, 1), ids(sink));
     assertFalse(channel.finishAndReleaseAll());
   }
 

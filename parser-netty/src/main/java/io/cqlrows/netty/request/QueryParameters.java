@@ -109,8 +109,9 @@ public final class QueryParameters {
   /**
    * With these positional values, each a serialized CQL value ({@code [value]}).
    *
-   * @param values {@code null} elements are NULL, {@link #UNSET} is not set; the others are read
-   *     from reader index to writer index. Borrowed (see the class Javadoc).
+   * @param values {@code null} elements are NULL; the others are read from reader index to writer
+   *     index. Borrowed (see the class Javadoc). A value that is not set ({@link #UNSET}) needs
+   *     {@link #withValues(List)}.
    */
   public QueryParameters withValues(ByteBuf... values) {
     List<ByteBuffer> list = new ArrayList<>(values.length);
@@ -123,7 +124,8 @@ public final class QueryParameters {
   /**
    * With these positional values, each a serialized CQL value ({@code [value]}).
    *
-   * @param values {@code null} elements are NULL. Borrowed (see the class Javadoc).
+   * @param values {@code null} elements are NULL. Borrowed (see the class Javadoc). A value that is
+   *     not set ({@link #UNSET}) needs {@link #withValues(List)}.
    */
   public QueryParameters withValues(byte[]... values) {
     List<ByteBuffer> list = new ArrayList<>(values.length);

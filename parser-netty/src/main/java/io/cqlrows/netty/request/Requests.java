@@ -98,7 +98,10 @@ public final class Requests {
     return features;
   }
 
-  /** The STARTUP options: {@code CQL_VERSION} and, for LZ4, {@code COMPRESSION=lz4}. */
+  /**
+   * The STARTUP options: {@code CQL_VERSION} and, for LZ4, {@code COMPRESSION=lz4} (for Snappy
+   * {@code COMPRESSION=snappy}).
+   */
   public static Map<String, String> startupOptions(Compression compression) {
     return startupOptions(compression, ProtocolFeatures.NONE);
   }

@@ -192,7 +192,8 @@ public final class RowsFrameHandler extends ChannelDuplexHandler {
    * @param request an encoded request envelope (from {@link Requests}) with any stream id; the
    *     handler writes the id it picks into it. Ownership passes to this handler: it is written, or
    *     released if it cannot be.
-   * @param sink receives the rows of a ROWS result, on the event loop
+   * @param sink receives the rows of a ROWS result, on the event loop; never null (for a statement
+   *     without rows, such as DDL or an INSERT, any sink does, e.g. a {@code CountingSink})
    * @param preparedColumns the columns of an EXECUTE sent with {@code Skip_metadata} (its {@code
    *     No_metadata} rows are decoded with them), or {@code null}
    * @param timeout the request's deadline, from now; positive
