@@ -95,6 +95,7 @@ class QueryFaultLiveIT {
   private static List<Integer> expectedIds;
 
   /** What goes wrong in the response to page {@value #PAGES_BEFORE} + 1. */
+  @SuppressWarnings("ImmutableEnumChecker") // line is a List.of
   enum Failure {
     CUT("closed the connection"),
     RESET("reset the connection"),

@@ -48,6 +48,7 @@ import java.util.List;
  */
 final class CannedResponses {
   /** One response: its stream, opcode, extra header flags and body (prelude included). */
+  @SuppressWarnings("ArrayRecordComponent") // a holder of bytes, never compared
   record Response(int streamId, Opcode opcode, int flags, byte[] body) {
     Response(int streamId, Opcode opcode, byte[] body) {
       this(streamId, opcode, 0, body);
@@ -77,7 +78,6 @@ final class CannedResponses {
   private static final int NO_METADATA = 0x0004;
   private static final int METADATA_CHANGED = 0x0008;
 
-  private final int version;
   private final List<DecodedRequest> held = new ArrayList<>();
   private boolean altered;
   private boolean metadataIds;
@@ -86,7 +86,6 @@ final class CannedResponses {
   private boolean rateLimitError;
 
   CannedResponses(int version) {
-    this.version = version;
     this.metadataIds = version >= 5;
   }
 

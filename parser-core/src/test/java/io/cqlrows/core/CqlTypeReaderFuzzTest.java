@@ -73,6 +73,7 @@ class CqlTypeReaderFuzzTest {
   }
 
   /** A parsed type is usable: it prints, equals itself, and compiles. */
+  @SuppressWarnings({"SelfEquals", "IdentityBinaryExpression"}) // reflexive, stable hash
   private static void checkType(CqlType type, ParseLimits limits) {
     check(type != null, "null type");
     check(type.toString() != null, "toString");

@@ -168,6 +168,7 @@ class FuzzSeedsWriter {
   }
 
   /** A config byte and what follows it. */
+  @SuppressWarnings("ArrayRecordComponent") // a holder of bytes, never compared
   private record Seed(byte config, byte[] rest) {
     byte[] bytes() {
       return FuzzSeedsWriter.concat(new byte[] {config}, rest);

@@ -316,7 +316,7 @@ class HostileBodiesTest {
             "MapType keys",
             (m + "MapType(").repeat(DEEP) + "Int32Type" + ",Int32Type)".repeat(DEEP)),
         Arguments.of(
-            "MapType values", ("MapType(Int32Type,").repeat(DEEP) + "Int32Type" + ")".repeat(DEEP)),
+            "MapType values", "MapType(Int32Type,".repeat(DEEP) + "Int32Type" + ")".repeat(DEEP)),
         Arguments.of("SetType", "SetType(".repeat(DEEP) + "Int32Type" + ")".repeat(DEEP)),
         Arguments.of("TupleType", "TupleType(".repeat(DEEP) + "Int32Type" + ")".repeat(DEEP)),
         Arguments.of(

@@ -27,6 +27,7 @@ import org.junit.jupiter.params.provider.MethodSource;
 class InlineCellsTest {
 
   /** Ways a body can reach the parser; each takes and releases the heap original. */
+  @SuppressWarnings("ImmutableEnumChecker") // stateless lambdas
   enum Form {
     HEAP(b -> b),
     /** A slice whose array offset is not 0. */

@@ -82,6 +82,7 @@ class MalformedTextTest {
   static final List<String> GOOD_ASCII = List.of("00", "7f");
 
   /** Where the text under test sits in the {@code v} cell. */
+  @SuppressWarnings("ImmutableEnumChecker") // stateless lambdas
   enum Place {
     CELL_TEXT(TEXT, NativeType.TEXT, v -> v, 0, o -> o),
     CELL_ASCII(ASCII, NativeType.ASCII, v -> v, 0, o -> o),

@@ -554,7 +554,7 @@ class ResultReaderTest {
 
   @Test
   void rejectsCustomTypeNameNestingDeeperThanMaxTypeDepth() {
-    String name = (MARSHAL_LIST).repeat(100) + "Int32Type" + ")".repeat(100);
+    String name = MARSHAL_LIST.repeat(100) + "Int32Type" + ")".repeat(100);
     ByteBuf body = RowsBodies.single(name, "00000000");
     CqlParseException e = Decoding.error(body);
     assertError(e, Reason.TYPE_TOO_DEEP, "custom type name", FIRST_COL_SPEC + 3 + 2, -1, 0);

@@ -29,6 +29,7 @@ import org.junit.jupiter.api.Test;
 class ResultStreamTest {
 
   /** Every RESULT body of the a-v4 corpus, with the prepared columns its EXECUTE needs. */
+  @SuppressWarnings("ArrayRecordComponent") // a holder of bytes, never compared
   private record Body(byte[] bytes, ResultColumns prepared) {}
 
   private static List<Body> corpusBodies() {
@@ -185,7 +186,6 @@ class ResultStreamTest {
             () -> reader.read(Unpooled.wrappedBuffer(bytes), new RecordingSink()));
     for (int size = 1; size <= bytes.length; size++) {
       int n = size;
-      RecordingSink sink = new RecordingSink();
       CqlParseException e =
           assertThrows(
               CqlParseException.class,

@@ -13,6 +13,7 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
@@ -90,10 +91,15 @@ class VectorCopyPathTest {
     String out = new String(child.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
     assertTrue(child.waitFor(2, TimeUnit.MINUTES), "the child JVM finished");
     assertEquals(0, child.exitValue(), out);
-    String[] lines = out.strip().split("\n");
-    String[] fields = lines[lines.length - 1].strip().split(" ");
+    String[] fields = lastLineFields(out);
     assertEquals(NativeSwapCopy.class.getName(), fields[0], "the copier JDK 25 selected");
     assertEquals(0, Long.parseLong(fields[1]), "bytes allocated by 8000 compiled copies");
+  }
+
+  /** The space-separated fields of the last line a child JVM printed. */
+  private static String[] lastLineFields(String out) {
+    List<String> lines = out.strip().lines().toList();
+    return lines.get(lines.size() - 1).strip().split(" ", -1);
   }
 
   /** A JDK 25's home, or null. */
@@ -150,8 +156,7 @@ class VectorCopyPathTest {
     String out = new String(child.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
     assertTrue(child.waitFor(2, TimeUnit.MINUTES), "the child JVM finished");
     assertEquals(0, child.exitValue(), out);
-    String[] lines = out.strip().split("\n"); // the JVM warns of the incubator module first
-    String[] fields = lines[lines.length - 1].strip().split(" ");
+    String[] fields = lastLineFields(out); // the JVM warns of the incubator module first
     assertEquals(BulkCopy.SIMD_CLASS, fields[0], "the copier the child JVM selected");
     assertEquals(0, Long.parseLong(fields[1]), "bytes allocated by 8000 compiled SIMD copies");
   }

@@ -91,6 +91,7 @@ public final class Corpus {
   }
 
   /** One unframed envelope of a capture: header fields and the body after the prelude. */
+  @SuppressWarnings("ArrayRecordComponent") // a holder of bytes, never compared
   public record Envelope(int offset, int version, int flags, int stream, int opcode, byte[] body) {
     /** The body as a new heap buffer, which the caller owns and releases. */
     public ByteBuf bodyBuf() {

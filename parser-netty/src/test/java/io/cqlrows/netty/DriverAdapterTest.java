@@ -124,7 +124,7 @@ class DriverAdapterTest {
       ChannelHandler a = (ChannelHandler) adapter.getConstructor().newInstance();
       return new EmbeddedChannel(a, new RowsFrameHandler(new ResultReader(4)));
     } catch (ReflectiveOperationException e) {
-      throw new AssertionError(e);
+      throw new LinkageError(e.getMessage(), e);
     }
   }
 

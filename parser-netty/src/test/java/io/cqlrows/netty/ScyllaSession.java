@@ -85,6 +85,7 @@ public final class ScyllaSession {
       "org.apache.cassandra.db.marshal.VectorType(org.apache.cassandra.db.marshal.FloatType,3)";
 
   /** The two byte streams. */
+  @SuppressWarnings("ArrayRecordComponent") // a holder of bytes, never compared
   public record Bytes(byte[] clientToServer, byte[] serverToClient) {}
 
   private final Compression compression;

@@ -286,7 +286,7 @@ class FuzzSeedsWriter {
     for (String capture : new String[] {"a-v4", "b-v5"}) {
       byte[] file = Corpus.bytes(capture, "capture.pcap");
       List<PcapPacket> packets = packets(file);
-      write(dir, "seed-" + capture + "-start", new byte[0], cut(file, packets, 0, 2 * MAX));
+      write(dir, "seed-" + capture + "-start", new byte[0], cut(file, packets, 2 * MAX));
       if (capture.equals("a-v4")) {
         // from the middle of the pool connection: the reassembler guesses, the replay syncs
         List<PcapPacket> middle = fit(packets, 40, 2 * MAX);
@@ -322,7 +322,7 @@ class FuzzSeedsWriter {
   }
 
   /** The file up to the first record that would take it past {@code max} bytes. */
-  private static byte[] cut(byte[] file, List<PcapPacket> packets, int first, int max) {
+  private static byte[] cut(byte[] file, List<PcapPacket> packets, int max) {
     long end = file.length;
     for (PcapPacket p : packets) {
       if (p.fileOffset() + 16 + p.data().length > max) {

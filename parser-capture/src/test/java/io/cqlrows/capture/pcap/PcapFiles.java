@@ -50,8 +50,8 @@ final class PcapFiles {
     /** A Section Header Block: a new section in {@code order}, without interfaces. */
     Pcapng section(ByteOrder order) {
       this.order = order;
-      ByteBuffer body =
-          buf(16).putInt(0x1A2B3C4D).putShort((short) 1).putShort((short) 0).putLong(-1);
+      ByteBuffer body = ByteBuffer.allocate(16).order(order);
+      body.putInt(0x1A2B3C4D).putShort((short) 1).putShort((short) 0).putLong(-1);
       return block(0x0A0D0D0A, body.array());
     }
 
@@ -62,7 +62,7 @@ final class PcapFiles {
      * @param tsoffset if_tsoffset seconds, or 0 for none
      */
     Pcapng iface(int linkType, int snapLength, int tsresol, long tsoffset) {
-      ByteBuffer b = buf(8 + 8 + 12 + 4);
+      ByteBuffer b = ByteBuffer.allocate(8 + 8 + 12 + 4).order(order);
       b.putShort((short) linkType).putShort((short) 0).putInt(snapLength);
       if (tsresol >= 0) {
         b.putShort((short) 9).putShort((short) 1).put((byte) tsresol).put(new byte[3]);
@@ -76,7 +76,7 @@ final class PcapFiles {
 
     /** An Enhanced Packet Block; {@code ticks} in the interface's resolution. */
     Pcapng enhanced(int iface, long ticks, byte[] data) {
-      ByteBuffer b = buf(20 + pad(data.length));
+      ByteBuffer b = ByteBuffer.allocate(20 + pad(data.length)).order(order);
       b.putInt(iface).putInt((int) (ticks >>> 32)).putInt((int) ticks);
       b.putInt(data.length).putInt(data.length).put(data);
       return block(6, b.array());
@@ -84,14 +84,16 @@ final class PcapFiles {
 
     /** A Simple Packet Block. */
     Pcapng simple(byte[] data, int originalLength) {
-      ByteBuffer b = buf(4 + pad(data.length)).putInt(originalLength).put(data);
+      ByteBuffer b = ByteBuffer.allocate(4 + pad(data.length)).order(order);
+      b.putInt(originalLength).put(data);
       return block(3, b.array());
     }
 
     /** Any block; the body is padded to 4 bytes. */
     Pcapng block(int type, byte[] body) {
       int length = 12 + pad(body.length);
-      ByteBuffer b = buf(length).putInt(type).putInt(length).put(body);
+      ByteBuffer b = ByteBuffer.allocate(length).order(order);
+      b.putInt(type).putInt(length).put(body);
       b.position(length - 4);
       b.putInt(length);
       out.writeBytes(b.array());
@@ -100,10 +102,6 @@ final class PcapFiles {
 
     byte[] toBytes() {
       return out.toByteArray();
-    }
-
-    private ByteBuffer buf(int n) {
-      return ByteBuffer.allocate(n).order(order);
     }
 
     private static byte[] slice(ByteBuffer b) {

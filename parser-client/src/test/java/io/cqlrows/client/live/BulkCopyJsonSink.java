@@ -29,6 +29,7 @@ final class BulkCopyJsonSink implements RowSink {
   }
 
   /** A vector cell copied to the heap. */
+  @SuppressWarnings("ArrayRecordComponent") // a vector over its array, never compared
   private record FloatArray(float[] values) implements FloatVector {
     @Override
     public int dimension() {

@@ -92,7 +92,7 @@ final class CassandraClasspath {
   private static List<Path> read(Path file) throws IOException {
     List<Path> jars = new ArrayList<>();
     for (String entry :
-        Files.readString(file, StandardCharsets.UTF_8).strip().split(File.pathSeparator)) {
+        Files.readString(file, StandardCharsets.UTF_8).strip().split(File.pathSeparator, -1)) {
       if (!entry.isBlank()) {
         jars.add(Path.of(entry.strip()));
       }
@@ -104,7 +104,7 @@ final class CassandraClasspath {
   private static Path maven() {
     String path = System.getenv().getOrDefault("PATH", "");
     boolean windows = System.getProperty("os.name", "").startsWith("Windows");
-    for (String dir : path.split(File.pathSeparator)) {
+    for (String dir : path.split(File.pathSeparator, -1)) {
       if (dir.isEmpty()) {
         continue;
       }

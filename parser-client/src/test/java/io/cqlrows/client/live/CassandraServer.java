@@ -8,6 +8,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.LocalDateTime;
+import java.time.ZoneId;
 import java.time.format.DateTimeFormatter;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicReference;
@@ -45,8 +46,8 @@ public final class CassandraServer {
    */
   public static final String POM_PROPERTY = "cqlrows.cassandra.pom";
 
-  static final Duration START_TIMEOUT = Duration.ofSeconds(120);
-  static final DateTimeFormatter STAMP = DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss-SSS");
+  static final Duration START_TIMEOUT = Duration.ofMinutes(2);
+  private static final DateTimeFormatter STAMP = DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss-SSS");
   private static final AtomicReference<CassandraProcess> RUNNING = new AtomicReference<>();
 
   private static volatile CassandraServer instance;
@@ -67,6 +68,7 @@ public final class CassandraServer {
    *
    * @throws IllegalStateException if it cannot be started; the message holds the end of its log
    */
+  @SuppressWarnings("StaticAssignmentOfThrowable") // a failed start is remembered (class doc)
   public static synchronized CassandraServer get() {
     CassandraServer server = instance;
     if (server != null) {
@@ -96,6 +98,7 @@ public final class CassandraServer {
    * Stops the local server if one was started (SIGTERM, SIGKILL after 30 s) and forgets it, so a
    * later {@link #get()} would start another. Does nothing for an external server. Idempotent.
    */
+  @SuppressWarnings("StaticAssignmentOfThrowable") // forgets a failed start
   public static void stop() {
     instance = null;
     failure = null;
@@ -129,6 +132,11 @@ public final class CassandraServer {
     return "Cassandra at " + host + ":" + port;
   }
 
+  /** The local time now, {@code yyyyMMdd-HHmmss-SSS}: the suffix of a new directory's name. */
+  static String stamp() {
+    return LocalDateTime.now(ZoneId.systemDefault()).format(STAMP);
+  }
+
   private static CassandraServer open() throws IOException, InterruptedException {
     String externalHost = System.getProperty(HOST_PROPERTY, "").strip();
     if (!externalHost.isEmpty()) {
@@ -140,7 +148,7 @@ public final class CassandraServer {
     List<Path> classpath = classpath();
     long resolved = System.nanoTime();
 
-    Path dir = buildDir.resolve("cassandra-" + LocalDateTime.now().format(STAMP));
+    Path dir = buildDir.resolve("cassandra-" + stamp());
     CassandraCommand.Ports ports = CassandraCommand.Ports.free();
     List<String> command = CassandraCommand.prepare(dir, ports, classpath);
     addShutdownHook();

@@ -145,6 +145,7 @@ class ClientLoadLiveTest extends LiveTestSupport {
    * @param errorCode the code of the server's error when refused, else 0
    * @param expectedBytes what {@code expected} takes on the heap
    */
+  @SuppressWarnings("ArrayRecordComponent") // a statement's values, never compared
   record Statement(
       String cql,
       boolean prepared,

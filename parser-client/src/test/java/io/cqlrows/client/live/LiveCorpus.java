@@ -85,7 +85,7 @@ final class LiveCorpus {
 
     String bound = null;
     int rows = 0;
-    for (String raw : resource("data.cql").split("\n")) {
+    for (String raw : resource("data.cql").lines().toList()) {
       String line = raw.strip();
       if (line.startsWith("-- bound: ")) {
         bound = line.substring("-- bound: ".length());
@@ -133,7 +133,7 @@ final class LiveCorpus {
 
   /** The values of data.cql's JSON {@code -- bound: [id, ...]} line for {@code id}. */
   static JsonNode bound(int id) {
-    for (String line : resource("data.cql").split("\n")) {
+    for (String line : resource("data.cql").lines().toList()) {
       if (line.startsWith("-- bound: [" + id + ",")) {
         return Corpus.json(line.substring("-- bound: ".length()));
       }
@@ -247,7 +247,7 @@ final class LiveCorpus {
   /** The statements of a corpus script: its non-blank lines that are not comments. */
   private static List<String> lines(String name) {
     List<String> out = new ArrayList<>();
-    for (String line : resource(name).split("\n")) {
+    for (String line : resource(name).lines().toList()) {
       String s = line.strip();
       if (!s.isEmpty() && !s.startsWith("--")) {
         out.add(s);

@@ -22,6 +22,7 @@ import io.cqlrows.netty.frame.CqlServerError;
 import io.cqlrows.testing.Corpus;
 import java.time.Duration;
 import java.util.Arrays;
+import java.util.Locale;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.BeforeAll;
@@ -54,7 +55,7 @@ class MetadataChangedLiveTest extends LiveTestSupport {
       value = Combo.class,
       names = {"V5", "V5_LZ4"})
   void theClientFollowsMetadataChangedAfterAlterTableAdd(Combo combo) {
-    String table = KEYSPACE + ".metadata_changed_" + combo.name().toLowerCase();
+    String table = KEYSPACE + ".metadata_changed_" + combo.name().toLowerCase(Locale.ROOT);
     ddl("DROP TABLE IF EXISTS " + table);
     ddl("CREATE TABLE " + table + " (id int PRIMARY KEY, a text, b int)");
     session.execute("INSERT INTO " + table + " (id, a, b) VALUES (1, 'one', 1)");

@@ -14,7 +14,6 @@ import java.security.PrivateKey;
 import java.security.cert.Certificate;
 import java.security.cert.CertificateFactory;
 import java.security.cert.X509Certificate;
-import java.time.LocalDateTime;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
@@ -86,9 +85,7 @@ public final class TestCertificates {
    */
   public static synchronized TestCertificates get() {
     if (instance == null) {
-      Path dir =
-          CassandraServer.buildDir()
-              .resolve("test-certificates-" + LocalDateTime.now().format(CassandraServer.STAMP));
+      Path dir = CassandraServer.buildDir().resolve("test-certificates-" + CassandraServer.stamp());
       try {
         instance = make(dir);
       } catch (IOException e) {
@@ -310,11 +307,9 @@ public final class TestCertificates {
   private static final class Keytool {
     private static final String EXECUTABLE =
         Path.of(System.getProperty("java.home"), "bin", "keytool").toString();
-    private final Path dir;
     private final Path store;
 
     Keytool(Path dir, String store) {
-      this.dir = dir;
       this.store = dir.resolve(store + ".p12");
     }
 

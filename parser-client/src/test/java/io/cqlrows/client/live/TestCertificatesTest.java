@@ -28,8 +28,8 @@ import java.security.KeyStore;
 import java.security.SignatureException;
 import java.security.cert.Certificate;
 import java.security.cert.X509Certificate;
+import java.time.Instant;
 import java.util.Collections;
-import java.util.Date;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
@@ -94,19 +94,22 @@ class TestCertificatesTest {
       assertEquals(names, Set.copyOf(leaf.getSubjectAlternativeNames()), pem.toString());
       assertEquals(-1, leaf.getBasicConstraints());
       assertTrue(leaf.getExtendedKeyUsage().contains(SERVER_AUTH));
-      X509Certificate issuer = pem.equals(certs.wrongCaServer()) ? wrongCa : ca;
+      boolean wrongCaServer = pem.equals(certs.wrongCaServer());
+      X509Certificate issuer = wrongCaServer ? wrongCa : ca;
       assertEquals(issuer, chain.get(1));
       leaf.verify(issuer.getPublicKey());
-      X509Certificate other = issuer == ca ? wrongCa : ca;
+      X509Certificate other = wrongCaServer ? ca : wrongCa;
       assertThrows(SignatureException.class, () -> leaf.verify(other.getPublicKey()));
     }
-    Date now = new Date();
+    Instant now = Instant.now();
     X509Certificate expired =
         TestCertificates.readCertificates(certs.expiredServer().certificateChain()).get(0);
-    assertTrue(expired.getNotAfter().before(now), "expired " + expired.getNotAfter());
+    assertTrue(expired.getNotAfter().toInstant().isBefore(now), "expired " + expired.getNotAfter());
     X509Certificate server =
         TestCertificates.readCertificates(certs.server().certificateChain()).get(0);
-    assertTrue(server.getNotBefore().before(now) && server.getNotAfter().after(now));
+    assertTrue(
+        server.getNotBefore().toInstant().isBefore(now)
+            && server.getNotAfter().toInstant().isAfter(now));
   }
 
   @Test

@@ -9,7 +9,6 @@ import io.netty.handler.ssl.SslContext;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.time.LocalDateTime;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
@@ -252,11 +251,7 @@ public final class TlsCassandra {
     long prepared = System.nanoTime();
     Path dir =
         CassandraServer.buildDir()
-            .resolve(
-                "cassandra-"
-                    + kind.folder
-                    + "-"
-                    + LocalDateTime.now().format(CassandraServer.STAMP));
+            .resolve("cassandra-" + kind.folder + "-" + CassandraServer.stamp());
     CassandraCommand.Ports ports = CassandraCommand.Ports.free();
     List<String> command =
         CassandraCommand.prepare(

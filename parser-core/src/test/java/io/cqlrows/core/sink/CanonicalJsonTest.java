@@ -209,6 +209,7 @@ class CanonicalJsonTest {
   }
 
   @Test
+  @SuppressWarnings("UnnecessaryStringBuilder") // a CharSequence that is not a String
   void appendStringAcceptsAnyCharSequence() {
     StringBuilder out = new StringBuilder("x=");
     CanonicalJson.appendString(out, new StringBuilder("a\"b"));
@@ -223,7 +224,8 @@ class CanonicalJsonTest {
     }
     String rendered = json(all.toString());
     assertEquals(all.toString(), MAPPER.readTree(rendered).asText());
-    for (char c : rendered.toCharArray()) {
+    for (int i = 0; i < rendered.length(); i++) {
+      char c = rendered.charAt(i);
       assertTrue(c >= 0x20 && c != 0x7f, "raw control character " + (int) c);
     }
   }

@@ -552,6 +552,7 @@ class JsonLinesSinkTest {
     }
   }
 
+  @SuppressWarnings("ArrayRecordComponent") // a vector over its array, never compared
   private record Floats(float... values) implements FloatVector {
     @Override
     public int dimension() {
@@ -569,6 +570,7 @@ class JsonLinesSinkTest {
     }
   }
 
+  @SuppressWarnings("ArrayRecordComponent") // a vector over its array, never compared
   private record Doubles(double... values) implements DoubleVector {
     @Override
     public int dimension() {
@@ -586,6 +588,7 @@ class JsonLinesSinkTest {
     }
   }
 
+  @SuppressWarnings("ArrayRecordComponent") // a vector over its array, never compared
   private record Ints(int... values) implements IntVector {
     @Override
     public int dimension() {
@@ -603,6 +606,7 @@ class JsonLinesSinkTest {
     }
   }
 
+  @SuppressWarnings("ArrayRecordComponent") // a vector over its array, never compared
   private record Longs(long... values) implements LongVector {
     @Override
     public int dimension() {

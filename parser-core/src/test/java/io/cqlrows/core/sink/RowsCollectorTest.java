@@ -310,6 +310,7 @@ class RowsCollectorTest {
 
   /** The primitive getters allocate nothing: no boxing on the way out. */
   @Test
+  @SuppressWarnings("ConstantOverflow") // the expected sum wraps, as the loop's does
   void primitiveGettersAllocateNothing() {
     Row r = rows().get(0);
     com.sun.management.ThreadMXBean mx =

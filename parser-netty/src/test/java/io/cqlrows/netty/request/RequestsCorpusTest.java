@@ -42,6 +42,7 @@ class RequestsCorpusTest {
       Set.of(Opcode.OPTIONS, Opcode.STARTUP, Opcode.QUERY, Opcode.PREPARE, Opcode.EXECUTE);
 
   /** One recorded request: its decoded fields and its envelope with flags as sent. */
+  @SuppressWarnings("ArrayRecordComponent") // a holder of bytes, never compared
   private record Recorded(DecodedRequest request, byte[] envelope) {}
 
   /** The first test query of a-v4 and d-v4-lz4, with the parameters the driver used, by hand. */
