@@ -59,11 +59,15 @@ class FuzzSeedsWriter {
   @Test
   @EnabledIfSystemProperty(named = "cqlrows.writeFuzzSeeds", matches = "true")
   void writeSeeds() throws IOException {
-    Path netty =
-        Path.of(System.getProperty("basedir", ".")).resolve("src/test/resources/io/cqlrows/netty");
-    writeFrameSeeds(netty.resolve("frame/FrameDecoderFuzzTestInputs/v4Frames"));
-    writeSegmentSeeds(netty.resolve("frame/FrameDecoderFuzzTestInputs/v5Segments"));
-    writePcapSeeds(netty.resolve("pcap/PcapReaderFuzzTestInputs/readsAnyCapture"));
+    Path module = Path.of(System.getProperty("basedir", "."));
+    Path frames =
+        module.resolve(
+            "../parser-netty/src/test/resources/io/cqlrows/netty/internal/FrameDecoderFuzzTestInputs");
+    writeFrameSeeds(frames.resolve("v4Frames"));
+    writeSegmentSeeds(frames.resolve("v5Segments"));
+    writePcapSeeds(
+        module.resolve(
+            "src/test/resources/io/cqlrows/capture/pcap/PcapReaderFuzzTestInputs/readsAnyCapture"));
   }
 
   // ---- v4Frames: byte 0 = mode | sink << 2 | chunk << 4; byte 1 = version | flags ----
