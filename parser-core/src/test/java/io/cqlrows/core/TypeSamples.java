@@ -32,7 +32,7 @@ public final class TypeSamples {
    * @param cell the value's bytes as hex, not empty
    */
   public record Sample(CqlType type, String option, String cell) {
-    /** A one-column, one-row body with this value. Ownership transferred: the caller releases. */
+    /** A one-column, one-row body with this value; the caller owns it and releases it. */
     public ByteBuf body() {
       return RowsBodies.singleOption(option, cell);
     }
