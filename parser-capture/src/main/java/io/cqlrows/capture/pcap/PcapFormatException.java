@@ -28,7 +28,9 @@ public final class PcapFormatException extends IOException {
     /** A record or block length that cannot be true (too small, unaligned, over the limit). */
     BAD_LENGTH,
     /** Another field with an impossible value (an interface id, an option, a resolution). */
-    BAD_FIELD
+    BAD_FIELD,
+    /** The file is neither a pcap or pcapng file nor a CQL byte stream. */
+    NOT_A_CAPTURE
   }
 
   /** What was wrong. */
@@ -37,10 +39,26 @@ public final class PcapFormatException extends IOException {
   /** Byte offset in the file of the header, record or block being read. */
   private final long offset;
 
+  /** The length the structure declares or needs, or -1. */
+  private final long length;
+
   private PcapFormatException(Reason reason, long offset, String what, String detail) {
+    this(reason, offset, -1, what, detail);
+  }
+
+  private PcapFormatException(Reason reason, long offset, long length, String what, String detail) {
     super(what + " at offset " + offset + ": " + detail);
     this.reason = reason;
     this.offset = offset;
+    this.length = length;
+  }
+
+  /**
+   * The length in bytes that the damaged structure declares (a block or record length that the file
+   * cannot hold, or that cannot be true), or -1 when the damage is not a length.
+   */
+  public long length() {
+    return length;
   }
 
   /** What was wrong. */
@@ -55,7 +73,11 @@ public final class PcapFormatException extends IOException {
 
   static PcapFormatException truncated(long offset, String what, long need, long have) {
     return new PcapFormatException(
-        Reason.TRUNCATED, offset, "truncated " + what, "need " + need + " bytes, have " + have);
+        Reason.TRUNCATED,
+        offset,
+        need,
+        "truncated " + what,
+        "it needs " + need + " bytes, the file has " + have);
   }
 
   static PcapFormatException badMagic(long offset, String what, int magic, String expected) {
@@ -78,8 +100,27 @@ public final class PcapFormatException extends IOException {
     return new PcapFormatException(
         Reason.BAD_LENGTH,
         offset,
+        value,
         "bad length of " + what,
         value + " (expected: " + expected + ")");
+  }
+
+  /**
+   * A file that is neither a pcap or pcapng file nor a CQL byte stream.
+   *
+   * @param length the file's length in bytes
+   */
+  public static PcapFormatException notACapture(long length) {
+    return new PcapFormatException(
+        Reason.NOT_A_CAPTURE,
+        0,
+        "not a pcap/pcapng file and not a CQL byte stream",
+        length == 0
+            ? "the file is empty"
+            : "its "
+                + Math.min(length, 9)
+                + " first bytes are neither a capture's magic number"
+                + " nor a CQL response header");
   }
 
   static PcapFormatException badField(long offset, String what, String detail) {

@@ -91,6 +91,24 @@ public final class PcapReader implements Closeable {
     }
   }
 
+  /** Bytes of the capture read so far: the file offset after the last packet returned. */
+  public long position() {
+    return in.offset();
+  }
+
+  /**
+   * True if {@code head}, the first bytes of a file, starts like a capture this reader reads: a
+   * classic pcap magic number in either byte order and timestamp resolution, or a pcapng section
+   * header.
+   */
+  public static boolean isCapture(byte[] head) {
+    if (head.length < 4) {
+      return false;
+    }
+    int magic = PcapInput.i32(head, 0, true);
+    return ClassicPcapSource.isMagic(magic) || magic == PcapngSource.SECTION_HEADER;
+  }
+
   /** Closes the stream. */
   @Override
   public void close() throws IOException {

@@ -7,7 +7,8 @@ import java.util.Map;
 import java.util.TreeMap;
 
 /**
- * Reassembles one direction of a TCP connection by sequence number.
+ * Reassembles one direction of a TCP connection by sequence number and hands the bytes on in stream
+ * order as they become contiguous.
  *
  * <p>Sequence numbers become 64-bit stream offsets relative to the next expected byte, through
  * their signed 32-bit difference, so wraparound is invisible as long as segments lie within 2 GiB
@@ -19,22 +20,43 @@ import java.util.TreeMap;
  *       a later segment only contributes the bytes nobody supplied before, whatever it says about
  *       the others. This is what Linux does with data it has queued, and it makes the output
  *       independent of how retransmissions were split.
- *   <li><b>Out-of-order</b> segments wait in a buffer until the hole before them fills.
- *   <li><b>Gaps.</b> A hole is given up, recorded as a gap and skipped when it can never fill: the
- *       peer acknowledged bytes beyond it (it has them, nobody will resend them), the buffered
- *       bytes exceed the limit, or the connection ends ({@link #finish}). Bytes the peer
- *       acknowledged or the FIN placed beyond the last captured byte also end as a gap.
+ *   <li><b>Out-of-order</b> segments wait in a buffer until the hole before them fills, whatever
+ *       the peer acknowledged meanwhile (a capture merged from several interfaces or CPUs shows the
+ *       acknowledgment of a segment before the segment).
+ *   <li><b>Gaps.</b> A hole is given up, reported as a gap and skipped only when its owner says so
+ *       ({@link #giveUpFirstHole}: a buffer limit was reached) or when the stream ends ({@link
+ *       #finish}). Bytes that the capture cut off a packet (its snapshot length) are a gap as soon
+ *       as the stream reaches them. Bytes the peer acknowledged or the FIN placed beyond the last
+ *       captured byte end as a gap too.
  * </ul>
  *
- * <p>Ownership: copies what it keeps out of the packets. Not thread-safe.
+ * <p>Ownership: copies what it buffers out of the packets; what it hands to its {@link Output} is
+ * borrowed by the output for the duration of the call. Not thread-safe.
  */
 final class StreamAssembler {
-  /** A buffered out-of-order run. */
-  @SuppressWarnings("ArrayRecordComponent") // a holder of bytes, never compared
-  private record Pending(byte[] data, long timestampNanos) {}
+  /** Where the reassembled bytes go. */
+  interface Output {
+    /**
+     * The next bytes of the stream.
+     *
+     * @param d borrowed: valid only during the call
+     */
+    void data(byte[] d, int off, int len, long timestampNanos);
 
-  /** Limit on buffered out-of-order bytes before the first hole is given up. */
-  private final long maxBuffered;
+    /** {@code length} bytes of the stream are missing for good. */
+    void gap(long length);
+  }
+
+  /**
+   * A buffered out-of-order run, followed by {@code cut} bytes that the capture cut off its packet.
+   */
+  @SuppressWarnings("ArrayRecordComponent") // a holder of bytes, never compared
+  private record Pending(byte[] data, long timestampNanos, int cut) {}
+
+  private final Output out;
+
+  /** Counts the buffered bytes of every stream of a capture. */
+  private final long[] sharedBuffered;
 
   /** True once the sequence number of the first byte is known. */
   private boolean started;
@@ -58,14 +80,17 @@ final class StreamAssembler {
   private final TreeMap<Long, Pending> pending = new TreeMap<>();
 
   private long pendingBytes;
-  private final ByteStore store = new ByteStore();
-  private long[] chunkOffsets = new long[8];
-  private long[] chunkTimes = new long[8];
-  private int chunks;
-  private final List<TcpStream.Gap> gaps = new ArrayList<>();
 
-  StreamAssembler(long maxBuffered) {
-    this.maxBuffered = maxBuffered;
+  /**
+   * A reassembler for one direction.
+   *
+   * @param out where the bytes go
+   * @param sharedBuffered a one-element counter of buffered bytes, shared by every stream of the
+   *     capture, which this stream keeps up to date
+   */
+  StreamAssembler(Output out, long[] sharedBuffered) {
+    this.out = out;
+    this.sharedBuffered = sharedBuffered;
   }
 
   boolean started() {
@@ -76,6 +101,16 @@ final class StreamAssembler {
   void start(int seq) {
     started = true;
     nextSeq = seq;
+  }
+
+  /** Out-of-order bytes waiting for a hole to fill. */
+  long buffered() {
+    return pendingBytes;
+  }
+
+  /** True if bytes wait behind a hole. */
+  boolean hasHole() {
+    return !pending.isEmpty();
   }
 
   /**
@@ -89,25 +124,28 @@ final class StreamAssembler {
     long at = offsetOf(seq);
     long end = at + len;
     seenEnd = Math.max(seenEnd, end + missing);
-    if (len == 0 || end <= nextOffset) {
-      return; // nothing captured, or a retransmission of delivered bytes
+    if (end + missing <= nextOffset) {
+      return; // a retransmission of delivered bytes
     }
     if (at < nextOffset) { // overlaps delivered bytes: those stay
-      int skip = (int) (nextOffset - at);
+      int skip = (int) Math.min(len, nextOffset - at);
       off += skip;
       len -= skip;
-      at = nextOffset;
+      at += skip;
     }
     if (at == nextOffset && pending.isEmpty()) {
-      deliver(d, off, len, timestampNanos); // the common case: in order, nothing waiting
+      // the common case: in order, nothing waiting
+      if (len > 0) {
+        deliver(d, off, len, timestampNanos);
+      }
+      if (missing > 0) {
+        skipTo(end + missing);
+      }
       return;
     }
     // through the buffer, which keeps any bytes of it that arrived before (first copy wins)
-    buffer(at, d, off, len, timestampNanos);
+    buffer(at, d, off, len, timestampNanos, (int) Math.min(missing, end + missing - at));
     drain();
-    while (pendingBytes > maxBuffered) {
-      skipTo(pending.firstKey());
-    }
   }
 
   /** The sender's FIN at {@code seq}. */
@@ -129,33 +167,37 @@ final class StreamAssembler {
     if (finOffset >= 0) {
       at = Math.min(at, finOffset); // the FIN takes a sequence number but is no byte
     }
-    if (at <= nextOffset) {
-      return;
-    }
     ackedEnd = Math.max(ackedEnd, at);
-    // holes below captured data are lost for good: the peer has those bytes
-    long limit = Math.min(at, seenEnd);
-    while (nextOffset < limit) {
-      skipTo(pending.isEmpty() ? limit : Math.min(pending.firstKey(), limit));
-    }
   }
 
-  /** Gives up every remaining hole and returns the stream. */
-  TcpStream finish() {
-    while (!pending.isEmpty()) {
-      skipTo(pending.firstKey());
+  /** Gives up the first hole as a gap and delivers what becomes contiguous; false if none. */
+  boolean giveUpFirstHole() {
+    if (pending.isEmpty()) {
+      return false;
+    }
+    skipTo(pending.firstKey());
+    return true;
+  }
+
+  /** Gives up every remaining hole and the bytes known to be missing at the end. */
+  void finish() {
+    while (giveUpFirstHole()) {
+      // each call delivers the run after the hole
     }
     long end = Math.max(seenEnd, Math.max(ackedEnd, finOffset));
     if (end > nextOffset) {
       skipTo(end);
     }
-    store.trim();
-    return new TcpStream(
-        store,
-        Arrays.copyOf(chunkOffsets, chunks),
-        Arrays.copyOf(chunkTimes, chunks),
-        gaps,
-        finOffset >= 0);
+  }
+
+  /** True if the FIN was captured. */
+  boolean finished() {
+    return finOffset >= 0;
+  }
+
+  /** True if the FIN was captured and every byte before it was handed on or given up. */
+  boolean complete() {
+    return finOffset >= 0 && nextOffset >= finOffset && pending.isEmpty();
   }
 
   private long offsetOf(int seq) {
@@ -163,47 +205,51 @@ final class StreamAssembler {
   }
 
   private void deliver(byte[] d, int off, int len, long timestampNanos) {
-    if (chunks == chunkOffsets.length) {
-      chunkOffsets = Arrays.copyOf(chunkOffsets, chunks * 2);
-      chunkTimes = Arrays.copyOf(chunkTimes, chunks * 2);
-    }
-    chunkOffsets[chunks] = store.length();
-    chunkTimes[chunks++] = timestampNanos;
-    store.append(d, off, len);
     nextOffset += len;
     nextSeq += len;
+    out.data(d, off, len, timestampNanos);
   }
 
   /** Delivers buffered runs that the next expected byte has reached. */
   private void drain() {
     while (!pending.isEmpty() && pending.firstKey() <= nextOffset) {
       Map.Entry<Long, Pending> first = pending.pollFirstEntry();
-      byte[] data = first.getValue().data();
-      pendingBytes -= data.length;
+      Pending p = first.getValue();
+      byte[] data = p.data();
+      account(-data.length);
       long skip = nextOffset - first.getKey();
       if (skip < data.length) {
-        deliver(data, (int) skip, data.length - (int) skip, first.getValue().timestampNanos());
+        deliver(data, (int) skip, data.length - (int) skip, p.timestampNanos());
+      }
+      long cutEnd = first.getKey() + data.length + p.cut();
+      if (p.cut() > 0 && cutEnd > nextOffset) {
+        skipGap(cutEnd);
       }
     }
   }
 
   /** Records the bytes up to {@code offset} as a gap, then delivers what becomes contiguous. */
   private void skipTo(long offset) {
-    long missing = offset - nextOffset;
-    if (missing > 0) {
-      int last = gaps.size() - 1;
-      if (last >= 0 && gaps.get(last).offset() == store.length()) { // adjacent: one gap
-        missing += gaps.remove(last).length();
-      }
-      gaps.add(new TcpStream.Gap(store.length(), missing));
-      nextSeq += (int) (offset - nextOffset);
-      nextOffset = offset;
-    }
+    skipGap(offset);
     drain();
   }
 
+  private void skipGap(long offset) {
+    long missing = offset - nextOffset;
+    if (missing > 0) {
+      nextSeq += (int) missing;
+      nextOffset = offset;
+      out.gap(missing);
+    }
+  }
+
+  private void account(long n) {
+    pendingBytes += n;
+    sharedBuffered[0] += n;
+  }
+
   /** Buffers the parts of {@code [at, at + len)} that no buffered run covers yet. */
-  private void buffer(long at, byte[] d, int off, int len, long timestampNanos) {
+  private void buffer(long at, byte[] d, int off, int len, long timestampNanos, int cut) {
     long end = at + len;
     long cur = at;
     Map.Entry<Long, Pending> floor = pending.floorEntry(at);
@@ -222,11 +268,17 @@ final class StreamAssembler {
         pieces.add(new long[] {cur, end});
       }
     }
-    for (long[] p : pieces) {
+    for (int i = 0; i < pieces.size(); i++) {
+      long[] p = pieces.get(i);
       int from = off + (int) (p[0] - at);
       byte[] copy = Arrays.copyOfRange(d, from, from + (int) (p[1] - p[0]));
-      pending.put(p[0], new Pending(copy, timestampNanos));
-      pendingBytes += copy.length;
+      boolean last = i == pieces.size() - 1 && p[1] == end;
+      pending.put(p[0], new Pending(copy, timestampNanos, last ? cut : 0));
+      account(copy.length);
+    }
+    if (cut > 0 && (pieces.isEmpty() || pieces.get(pieces.size() - 1)[1] != end)) {
+      // the captured bytes were all known already; remember the cut bytes after them
+      pending.putIfAbsent(end, new Pending(new byte[0], timestampNanos, cut));
     }
   }
 }

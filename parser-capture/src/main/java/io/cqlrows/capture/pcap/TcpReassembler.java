@@ -2,15 +2,13 @@ package io.cqlrows.capture.pcap;
 
 import java.io.IOException;
 import java.io.InputStream;
-import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Comparator;
 import java.util.HashMap;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 
 /**
  * Turns captured packets into TCP connections with their two byte streams reassembled.
@@ -35,14 +33,15 @@ import java.util.Set;
  * the side on the server port given here, else on 9042 or 9142, else the side with the lower port,
  * else the receiver of the first payload byte.
  *
- * <p><b>Streams</b> are reassembled by sequence number with 32-bit wraparound. Retransmitted bytes
- * are dropped; where segments overlap, the bytes received first are kept. Out-of-order segments are
- * buffered (at most {@code maxBufferedBytes} per direction) until the hole before them fills. A
- * hole becomes a {@link TcpStream.Gap} and is skipped when it can never fill: the peer acknowledged
- * bytes beyond it, the buffer limit was reached, or the capture ended. Checksums are not verified
- * (captures on the sending host carry unfinished ones).
+ * <p><b>Streams</b> are reassembled as {@link TcpFlows} does it: by sequence number with 32-bit
+ * wraparound, whatever the order of the segments in the file; retransmitted bytes are dropped, and
+ * where segments overlap the bytes received first are kept. Out-of-order segments are buffered (at
+ * most {@code maxBufferedBytes} per direction) until the hole before them fills; a hole becomes a
+ * {@link TcpStream.Gap} when the buffer limit is reached or the capture ends. Checksums are not
+ * verified (captures on the sending host carry unfinished ones).
  *
- * <p><b>Memory.</b> Packets are not kept; the reassembled streams and the out-of-order buffers are.
+ * <p><b>Memory.</b> Packets are not kept, but every reassembled stream is, so memory grows with the
+ * capture. For large captures use {@link TcpFlows}, which hands the bytes on instead.
  *
  * <p>Not thread-safe: one reassembler per capture, fed from one thread.
  */
@@ -50,21 +49,13 @@ public final class TcpReassembler {
   /** Default limit on out-of-order bytes buffered per direction: 64 MiB. */
   public static final long DEFAULT_MAX_BUFFERED_BYTES = 64L << 20;
 
-  /** One direction's address pair. */
-  private record Flow(InetSocketAddress source, InetSocketAddress destination) {}
+  private final TcpFlows flows;
 
-  /** The server port given, or 0 to guess. */
-  private final int serverPort;
+  /** Every connection, once closed. */
+  private final List<TcpConnection> connections = new ArrayList<>();
 
-  private final long maxBufferedBytes;
-  private final Set<String> warnings = new LinkedHashSet<>();
-  private final PacketDecoder decoder = new PacketDecoder(warnings);
-
-  /** The current connection of each address pair, under both directions. */
-  private final Map<Flow, ConnectionTracker> current = new HashMap<>();
-
-  /** Every connection, in order of their first packet in the file. */
-  private final List<ConnectionTracker> all = new ArrayList<>();
+  /** The streams of each connection while it is open. */
+  private final Map<Long, Collected> collecting = new HashMap<>();
 
   private boolean finished;
 
@@ -82,15 +73,15 @@ public final class TcpReassembler {
    *     given up as a gap
    */
   public TcpReassembler(int serverPort, long maxBufferedBytes) {
-    if (serverPort < 0 || serverPort > 65535) {
-      throw new IllegalArgumentException("serverPort: " + serverPort + " (expected: 0-65535)");
-    }
     if (maxBufferedBytes < 0) {
       throw new IllegalArgumentException(
           "maxBufferedBytes: " + maxBufferedBytes + " (expected: >= 0)");
     }
-    this.serverPort = serverPort;
-    this.maxBufferedBytes = maxBufferedBytes;
+    this.flows =
+        new TcpFlows(
+            serverPort,
+            new TcpFlows.Limits(Integer.MAX_VALUE, maxBufferedBytes, Long.MAX_VALUE),
+            new Collector());
   }
 
   /** Reads a whole capture file and reassembles its connections. */
@@ -131,38 +122,22 @@ public final class TcpReassembler {
     if (finished) {
       throw new IllegalStateException("finish() was called");
     }
-    TcpSegment s = decoder.decode(packet);
-    if (s == null) {
-      return;
-    }
-    Flow flow = new Flow(s.source(), s.destination());
-    ConnectionTracker c = current.get(flow);
-    if (c == null || c.isNewConnection(s)) {
-      c = new ConnectionTracker(s, packet.timestampNanos(), maxBufferedBytes);
-      current.put(flow, c);
-      current.put(new Flow(s.destination(), s.source()), c);
-      all.add(c);
-    }
-    c.accept(s, packet.timestampNanos());
+    flows.add(packet);
   }
 
   /**
    * Ends the capture: gives up the remaining holes as gaps and returns the connections in the order
-   * they started. Call once.
+   * they started (the capture time of their first packet; ties in file order). Call once.
    */
   public List<TcpConnection> finish() {
     if (finished) {
       throw new IllegalStateException("finish() was called");
     }
     finished = true;
-    List<ConnectionTracker> byStart = new ArrayList<>(all);
-    byStart.sort(Comparator.comparingLong(c -> c.startNanos)); // stable: ties in file order
-    List<TcpConnection> out = new ArrayList<>(byStart.size());
-    for (ConnectionTracker c : byStart) {
-      out.add(c.finish(serverPort));
-    }
-    current.clear();
-    all.clear();
+    flows.finish();
+    List<TcpConnection> out = new ArrayList<>(connections);
+    out.sort(Comparator.comparingLong(TcpConnection::startNanos)); // stable: ties in file order
+    connections.clear();
     return List.copyOf(out);
   }
 
@@ -171,6 +146,82 @@ public final class TcpReassembler {
    * headers, snapshot-length truncation), each kind once, in the order first seen.
    */
   public List<String> warnings() {
-    return List.copyOf(warnings);
+    return flows.warnings();
+  }
+
+  /** One direction as it is collected. */
+  private static final class Direction {
+    final ByteStore store = new ByteStore();
+    long[] chunkOffsets = new long[8];
+    long[] chunkTimes = new long[8];
+    int chunks;
+    final List<TcpStream.Gap> gaps = new ArrayList<>();
+
+    void data(byte[] d, int off, int len, long timestampNanos) {
+      if (chunks == chunkOffsets.length) {
+        chunkOffsets = Arrays.copyOf(chunkOffsets, chunks * 2);
+        chunkTimes = Arrays.copyOf(chunkTimes, chunks * 2);
+      }
+      chunkOffsets[chunks] = store.length();
+      chunkTimes[chunks++] = timestampNanos;
+      store.append(d, off, len);
+    }
+
+    void gap(long length) {
+      int last = gaps.size() - 1;
+      if (last >= 0 && gaps.get(last).offset() == store.length()) { // adjacent: one gap
+        length += gaps.remove(last).length();
+      }
+      gaps.add(new TcpStream.Gap(store.length(), length));
+    }
+
+    TcpStream finish(boolean fin) {
+      store.trim();
+      return new TcpStream(
+          store, Arrays.copyOf(chunkOffsets, chunks), Arrays.copyOf(chunkTimes, chunks), gaps, fin);
+    }
+  }
+
+  /** Both directions of a connection. */
+  private static final class Collected {
+    final Direction fromClient = new Direction();
+    final Direction fromServer = new Direction();
+  }
+
+  /** Collects every connection's streams. */
+  private final class Collector implements TcpFlows.Listener {
+    private Collected of(TcpFlow flow) {
+      return collecting.computeIfAbsent(flow.id(), id -> new Collected());
+    }
+
+    @Override
+    public void onData(
+        TcpFlow flow, boolean fromClient, byte[] data, int offset, int length, long timestamp) {
+      Collected c = of(flow);
+      (fromClient ? c.fromClient : c.fromServer).data(data, offset, length, timestamp);
+    }
+
+    @Override
+    public void onGap(TcpFlow flow, boolean fromClient, long length) {
+      Collected c = of(flow);
+      (fromClient ? c.fromClient : c.fromServer).gap(length);
+    }
+
+    @Override
+    public void onClose(TcpFlow flow) {
+      Collected c = collecting.remove(flow.id());
+      if (c == null) {
+        c = new Collected();
+      }
+      connections.add(
+          new TcpConnection(
+              flow.client(),
+              flow.server(),
+              flow.startNanos(),
+              c.fromClient.finish(flow.clientFinished()),
+              c.fromServer.finish(flow.serverFinished()),
+              flow.startedMidStream(),
+              flow.reset() || (flow.clientFinished() && flow.serverFinished())));
+    }
   }
 }

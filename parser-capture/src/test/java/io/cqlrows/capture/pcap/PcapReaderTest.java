@@ -286,8 +286,10 @@ class PcapReaderTest {
   @Test
   void namesTheStructureTheOffsetAndTheLengths() {
     byte[] file = Arrays.copyOf(PcapFiles.classic(1, twoPackets(1)), 24 + 21 + 19);
-    assertEquals(
-        "truncated packet record at offset 45: need 29 bytes, have 19", failure(file).getMessage());
+    PcapFormatException e = failure(file);
+    assertEquals(Reason.TRUNCATED, e.reason());
+    assertEquals(45, e.offset());
+    assertEquals(29, e.length());
   }
 
   @Test
