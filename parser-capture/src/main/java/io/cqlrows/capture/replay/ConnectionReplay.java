@@ -4,13 +4,7 @@ import io.cqlrows.core.ParseLimits;
 import io.cqlrows.core.ProtocolFeatures;
 import io.cqlrows.netty.CqlDecoders;
 import io.cqlrows.netty.frame.CqlFrameException;
-import io.cqlrows.netty.frame.CqlFrameException.Reason;
-import io.cqlrows.netty.internal.FrameErrors;
-import io.netty.buffer.Unpooled;
-import io.netty.channel.ChannelHandlerContext;
-import io.netty.channel.ChannelInboundHandlerAdapter;
-import io.netty.channel.embedded.EmbeddedChannel;
-import io.netty.util.ReferenceCountUtil;
+import java.util.Optional;
 
 /**
  * Replays both directions of one captured connection through the Netty decoders: the client's
@@ -29,7 +23,9 @@ import io.netty.util.ReferenceCountUtil;
  * connection whose STARTUP is not in the capture (no client side, or captured from its middle) uses
  * the assumed features the caller passes.
  *
- * <p>Single-threaded: everything runs on the caller's thread on {@link EmbeddedChannel}s.
+ * <p>Single-threaded: everything runs on the caller's thread, through a {@link ReplayStream} that
+ * is given the whole client side first. Captures too large for arrays replay through {@link
+ * ReplayStream} directly.
  */
 public final class ConnectionReplay {
   /** Bytes per simulated socket read. */
@@ -113,101 +109,20 @@ public final class ConnectionReplay {
       PreparedStatements prepared,
       ParseLimits limits,
       ReplayListener listener) {
-    ClientSide client = new ClientSide(assumed);
-    if (clientToServer != null && clientToServer.length > 0) {
-      try {
-        client.read(clientToServer, midStream, limits, listener);
-      } catch (CqlFrameException e) {
-        if (!midStream) {
-          throw e;
-        }
-        // a partial client side that cannot be decoded only costs the queries' labels
+    ReplayStream stream =
+        new ReplayStream(connection, midStream, assumed, prepared, limits, listener);
+    if (clientToServer != null) {
+      for (int at = 0; at < clientToServer.length; at += CHUNK_SIZE) {
+        stream.write(true, clientToServer, at, Math.min(CHUNK_SIZE, clientToServer.length - at), 0);
       }
     }
-    ServerSide server = new ServerSide(connection, client, prepared, limits, listener);
-    feed(serverToClient, midStream, false, limits, server, listener);
-  }
-
-  /**
-   * Feeds bytes in chunks through a detecting decoder into {@code handler}; a mid-stream capture
-   * starts at its first provable boundary, with the segment decoders if segments start there.
-   */
-  static void feed(
-      byte[] bytes,
-      boolean midStream,
-      boolean fromClient,
-      ParseLimits limits,
-      ChannelInboundHandlerAdapter handler,
-      ReplayListener listener) {
-    int start = 0;
-    boolean segments = false;
-    if (midStream) {
-      CqlDecoders.Start s =
-          CqlDecoders.findStart(Unpooled.wrappedBuffer(bytes), limits.maxFrameBodyLength())
-              .orElse(null);
-      if (s == null) {
-        throw FrameErrors.connectionError(
-            Reason.NO_BOUNDARY,
-            -1,
-            null,
-            "capture starts "
-                + "mid-connection and no frame or segment boundary could be proved in its "
-                + bytes.length
-                + " bytes",
-            null);
-      }
-      start = s.offset();
-      segments = s.segments();
-      listener.onSkipped(fromClient, start);
+    for (int at = 0; at < serverToClient.length; at += CHUNK_SIZE) {
+      stream.write(false, serverToClient, at, Math.min(CHUNK_SIZE, serverToClient.length - at), 0);
     }
-    Errors errors = new Errors();
-    EmbeddedChannel channel = new EmbeddedChannel();
-    try {
-      if (segments) {
-        CqlDecoders.detectingSegments(channel.pipeline(), start, limits);
-      } else {
-        CqlDecoders.detecting(channel.pipeline(), limits);
-      }
-      channel.pipeline().addLast(handler, errors);
-      for (int at = start; at < bytes.length && errors.fatal == null; at += CHUNK_SIZE) {
-        int n = Math.min(CHUNK_SIZE, bytes.length - at);
-        channel.writeInbound(channel.alloc().buffer(n).writeBytes(bytes, at, n));
-        if (!fromClient) {
-          listener.onProgress(at + n);
-        }
-      }
-      if (errors.fatal == null) {
-        channel.close(); // reports input that ends inside a frame or segment
-      }
-    } finally {
-      channel.finishAndReleaseAll();
-    }
-    if (errors.fatal != null) {
-      throw errors.fatal;
-    }
-  }
-
-  /** Records the first connection-level error; frame-local ones went to the listener. */
-  private static final class Errors extends ChannelInboundHandlerAdapter {
-    CqlFrameException fatal;
-
-    @Override
-    public void channelRead(ChannelHandlerContext ctx, Object msg) {
-      ReferenceCountUtil.release(msg);
-    }
-
-    @Override
-    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-      if (cause instanceof CqlFrameException e && !e.connectionLevel()) {
-        return; // a request frame the decoder could not use: it only labels results
-      }
-      if (fatal == null) {
-        fatal =
-            cause instanceof CqlFrameException e
-                ? e
-                : FrameErrors.connectionError(
-                    Reason.UNEXPECTED, -1, null, "replay failed: " + cause, cause);
-      }
+    stream.close();
+    Optional<CqlFrameException> failure = stream.failure();
+    if (failure.isPresent()) {
+      throw failure.get();
     }
   }
 }

@@ -49,6 +49,19 @@ public interface ReplayListener {
   default void onProgress(long serverBytes) {}
 
   /**
+   * Every response to a request (any opcode but EVENT), after the calls above that concern it
+   * ({@link #onResult}, {@link #onServerError} or {@link #onError}), so that a listener can count
+   * every exchange with its times.
+   */
+  default void onResponse(Response response) {}
+
+  /**
+   * A request whose response is not in the capture: a later request on the same stream was answered
+   * first (a client reuses a stream only after its response), or the connection ended.
+   */
+  default void onUnanswered(Request request) {}
+
+  /**
    * One response and what is known of the request it answers.
    *
    * @param connection a label for the connection, e.g. {@code 127.0.0.1:50412 -> 127.0.0.1:9042}
@@ -58,7 +71,29 @@ public interface ReplayListener {
    * @param tablets the {@link TabletRouting} of the response's custom payload, when the connection
    *     uses {@link io.cqlrows.core.ProtocolFeatures#TABLETS_ROUTING_V1} and the response has one;
    *     else {@code null}
+   * @param opcode the response's opcode, or null if its frame could not be decoded
+   * @param timestampNanos capture time of the packet that carried the response's last byte, in
+   *     nanoseconds since the epoch; 0 when the capture has no times (raw byte streams)
+   * @param envelopeBytes the size of the response envelope: its 9-byte header and its body,
+   *     uncompressed; 0 if its frame could not be decoded
    */
   record Response(
-      String connection, int streamId, Request request, String query, TabletRouting tablets) {}
+      String connection,
+      int streamId,
+      Request request,
+      String query,
+      TabletRouting tablets,
+      io.cqlrows.netty.frame.Opcode opcode,
+      long timestampNanos,
+      long envelopeBytes) {
+    /**
+     * The response time: from the request's last byte to the response's last byte, in nanoseconds,
+     * or -1 when the request is unknown or the capture has no times.
+     */
+    public long elapsedNanos() {
+      return request == null || request.timestampNanos() == 0 || timestampNanos == 0
+          ? -1
+          : timestampNanos - request.timestampNanos();
+    }
+  }
 }

@@ -21,6 +21,8 @@ import io.cqlrows.netty.internal.FrameErrors;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
+import java.util.List;
+import java.util.Map;
 
 /**
  * The server side of a replayed connection: decodes its RESULTs (and ERRORs), matched to the
@@ -36,8 +38,22 @@ final class ServerSide extends ChannelInboundHandlerAdapter {
   /** The connection's extensions, with SUPPORTED's parameters once it is read. */
   private ProtocolFeatures features;
 
+  /** The client's features that {@link #features} was made from; null to make it again. */
+  private ProtocolFeatures base;
+
+  /** The last SUPPORTED options read, or null. */
+  private Map<String, List<String>> supported;
+
   /** Made for the first response's version and the features; null until then. */
   private ResultReader reader;
+
+  /** The frame being handled, for the responses made of it; null between frames. */
+  private Frame current;
+
+  private long currentBytes;
+
+  /** Capture time of the bytes being decoded, set before each read. */
+  long nowNanos;
 
   ServerSide(
       String connection,
@@ -60,29 +76,48 @@ final class ServerSide extends ChannelInboundHandlerAdapter {
       return;
     }
     try {
+      updateFeatures();
       listener.onFrame(false, frame);
       Request request = match(frame);
+      current = frame;
+      currentBytes = 9L + frame.body().readableBytes();
       switch (frame.opcode()) {
         case RESULT -> result(frame, request);
         case SUPPORTED -> supported(frame);
         case ERROR -> error(frame, request);
         default -> {}
       }
+      if (frame.isResponse() && frame.streamId() >= 0 && frame.opcode() != Opcode.EVENT) {
+        listener.onResponse(response(frame.streamId(), request, null));
+      }
     } finally {
+      current = null;
       frame.release();
     }
   }
 
   /** SUPPORTED gives the parameters of the extensions STARTUP will name (error code, mask). */
   private void supported(Frame frame) {
-    if (features.isEmpty()) {
-      return;
-    }
     try {
-      features = features.withSupported(SupportedOptions.decode(frame.body()));
-      reader = null; // made again with them
+      supported = SupportedOptions.decode(frame.body());
+      base = null; // the features are made again with them
     } catch (IllegalArgumentException e) {
       // a SUPPORTED that cannot be read leaves the default parameters
+    }
+  }
+
+  /** Follows the client's STARTUP: the features are its extensions with SUPPORTED's parameters. */
+  private void updateFeatures() {
+    if (!requests.features.equals(base)) {
+      base = requests.features;
+      ProtocolFeatures f = base;
+      if (supported != null && !f.isEmpty()) {
+        f = f.withSupported(supported);
+      }
+      if (!f.equals(features)) {
+        features = f;
+        reader = null; // made again with them
+      }
     }
   }
 
@@ -119,8 +154,12 @@ final class ServerSide extends ChannelInboundHandlerAdapter {
   @Override
   public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
     if (cause instanceof CqlFrameException e && !e.connectionLevel()) {
-      Request request = e.streamId() >= 0 ? requests.poll(e.streamId()) : null;
-      listener.onError(response(e.streamId(), request, null), e);
+      Request request = e.streamId() >= 0 ? requests.answer(e.streamId(), nowNanos) : null;
+      Response response = response(e.streamId(), request, null);
+      listener.onError(response, e);
+      if (e.streamId() >= 0) {
+        listener.onResponse(response);
+      }
       return;
     }
     ctx.fireExceptionCaught(cause);
@@ -128,7 +167,7 @@ final class ServerSide extends ChannelInboundHandlerAdapter {
 
   private Request match(Frame frame) {
     return frame.isResponse() && frame.streamId() >= 0 && frame.opcode() != Opcode.EVENT
-        ? requests.poll(frame.streamId())
+        ? requests.answer(frame.streamId(), nowNanos)
         : null;
   }
 
@@ -189,6 +228,15 @@ final class ServerSide extends ChannelInboundHandlerAdapter {
         query = s.query();
       }
     }
-    return new Response(connection, stream, request, query, tablets);
+    Frame f = current;
+    return new Response(
+        connection,
+        stream,
+        request,
+        query,
+        tablets,
+        f == null ? null : f.opcode(),
+        nowNanos,
+        f == null ? 0 : currentBytes);
   }
 }
