@@ -1,5 +1,7 @@
 package io.cqlrows.cli;
 
+import io.cqlrows.capture.digest.Digest;
+import io.cqlrows.capture.pcap.TcpFlows;
 import io.cqlrows.core.ParseLimits;
 import io.cqlrows.core.ProtocolFeatures;
 import java.nio.file.Path;
@@ -7,10 +9,11 @@ import java.util.Arrays;
 import java.util.List;
 
 /**
- * The parsed command line of {@code replay} and {@code stats}.
+ * The parsed command line of {@code replay}, {@code stats} and {@code digest}.
  *
- * @param command {@code replay} or {@code stats}
- * @param format {@code jsonl}, {@code table}, {@code vertical}, {@code csv} or {@code arrow}
+ * @param command {@code replay}, {@code stats} or {@code digest}
+ * @param format {@code jsonl}, {@code table}, {@code vertical}, {@code csv} or {@code arrow}; for
+ *     {@code digest}, {@code table} or {@code json}
  * @param columns column names to print, or null for all
  * @param limit how many results (and error lines) to print at most
  * @param stream the only stream id to print, or null for all
@@ -22,6 +25,10 @@ import java.util.List;
  *     --lenient-text}
  * @param output with {@code arrow}: the directory for one file per result, or one {@code .arrow}
  *     file for the results of {@code stream}
+ * @param flowLimits the bounds of TCP reassembly ({@code --max-open-connections}, {@code
+ *     --max-buffered-mib})
+ * @param top {@code digest}: statements and connections listed, 0 for all
+ * @param svg {@code digest}: where to write the SVG image, or null
  * @param file the capture
  */
 record CliOptions(
@@ -35,6 +42,9 @@ record CliOptions(
     ProtocolFeatures features,
     ParseLimits limits,
     Path output,
+    TcpFlows.Limits flowLimits,
+    int top,
+    Path svg,
     Path file) {
 
   /** Whether the Arrow output is one file (not a directory). */
@@ -60,17 +70,27 @@ record CliOptions(
     if (command.equals("--help") || command.equals("-h") || command.equals("help")) {
       throw new Help(Usage.MAIN);
     }
-    if (!command.equals("replay") && !command.equals("stats")) {
+    if (!command.equals("replay") && !command.equals("stats") && !command.equals("digest")) {
       throw new IllegalArgumentException("unknown command: " + command);
     }
     if (Arrays.asList(args).contains("--help") || Arrays.asList(args).contains("-h")) {
-      throw new Help(command.equals("replay") ? Usage.REPLAY : Usage.STATS);
+      throw new Help(
+          switch (command) {
+            case "replay" -> Usage.REPLAY;
+            case "digest" -> Usage.DIGEST;
+            default -> Usage.STATS;
+          });
     }
     return parseOptions(command, args);
   }
 
   private static CliOptions parseOptions(String command, String[] args) {
-    String format = "jsonl";
+    boolean digest = command.equals("digest");
+    String format = digest ? "table" : "jsonl";
+    int maxOpen = TcpFlows.Limits.DEFAULT.maxOpenConnections();
+    long maxBuffered = TcpFlows.Limits.DEFAULT.maxBufferedBytes();
+    int top = Digest.Limits.DEFAULT.top();
+    Path svg = null;
     List<String> columns = null;
     long limit = Long.MAX_VALUE;
     Integer stream = null;
@@ -102,7 +122,11 @@ record CliOptions(
       }
       String v = args[i];
       switch (a) {
-        case "--format" -> format = format(v);
+        case "--format" -> format = digest ? digestFormat(v) : format(v);
+        case "--max-open-connections" -> maxOpen = (int) number(a, v, 1, Integer.MAX_VALUE);
+        case "--max-buffered-mib" -> maxBuffered = number(a, v, 0, 1 << 20) << 20;
+        case "--top" -> top = (int) number(a, v, 0, Integer.MAX_VALUE);
+        case "--svg" -> svg = Path.of(v);
         case "--columns" -> columns = List.of(v.split(","));
         case "--limit" -> limit = number(a, v, 0, Long.MAX_VALUE);
         case "--stream" -> stream = (int) number(a, v, -32768, 32767);
@@ -123,9 +147,30 @@ record CliOptions(
               ? "--format arrow needs --output"
               : "--output is for replay --format arrow");
     }
+    if (!digest && (svg != null || top != Digest.Limits.DEFAULT.top())) {
+      throw new IllegalArgumentException("--top and --svg are for digest");
+    }
+    TcpFlows.Limits flowLimits =
+        new TcpFlows.Limits(
+            maxOpen,
+            Math.min(TcpFlows.Limits.DEFAULT.maxBufferedBytesPerDirection(), maxBuffered),
+            maxBuffered);
     CliOptions options =
         new CliOptions(
-            command, format, columns, limit, stream, port, c2s, features, limits, output, file);
+            command,
+            format,
+            columns,
+            limit,
+            stream,
+            port,
+            c2s,
+            features,
+            limits,
+            output,
+            flowLimits,
+            top,
+            svg,
+            file);
     if (options.oneArrowFile() && stream == null) {
       throw new IllegalArgumentException(
           "--output "
@@ -154,6 +199,14 @@ record CliOptions(
       default ->
           throw new IllegalArgumentException(
               "--format: " + value + " (expected: jsonl, table, vertical, csv or arrow)");
+    };
+  }
+
+  private static String digestFormat(String value) {
+    return switch (value) {
+      case "table", "json" -> value;
+      default ->
+          throw new IllegalArgumentException("--format: " + value + " (expected: table or json)");
     };
   }
 

@@ -10,8 +10,8 @@ import java.nio.file.AccessDeniedException;
 import java.nio.file.NoSuchFileException;
 
 /**
- * The {@code cqlrows} command line: {@code query}, {@code replay} and {@code stats}; see {@link
- * Usage}.
+ * The {@code cqlrows} command line: {@code query}, {@code replay}, {@code stats} and {@code
+ * digest}; see {@link Usage}.
  *
  * <p>Exit status of {@code replay} and {@code stats}: 0 when the capture was replayed and every
  * response decoded; 1 when the input cannot be read or a byte stream is broken (one line on stderr
@@ -84,9 +84,11 @@ public final class CqlRowsCli {
       return usageError(e, err);
     }
     try {
-      return options.command().equals("stats")
-          ? new StatsCommand(options, out, err).run()
-          : new ReplayCommand(options, out, err).run();
+      return switch (options.command()) {
+        case "stats" -> new StatsCommand(options, out, err).run();
+        case "digest" -> new DigestCommand(options, out, err).run();
+        default -> new ReplayCommand(options, out, err).run();
+      };
     } catch (IOException e) {
       err.println("cqlrows: " + options.file() + ": " + describe(e));
       return 1;

@@ -1,7 +1,6 @@
 package io.cqlrows.cli;
 
-import io.cqlrows.capture.replay.ConnectionReplay;
-import io.cqlrows.capture.replay.PreparedStatements;
+import io.cqlrows.capture.replay.FileReplay;
 import io.cqlrows.capture.replay.ReplayListener;
 import io.cqlrows.core.CqlResult;
 import io.cqlrows.core.RowSink;
@@ -19,13 +18,8 @@ import java.io.UncheckedIOException;
  * replayed, and the exit status is 1. A response that cannot be decoded is printed as an error and
  * the replay goes on; the exit status is 1 too. Single-threaded; one instance per run.
  */
-final class ReplayCommand implements ReplayListener {
-  /** Above this many bytes a connection's progress is reported on stderr. */
-  static final long PROGRESS_STEP = 32L << 20;
-
-  private final CliOptions options;
+final class ReplayCommand extends CaptureRun implements ReplayListener {
   private final PrintStream out;
-  private final PrintStream err;
   private final JsonLinesSink json;
   private final RenderedRowsSink text;
   private final ArrowOutput arrow;
@@ -36,14 +30,12 @@ final class ReplayCommand implements ReplayListener {
   /** Whether an error line was printed for a response. */
   private boolean undecodable;
 
-  private String file;
-  private long total;
-  private long nextProgress;
+  private final String file;
 
   ReplayCommand(CliOptions options, PrintStream out, PrintStream err) throws IOException {
-    this.options = options;
+    super(options, err);
     this.out = out;
-    this.err = err;
+    this.file = options.file().toString();
     this.json = options.format().equals("jsonl") ? new JsonLinesSink(out) : null;
     this.text =
         switch (options.format()) {
@@ -67,43 +59,27 @@ final class ReplayCommand implements ReplayListener {
 
   int run() throws IOException {
     if (arrow == null) {
-      return replay();
+      return replayAll();
     }
     try (arrow) {
-      return replay();
+      return replayAll();
     }
   }
 
-  private int replay() throws IOException {
-    int status = 0;
-    PreparedStatements prepared = new PreparedStatements();
-    file = options.file().toString();
-    for (Captures.Connection c : Captures.open(options)) {
-      if (printed >= options.limit()) {
-        break;
-      }
-      for (String note : c.notes()) {
-        err.println("cqlrows: " + file + ": " + c.label() + ": " + note);
-      }
-      total = c.serverToClient().length;
-      nextProgress = PROGRESS_STEP;
-      try {
-        ConnectionReplay.replay(
-            c.label(),
-            c.clientToServer(),
-            c.serverToClient(),
-            c.midStream(),
-            options.features(),
-            prepared,
-            options.limits(),
-            this);
-      } catch (CqlFrameException e) {
-        err.println("cqlrows: " + file + ": " + c.label() + ": " + CqlRowsCli.oneLine(e));
-        status = 1;
-      }
-    }
+  private int replayAll() throws IOException {
+    boolean found = replay();
     out.flush();
-    return undecodable ? 1 : status;
+    return !found || failed || undecodable ? 1 : 0;
+  }
+
+  @Override
+  public ReplayListener onConnection(FileReplay.Connection connection) {
+    return this;
+  }
+
+  @Override
+  public boolean done() {
+    return printed >= options.limit();
   }
 
   @Override
@@ -203,15 +179,6 @@ final class ReplayCommand implements ReplayListener {
               + " bytes of "
               + (fromClient ? "client" : "server")
               + " data to the first provable frame boundary");
-    }
-  }
-
-  @Override
-  public void onProgress(long serverBytes) {
-    if (total > PROGRESS_STEP && serverBytes >= nextProgress) {
-      nextProgress += PROGRESS_STEP;
-      err.println(
-          "cqlrows: " + file + ": " + (serverBytes >> 20) + " of " + (total >> 20) + " MiB");
     }
   }
 }

@@ -1,7 +1,6 @@
 package io.cqlrows.cli;
 
-import io.cqlrows.capture.replay.ConnectionReplay;
-import io.cqlrows.capture.replay.PreparedStatements;
+import io.cqlrows.capture.replay.FileReplay;
 import io.cqlrows.capture.replay.ReplayListener;
 import io.cqlrows.core.CqlResult;
 import io.cqlrows.core.RowSink;
@@ -11,8 +10,10 @@ import io.cqlrows.netty.frame.Frame;
 import io.cqlrows.netty.frame.Opcode;
 import java.io.IOException;
 import java.io.PrintStream;
+import java.util.HashMap;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.TreeMap;
 
 /**
@@ -21,19 +22,24 @@ import java.util.TreeMap;
  * spent inside the parser (framing and I/O excluded). A broken byte stream or a response that
  * cannot be decoded makes the exit status 1. Single-threaded; one per run.
  */
-final class StatsCommand {
+final class StatsCommand extends CaptureRun {
   private static final String[] KINDS = {
     "", "void", "rows", "set_keyspace", "prepared", "schema_change"
   };
 
-  private final CliOptions options;
   private final PrintStream out;
-  private final PrintStream err;
+  private final Counts all = new Counts();
+  private long rows;
+  private long cells;
+  private long nulls;
+  private int connections;
+
+  /** The counts of each open connection. */
+  private final Map<FileReplay.Connection, Counts> listeners = new HashMap<>();
 
   StatsCommand(CliOptions options, PrintStream out, PrintStream err) {
-    this.options = options;
+    super(options, err);
     this.out = out;
-    this.err = err;
   }
 
   /** Counts of one connection, or of all. */
@@ -47,6 +53,12 @@ final class StatsCommand {
     final CountingSink cells = new CountingSink();
     private long started;
     private int bodyBytes;
+    long serverBytes;
+
+    @Override
+    public void onProgress(long serverBytes) {
+      this.serverBytes = serverBytes;
+    }
 
     @Override
     public void onFrame(boolean fromClient, Frame frame) {
@@ -88,35 +100,8 @@ final class StatsCommand {
   }
 
   int run() throws IOException {
-    int status = 0;
-    Counts all = new Counts();
-    long rows = 0;
-    long cells = 0;
-    long nulls = 0;
-    int connections = 0;
-    PreparedStatements prepared = new PreparedStatements();
-    for (Captures.Connection c : Captures.open(options)) {
-      connections++;
-      Counts counts = new Counts();
-      try {
-        ConnectionReplay.replay(
-            c.label(),
-            c.clientToServer(),
-            c.serverToClient(),
-            c.midStream(),
-            options.features(),
-            prepared,
-            options.limits(),
-            counts);
-      } catch (CqlFrameException e) {
-        err.println("cqlrows: " + options.file() + ": " + c.label() + ": " + CqlRowsCli.oneLine(e));
-        status = 1;
-      }
-      print(c.label(), counts, c.serverToClient().length);
-      counts.addTo(all);
-      rows += counts.cells.rows();
-      cells += counts.cells.cells();
-      nulls += counts.cells.nulls() + counts.cells.notSets();
+    if (!replay()) {
+      return 1;
     }
     if (connections > 1) {
       print("all connections", all, -1);
@@ -129,7 +114,26 @@ final class StatsCommand {
         cells,
         nulls);
     out.flush();
-    return all.errors > 0 ? 1 : status;
+    return all.errors > 0 || failed ? 1 : 0;
+  }
+
+  @Override
+  public ReplayListener onConnection(FileReplay.Connection connection) {
+    connections++;
+    Counts counts = new Counts();
+    listeners.put(connection, counts);
+    return counts;
+  }
+
+  @Override
+  public void onEnd(FileReplay.Connection connection, Optional<CqlFrameException> failure) {
+    super.onEnd(connection, failure);
+    Counts counts = listeners.remove(connection);
+    print(connection.label(), counts, counts.serverBytes);
+    counts.addTo(all);
+    rows += counts.cells.rows();
+    cells += counts.cells.cells();
+    nulls += counts.cells.nulls() + counts.cells.notSets();
   }
 
   private void print(String label, Counts c, long serverBytes) {

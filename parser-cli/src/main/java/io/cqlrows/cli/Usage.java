@@ -38,6 +38,18 @@ final class Usage {
           "                   side, or captured mid-connection); a captured STARTUP says by itself",
           "                   which extensions its connection uses.");
 
+  /** The options that bound the memory of reading a capture. */
+  private static final String BOUNDS =
+      String.join(
+          "\n",
+          "  --max-open-connections N",
+          "                   TCP connections kept open at once (default 10000); over it the",
+          "                   least recently active one is closed early, with a note",
+          "  --max-buffered-mib N",
+          "                   MiB of packets kept while they wait for missing or reordered",
+          "                   bytes, all connections together (default 64, at most 4 per",
+          "                   direction of a connection); over it a hole is given up as a gap");
+
   static final String MAIN =
       String.join(
           "\n",
@@ -48,11 +60,13 @@ final class Usage {
           "  query    run statements against a live server and print or export every page",
           "  replay   print the ROWS results of a capture",
           "  stats    count connections, frames, results, rows, cells and bytes of a capture",
+          "  digest   per statement of a capture: count, errors, response times, rows, bytes",
           "",
           "FILE is a tcpdump/Wireshark capture (pcap or pcapng), or the raw server-to-client bytes",
           "of one CQL connection (with its client-to-server bytes beside it as *.c2s.* or given",
           "with --c2s). Protocol v3, v4 and v5, with or without LZ4 or Snappy compression, are",
-          "detected by themselves.",
+          "detected by themselves. Captures are read as streams, in memory bounded by the",
+          "options below, whatever their size or the order of their packets.",
           "",
           "'cqlrows COMMAND --help' describes a command.",
           "Exit status: 0 done, 1 unreadable input, a broken byte stream or a response that",
@@ -67,8 +81,8 @@ final class Usage {
           "                      [--format arrow --output DIR|FILE.arrow]",
           "                      [--scylla-metadata-id] [--extension NAME] FILE",
           "",
-          "Prints every ROWS result of FILE, connection by connection in the order they start,",
-          "results in capture order. With the client's side (a pcap holds both; a raw",
+          "Prints every ROWS result of FILE in capture order (the results of connections that",
+          "overlap in time are interleaved). With the client's side (a pcap holds both; a raw",
           "server-to-client file needs its *.c2s.* companion), every result names its query and",
           "results of prepared statements sent with No_metadata are decoded with the columns of",
           "their PREPARED result; without it their cells print as raw bytes.",
@@ -97,6 +111,7 @@ final class Usage {
           "  --port P         in a pcap, the CQL server's port (default: connections on 9042, or",
           "                   else any connection whose bytes start like CQL)",
           "  --c2s FILE       the client-to-server bytes of a raw server-to-client FILE",
+          BOUNDS,
           LENIENT_TEXT,
           EXTENSIONS,
           "",
@@ -177,6 +192,39 @@ final class Usage {
           "RESULT bodies, and parse throughput (MB/s of RESULT bodies through the parser).",
           "",
           "  --port P, --c2s FILE   as for replay",
+          BOUNDS,
+          LENIENT_TEXT,
+          EXTENSIONS,
+          "");
+
+  static final String DIGEST =
+      String.join(
+          "\n",
+          "usage: cqlrows digest [--format table|json] [--top N] [--svg FILE] [--port P]",
+          "                      [--c2s FILE] [--max-open-connections N] [--max-buffered-mib N]",
+          "                      [--lenient-text] [--scylla-metadata-id] [--extension NAME] FILE",
+          "",
+          "Digests the requests of FILE (see 'cqlrows --help'): per statement (each QUERY,",
+          "EXECUTE and BATCH; an EXECUTE by the text of its PREPARE, or its id when the PREPARE",
+          "is not in FILE; a BATCH by its statements), across connections, the requests",
+          "answered, server errors by code, response times (from the request's last byte to",
+          "the response's last byte, by capture time) min/p50/p95/p99/max and total, rows",
+          "returned, response bytes and pages; sorted by total time. Then the same per",
+          "connection and per request opcode. Requests whose response is not in FILE are",
+          "counted apart ('unanswered'). Raw byte streams have no times: counts only.",
+          "",
+          "  --format table   aligned tables (the default)",
+          "  --format json    one JSON object: {\"statements\":[{\"statement\":...,\"count\":N,",
+          "                   \"errors\":N,\"error_codes\":{...},\"min_ms\":...,\"p50_ms\":...,",
+          "                   \"p95_ms\":...,\"p99_ms\":...,\"max_ms\":...,\"total_ms\":...,",
+          "                   \"rows\":N,\"response_bytes\":N,...}],\"connections\":[...],",
+          "                   \"opcodes\":[...],...}",
+          "  --top N          list the N statements and connections with the largest total",
+          "                   time (default 20; 0: all)",
+          "  --svg FILE       also write an SVG image of the response-time histograms of the",
+          "                   top statements",
+          "  --port P, --c2s FILE   as for replay",
+          BOUNDS,
           LENIENT_TEXT,
           EXTENSIONS,
           "");

@@ -341,7 +341,7 @@ class CqlRowsCliTest {
     Files.writeString(file, "GET / HTTP/1.1\r\nHost: example.com\r\n\r\n");
     CliRun r = CliRun.of("replay", file.toString());
     assertEquals(1, r.status());
-    assertOneErrorLine(r, "version byte: 0x47");
+    assertOneErrorLine(r, "not a pcap/pcapng file and not a CQL byte stream");
     assertEquals("", r.out());
   }
 

@@ -47,7 +47,7 @@ public final class PcapFormatException extends IOException {
   }
 
   private PcapFormatException(Reason reason, long offset, long length, String what, String detail) {
-    super(what + " at offset " + offset + ": " + detail);
+    super(what + (reason == Reason.NOT_A_CAPTURE ? "" : " at offset " + offset) + ": " + detail);
     this.reason = reason;
     this.offset = offset;
     this.length = length;
