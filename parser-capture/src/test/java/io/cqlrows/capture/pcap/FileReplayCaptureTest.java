@@ -5,6 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.cqlrows.capture.digest.Digest;
+import io.cqlrows.capture.digest.DigestReport;
 import io.cqlrows.capture.replay.ConnectionReplay;
 import io.cqlrows.capture.replay.FileReplay;
 import io.cqlrows.capture.replay.PreparedStatements;
@@ -148,6 +150,27 @@ class FileReplayCaptureTest {
     Results reordered = replay(PcapFiles.classic(LinkType.ETHERNET, packets));
     assertEquals(collected(pcap), reordered.byConnection);
     assertEquals(List.of(), reordered.notes);
+  }
+
+  @Test
+  void aPcapngCopyDigestsToTheSameNumbersAsThePcap() throws IOException {
+    byte[] pcap = Corpus.bytes("a-v4", "capture.pcap");
+    PcapFiles.Pcapng ng =
+        new PcapFiles.Pcapng(ByteOrder.BIG_ENDIAN).iface(LinkType.ETHERNET, 0, 9, 0);
+    try (PcapReader reader = new PcapReader(new ByteArrayInputStream(pcap))) {
+      for (PcapPacket p; (p = reader.next()) != null; ) {
+        ng.enhanced(0, p.timestampNanos(), p.data());
+      }
+    }
+    Path a = dir.resolve("a.pcap");
+    Path b = dir.resolve("a.pcapng");
+    Files.write(a, pcap);
+    Files.write(b, ng.toBytes());
+    DigestReport fromPcap = Digest.of(a, FileReplay.builder().build(), Digest.Limits.DEFAULT);
+    DigestReport fromPcapng = Digest.of(b, FileReplay.builder().build(), Digest.Limits.DEFAULT);
+    assertEquals(fromPcap.statements(), fromPcapng.statements());
+    assertEquals(fromPcap.opcodes(), fromPcapng.opcodes());
+    assertEquals(collected(pcap), replay(ng.toBytes()).byConnection);
   }
 
   @Test
