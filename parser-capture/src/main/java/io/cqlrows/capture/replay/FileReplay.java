@@ -39,8 +39,8 @@ import java.util.Optional;
  * whose server is on it. Otherwise those whose server is on 9042, and any other whose first bytes
  * look like CQL: a plausible request or response header at the start of a captured handshake, or
  * for a connection captured from its middle, a provable frame or segment boundary in its first
- * {@value #PROBE_BYTES} server bytes. A connection that starts with a TLS record is noted as
- * encrypted and skipped.
+ * {@value #PROBE_BYTES} server bytes. A connection whose client starts with a TLS handshake record
+ * is noted as encrypted and skipped, whatever its port.
  *
  * <p><b>Verdicts.</b> A file that is neither a capture nor starts with a CQL response header is
  * refused with {@link PcapFormatException.Reason#NOT_A_CAPTURE}; a damaged capture reports the
@@ -358,6 +358,10 @@ public final class FileReplay {
 
     long probeClient;
     long probeServer;
+
+    /** On the given server port or on 9042: CQL unless it starts with a TLS handshake. */
+    boolean onCqlPort;
+
     Connection connection;
     ReplayStream stream;
     boolean ignored;
@@ -396,9 +400,8 @@ public final class FileReplay {
         if (serverPort > 0 && flow.server().getPort() != serverPort) {
           s.ignored = true;
           s.probe = null;
-        } else if (serverPort > 0 || flow.server().getPort() == CQL_PORT) {
-          s.probe = null;
-          start(s);
+        } else {
+          s.onCqlPort = serverPort > 0 || flow.server().getPort() == CQL_PORT;
         }
       }
       return s;
@@ -524,6 +527,10 @@ public final class FileReplay {
             null,
             s.flow.label() + " starts with a TLS handshake: encrypted traffic cannot be decoded");
         return false;
+      }
+      if (s.onCqlPort) {
+        // the client speaks first; without its first byte, a mid-stream capture's server bytes
+        return client.length > 0 || (s.flow.startedMidStream() && server.length > 0) || atEnd;
       }
       if (!s.flow.startedMidStream()) {
         if (client.length >= 9) {

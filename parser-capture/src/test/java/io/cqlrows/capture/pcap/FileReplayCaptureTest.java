@@ -174,6 +174,21 @@ class FileReplayCaptureTest {
   }
 
   @Test
+  void aTlsConnectionOnTheCqlPortIsNotedAndSkipped() throws IOException {
+    byte[] clientHello = {0x16, 0x03, 0x01, 0x00, 0x05, 0x01, 0x00, 0x00, 0x01, 0x00};
+    Conversation c =
+        new Conversation().handshake().client(0, clientHello).server(0, new byte[] {0x16, 3, 3});
+    Path p = dir.resolve("tls.pcap");
+    Files.write(p, c.toPcap());
+    Results r = new Results();
+    FileReplay.Summary s = FileReplay.builder().build().replay(p, r);
+    assertEquals(1, s.tcpConnections());
+    assertEquals(0, s.cqlConnections());
+    assertEquals(Map.of(), r.byConnection);
+    assertEquals(1, r.notes.size());
+  }
+
+  @Test
   void aFileThatIsNeitherACaptureNorCqlIsSaidToBeNone() throws IOException {
     Path text = dir.resolve("passwd");
     Files.writeString(text, "root:x:0:0:root:/root:/bin/bash\n", StandardCharsets.US_ASCII);
