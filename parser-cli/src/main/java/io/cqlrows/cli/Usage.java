@@ -47,7 +47,7 @@ final class Usage {
           "                   least recently active one is closed early, with a note",
           "  --max-buffered-mib N",
           "                   MiB of packets kept while they wait for missing or reordered",
-          "                   bytes, all connections together (default 64, at most 4 per",
+          "                   bytes, all connections together (default 32, at most 4 per",
           "                   direction of a connection); over it a hole is given up as a gap");
 
   static final String MAIN =

@@ -40,8 +40,9 @@ import java.util.stream.Collectors;
  *
  * <p><b>Memory</b> is bounded by {@link Limits}: at most {@link Limits#maxStatements} statements
  * and {@link Limits#maxConnections} connections are kept apart (the others are folded into one
- * entry each, with a note), each with at most about 10 KiB of response times, besides what the
- * replay itself keeps ({@link FileReplay}).
+ * entry each, with a note), each with at most about 11 KiB of counts and response times: at most
+ * {@code (maxStatements + maxConnections) x 11 KiB} in all, besides what the replay itself keeps
+ * ({@link FileReplay}).
  *
  * <p>Not thread-safe: one digest per capture, fed by one replay.
  */
@@ -61,8 +62,8 @@ public final class Digest {
    *     response time (0 for all)
    */
   public record Limits(int maxStatements, int maxConnections, int top) {
-    /** 10,000 statements, 10,000 connections, top 20. */
-    public static final Limits DEFAULT = new Limits(10_000, 10_000, 20);
+    /** 2,000 statements, 2,000 connections, top 20: at most about 44 MiB of counts. */
+    public static final Limits DEFAULT = new Limits(2_000, 2_000, 20);
 
     /** Checks the bounds. */
     public Limits {

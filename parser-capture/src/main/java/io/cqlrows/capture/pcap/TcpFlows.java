@@ -103,8 +103,8 @@ public final class TcpFlows {
    */
   public record Limits(
       int maxOpenConnections, long maxBufferedBytesPerDirection, long maxBufferedBytes) {
-    /** 10,000 connections, 4 MiB per direction, 64 MiB in all. */
-    public static final Limits DEFAULT = new Limits(10_000, 4L << 20, 64L << 20);
+    /** 10,000 connections, 4 MiB per direction, 32 MiB in all. */
+    public static final Limits DEFAULT = new Limits(10_000, 4L << 20, 32L << 20);
 
     /** Checks the bounds. */
     public Limits {

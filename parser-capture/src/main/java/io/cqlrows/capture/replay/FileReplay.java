@@ -47,7 +47,7 @@ import java.util.Optional;
  * packets before the damage and a note naming the offset and what was wrong.
  *
  * <p><b>Memory</b> is at most: the {@linkplain Builder#flowLimits reassembly buffers} (bytes
- * waiting for holes, 64 MiB by default), plus per open CQL connection one frame in progress per
+ * waiting for holes, 32 MiB by default), plus per open CQL connection one frame in progress per
  * direction ({@link ParseLimits#maxFrameBodyLength()} at most, or {@value
  * ReplayStream#MAX_SEARCH_BYTES} bytes while a start is searched for), {@value
  * ClientSide#MAX_WAITING} waiting requests and {@value #PROBE_BYTES} bytes per direction while a

@@ -65,7 +65,7 @@ class StreamingExamplesTest {
     @SuppressWarnings("unchecked")
     List<String> got = (List<String>) digest.getMethod("top", Path.class).invoke(null, fixture());
     DigestReport report =
-        Digest.of(fixture(), FileReplay.builder().build(), new Digest.Limits(10_000, 10_000, 5));
+        Digest.of(fixture(), FileReplay.builder().build(), new Digest.Limits(2_000, 2_000, 5));
     assertEquals(report.statements().size(), got.size());
     assertTrue(got.get(0).endsWith(report.statements().get(0).name()));
   }
