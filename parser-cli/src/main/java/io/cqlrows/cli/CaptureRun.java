@@ -17,7 +17,9 @@ abstract class CaptureRun implements FileReplay.Handler {
 
   final CliOptions options;
   final PrintStream err;
-  private final String file;
+
+  /** The file's name as given, for messages. */
+  final String file;
 
   /** Whether a byte stream broke. */
   boolean failed;

@@ -30,12 +30,9 @@ final class ReplayCommand extends CaptureRun implements ReplayListener {
   /** Whether an error line was printed for a response. */
   private boolean undecodable;
 
-  private final String file;
-
   ReplayCommand(CliOptions options, PrintStream out, PrintStream err) throws IOException {
     super(options, err);
     this.out = out;
-    this.file = options.file().toString();
     this.json = options.format().equals("jsonl") ? new JsonLinesSink(out) : null;
     this.text =
         switch (options.format()) {
