@@ -13,47 +13,29 @@ import java.net.InetSocketAddress;
  * <p>Immutable.
  */
 public final class TcpConnection {
-  private final InetSocketAddress client;
-  private final InetSocketAddress server;
-
-  /** Capture time of the connection's first packet. */
-  private final long startNanos;
-
+  private final TcpFlow flow;
   private final TcpStream clientToServer;
   private final TcpStream serverToClient;
-  private final boolean startedMidStream;
-  private final boolean closed;
 
-  TcpConnection(
-      InetSocketAddress client,
-      InetSocketAddress server,
-      long startNanos,
-      TcpStream clientToServer,
-      TcpStream serverToClient,
-      boolean startedMidStream,
-      boolean closed) {
-    this.client = client;
-    this.server = server;
-    this.startNanos = startNanos;
+  TcpConnection(TcpFlow flow, TcpStream clientToServer, TcpStream serverToClient) {
+    this.flow = flow;
     this.clientToServer = clientToServer;
     this.serverToClient = serverToClient;
-    this.startedMidStream = startedMidStream;
-    this.closed = closed;
   }
 
   /** The client's address and port. */
   public InetSocketAddress client() {
-    return client;
+    return flow.client();
   }
 
   /** The server's address and port. */
   public InetSocketAddress server() {
-    return server;
+    return flow.server();
   }
 
   /** Capture time of the connection's first packet, in nanoseconds since the epoch. */
   public long startNanos() {
-    return startNanos;
+    return flow.startNanos();
   }
 
   /** The bytes the client sent (requests, for CQL). */
@@ -71,12 +53,17 @@ public final class TcpConnection {
    * its first captured byte, which may be inside a frame, and the client was guessed.
    */
   public boolean startedMidStream() {
-    return startedMidStream;
+    return flow.startedMidStream();
   }
 
   /** True if both sides' FINs, or a RST, were captured. */
   public boolean closed() {
-    return closed;
+    return flow.reset() || (flow.clientFinished() && flow.serverFinished());
+  }
+
+  /** {@code client -> server}, with IPv6 addresses in brackets. */
+  public String label() {
+    return flow.label();
   }
 
   /** True if either stream has a gap. */
@@ -87,16 +74,14 @@ public final class TcpConnection {
   @Override
   public String toString() {
     return "TcpConnection{"
-        + client
-        + " -> "
-        + server
+        + label()
         + ", c2s="
         + clientToServer.length()
         + " bytes, s2c="
         + serverToClient.length()
         + " bytes"
-        + (startedMidStream ? ", started mid-stream" : "")
-        + (closed ? ", closed" : "")
+        + (startedMidStream() ? ", started mid-stream" : "")
+        + (closed() ? ", closed" : "")
         + (hasGaps() ? ", with gaps" : "")
         + "}";
   }

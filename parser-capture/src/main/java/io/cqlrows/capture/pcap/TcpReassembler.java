@@ -215,13 +215,9 @@ public final class TcpReassembler {
       }
       connections.add(
           new TcpConnection(
-              flow.client(),
-              flow.server(),
-              flow.startNanos(),
+              flow,
               c.fromClient.finish(flow.clientFinished()),
-              c.fromServer.finish(flow.serverFinished()),
-              flow.startedMidStream(),
-              flow.reset() || (flow.clientFinished() && flow.serverFinished())));
+              c.fromServer.finish(flow.serverFinished())));
     }
   }
 }

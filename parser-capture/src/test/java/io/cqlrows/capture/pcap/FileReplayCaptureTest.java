@@ -90,7 +90,7 @@ class FileReplayCaptureTest {
     PreparedStatements prepared = new PreparedStatements();
     for (TcpConnection c : TcpReassembler.reassemble(new ByteArrayInputStream(pcap))) {
       List<String> results = new ArrayList<>();
-      String label = new TcpFlow(0, c.client(), c.server(), 0, false).label();
+      String label = c.label();
       ConnectionReplay.replay(
           label,
           c.clientToServer().bytes(),
