@@ -2,7 +2,7 @@ package io.cqlrows.capture.gen;
 
 /**
  * What a synthetic capture holds for one TCP connection (client {@code clientAddress:clientPort} to
- * server 10.0.0.2:9042), in the order the connections were opened. Byte counts are of the TCP
+ * server 127.0.0.2:9042), in the order the connections were opened. Byte counts are of the TCP
  * payload (the CQL stream), each byte once however often it was retransmitted. Immutable.
  *
  * @param index the connection's number, from 0, in the order of their SYNs in the file

@@ -18,7 +18,7 @@ import java.util.SplittableRandom;
  * instance per capture; not thread-safe.
  */
 final class Generator {
-  private static final int SERVER_IP = (10 << 24) | 2;
+  private static final int SERVER_IP = (127 << 24) | 2;
   private static final int SERVER_PORT = 9042;
   private static final int MSS = 1448;
 
@@ -90,7 +90,7 @@ final class Generator {
 
     Conn(int index, long clientIsn, long serverIsn) {
       this.index = index;
-      this.ip = (10 << 24) | (1 << 8) | (1 + index % 250);
+      this.ip = (127 << 24) | (1 << 8) | (1 + index % 250);
       this.port = 32_768 + index;
       this.clientIsn = clientIsn;
       this.serverIsn = serverIsn;
@@ -191,7 +191,7 @@ final class Generator {
       tally.connection(
           new ConnectionStats(
               c.index,
-              "10.0.1." + (c.ip & 0xff),
+              "127.0.1." + (c.ip & 0xff),
               c.port,
               c.packets,
               c.requests,

@@ -12,8 +12,8 @@ import java.util.Map;
 
 /**
  * Generates large synthetic captures of CQL traffic with a known expectation: a classic pcap file
- * (Ethernet, IPv4, TCP) of many interleaved connections from clients 10.0.1.x to a server at
- * 10.0.0.2:9042, speaking protocol v4 without compression (OPTIONS, STARTUP, then QUERY, PREPARE,
+ * (Ethernet, IPv4, TCP) of many interleaved connections from clients 127.0.1.x to a server at
+ * 127.0.0.2:9042, speaking protocol v4 without compression (OPTIONS, STARTUP, then QUERY, PREPARE,
  * EXECUTE and BATCH requests, some pipelined, answered by RESULTs (Rows, some of them paged;
  * Prepared; Void) and ERRORs), with the TCP faults it is asked for (reordered, retransmitted,
  * overlapping and lost segments), and returns what the file holds ({@link Expected}): packets,

@@ -108,7 +108,7 @@ class TcpFlowsTest {
         .handshake()
         .client(0, "a")
         .client(2, "cccccccc");
-    new Conversation(LinkLayers.address("10.0.0.3", 40000), Conversation.SERVER, 7, 9, packets)
+    new Conversation(LinkLayers.address("127.0.0.3", 40000), Conversation.SERVER, 7, 9, packets)
         .handshake()
         .client(0, "A")
         .client(2, "CCCC");
@@ -133,9 +133,11 @@ class TcpFlowsTest {
     Conversation a =
         new Conversation(Conversation.CLIENT, Conversation.SERVER, 1000, 5000, packets);
     Conversation b =
-        new Conversation(LinkLayers.address("10.0.0.3", 40000), Conversation.SERVER, 7, 9, packets);
+        new Conversation(
+            LinkLayers.address("127.0.0.3", 40000), Conversation.SERVER, 7, 9, packets);
     Conversation c =
-        new Conversation(LinkLayers.address("10.0.0.4", 40001), Conversation.SERVER, 3, 4, packets);
+        new Conversation(
+            LinkLayers.address("127.0.0.4", 40001), Conversation.SERVER, 3, 4, packets);
     a.handshake().client(0, "a1");
     b.handshake().client(0, "b1");
     a.client(2, "a2"); // a is more recent than b now
