@@ -276,7 +276,9 @@ public final class ReplayStream implements AutoCloseable {
       } else {
         CqlDecoders.detecting(channel.pipeline(), limits);
       }
-      channel.pipeline().addLast(client ? new ClientFrames() : server, errors);
+      // a handler per channel: a direction opens a new one after each gap, while the connection's
+      // server side (its features, its SUPPORTED) lives on
+      channel.pipeline().addLast(client ? new ClientFrames() : new ServerFrames(), errors);
     }
 
     /** Feeds one read; {@code bytes} is released here. */
@@ -347,6 +349,19 @@ public final class ReplayStream implements AutoCloseable {
       } else {
         ReferenceCountUtil.release(msg);
       }
+    }
+  }
+
+  /** Hands the server's frames, and the errors of decoding them, to {@link ServerSide}. */
+  private final class ServerFrames extends ChannelInboundHandlerAdapter {
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+      server.channelRead(ctx, msg);
+    }
+
+    @Override
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+      server.exceptionCaught(ctx, cause);
     }
   }
 
