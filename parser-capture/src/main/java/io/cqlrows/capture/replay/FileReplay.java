@@ -455,7 +455,7 @@ public final class FileReplay {
                 + length
                 + " "
                 + (fromClient ? "client-to-server" : "server-to-client")
-                + " bytes; the rest is decoded from the next provable frame boundary");
+                + " bytes; the rest is decoded from the next frame boundary");
       } else {
         s.moreGaps++;
         s.moreGapBytes += length;

@@ -40,8 +40,9 @@ public interface ReplayListener {
   default void onFrame(boolean fromClient, io.cqlrows.netty.frame.Frame frame) {}
 
   /**
-   * A capture that starts mid-connection: {@code bytes} bytes of one direction were skipped to
-   * reach the first frame or segment boundary that could be proved.
+   * A capture that starts mid-connection, or bytes missing from one direction: {@code bytes} bytes
+   * of that direction were skipped to reach the first frame or segment boundary that could be
+   * proved, or after a gap inside a frame, the next frame, where that frame's length says.
    */
   default void onSkipped(boolean fromClient, int bytes) {}
 

@@ -34,10 +34,13 @@ import java.util.Optional;
  *
  * <p><b>Starting mid-stream.</b> A connection captured from its middle, and each direction after a
  * {@link #gap}, is decoded from the first offset that provably starts a frame or segment ({@link
- * CqlDecoders#findStart}); {@link ReplayListener#onSkipped} says how many bytes were skipped. The
- * search looks at most {@value #MAX_SEARCH_BYTES} bytes; a server stream without a provable
- * boundary there fails. A client stream that cannot be decoded after a gap or mid-stream only costs
- * the labels of the results.
+ * CqlDecoders#findStart}); {@link ReplayListener#onSkipped} says how many bytes were skipped. A gap
+ * inside a v3/v4 frame whose header was written needs no proof: decoding resumes where that
+ * header's length says the next frame starts, so that every frame whole between two gaps is decoded
+ * (a search needs the next two headers, which a second gap may cut off). The search looks at most
+ * {@value #MAX_SEARCH_BYTES} bytes; a server stream without a provable boundary there fails. A
+ * client stream that cannot be decoded after a gap or mid-stream only costs the labels of the
+ * results.
  *
  * <p><b>Failures.</b> A broken byte stream (bad header, CRC mismatch, corrupt compression, input
  * ending inside a frame at {@link #close}) stops the decoding of that direction until its next gap;
@@ -106,12 +109,13 @@ public final class ReplayStream implements AutoCloseable {
 
   /**
    * Bytes of one direction are missing for good: what was decoding there is dropped, and the
-   * direction is decoded again from its next provable boundary.
+   * direction is decoded again from the next frame, where the length of the frame the gap is in
+   * says it starts (v3/v4, when its header was written), else from its next provable boundary.
    */
   public void gap(boolean fromClient, long length) {
     checkOpen();
     if (length > 0) {
-      (fromClient ? this.fromClient : fromServer).gap();
+      (fromClient ? this.fromClient : fromServer).gap(length);
     }
   }
 
@@ -177,11 +181,28 @@ public final class ReplayStream implements AutoCloseable {
     boolean stopped;
     long bytesWritten;
 
+    /** The stream offset of the next byte written: the bytes written and the gaps. */
+    long position;
+
+    /** The stream offset of the first byte kept by the search. */
+    long searchStart;
+
+    /** Where the frames start, to resume exactly after a gap inside one. */
+    final FrameBoundaries frames = new FrameBoundaries();
+
+    /** Bytes still to skip to reach the next frame after a gap, or -1 when not skipping. */
+    long skipping = -1;
+
+    /** Bytes skipped so far after the gap. */
+    long skipped;
+
     Direction(boolean client, boolean midStream) {
       this.client = client;
       this.midStream = midStream;
       if (midStream) {
         startSearch();
+      } else {
+        frames.startAt(0, true);
       }
     }
 
@@ -189,11 +210,29 @@ public final class ReplayStream implements AutoCloseable {
       search = new ArrayList<>();
       searchBytes = 0;
       nextTry = 0;
+      searchStart = position;
     }
 
     void write(byte[] data, int offset, int length, long timestampNanos) {
+      position += length;
       if (stopped) {
         return;
+      }
+      if (skipping >= 0) {
+        int n = (int) Math.min(skipping, length);
+        skipping -= n;
+        skipped += n;
+        frames.pass(n);
+        if (skipping > 0) {
+          return;
+        }
+        skipping = -1;
+        listener.onSkipped(client, (int) Math.min(skipped, Integer.MAX_VALUE));
+        offset += n;
+        length -= n;
+        if (length == 0) {
+          return;
+        }
       }
       if (search != null) {
         search.add(new Chunk(Arrays.copyOfRange(data, offset, offset + length), timestampNanos));
@@ -226,6 +265,7 @@ public final class ReplayStream implements AutoCloseable {
           List<Chunk> dropped = search;
           search = null;
           stopped = true;
+          frames.lose();
           if (!dropped.isEmpty()) {
             fail(
                 this,
@@ -246,6 +286,7 @@ public final class ReplayStream implements AutoCloseable {
       search = null;
       listener.onSkipped(client, s.offset());
       open(s.segments());
+      frames.startAt(searchStart + s.offset(), !s.segments());
       int skip = s.offset();
       for (Chunk c : kept) {
         if (stopped || channel == null) {
@@ -276,11 +317,14 @@ public final class ReplayStream implements AutoCloseable {
       } else {
         CqlDecoders.detecting(channel.pipeline(), limits);
       }
-      channel.pipeline().addLast(client ? new ClientFrames() : server, errors);
+      // a handler per channel: a direction opens a new one after each gap, while the connection's
+      // server side (its features, its SUPPORTED) lives on
+      channel.pipeline().addLast(client ? new ClientFrames() : new ServerFrames(), errors);
     }
 
     /** Feeds one read; {@code bytes} is released here. */
     private void feed(ByteBuf bytes, long timestampNanos) {
+      frames.see(bytes);
       now = timestampNanos;
       server.nowNanos = timestampNanos;
       int n = bytes.readableBytes();
@@ -297,6 +341,7 @@ public final class ReplayStream implements AutoCloseable {
     private void stop(CqlFrameException e) {
       discard();
       stopped = true;
+      frames.lose();
       fail(this, e);
     }
 
@@ -307,11 +352,25 @@ public final class ReplayStream implements AutoCloseable {
       }
     }
 
-    void gap() {
+    /**
+     * Inside a v3/v4 frame whose header was read, the next frame starts where its length says:
+     * decoding resumes there, with nothing to prove. Otherwise (the next header is in the gap, a v5
+     * stream, a search or a failure before the gap) from the next provable boundary.
+     */
+    void gap(long length) {
+      long skip = frames.gap(position, length);
+      position += length;
       discard();
       stopped = false;
       tolerant = true;
-      startSearch();
+      if (skip >= 0) {
+        search = null;
+        skipping = skip;
+        skipped = 0;
+      } else {
+        skipping = -1;
+        startSearch();
+      }
     }
 
     void close() {
@@ -347,6 +406,19 @@ public final class ReplayStream implements AutoCloseable {
       } else {
         ReferenceCountUtil.release(msg);
       }
+    }
+  }
+
+  /** Hands the server's frames, and the errors of decoding them, to {@link ServerSide}. */
+  private final class ServerFrames extends ChannelInboundHandlerAdapter {
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+      server.channelRead(ctx, msg);
+    }
+
+    @Override
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+      server.exceptionCaught(ctx, cause);
     }
   }
 

@@ -26,7 +26,9 @@ import java.util.Map;
 
 /**
  * The server side of a replayed connection: decodes its RESULTs (and ERRORs), matched to the
- * client's requests, for the listener. Single-threaded.
+ * client's requests, for the listener. One per connection, fed by each channel that the server
+ * direction opens (again after every gap) through a handler of that channel, never added to a
+ * pipeline itself. Single-threaded.
  */
 final class ServerSide extends ChannelInboundHandlerAdapter {
   private final String connection;

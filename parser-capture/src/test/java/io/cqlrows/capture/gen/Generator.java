@@ -304,7 +304,7 @@ final class Generator {
     }
     if (!answer) {
       for (Req r : reqs) {
-        tally.unanswered(r.st);
+        tally.unanswered(r.st, r.opcode);
         c.unanswered++;
       }
       return;
@@ -382,10 +382,10 @@ final class Generator {
     long[] stamp = new long[1];
     long lost = send(c, false, in.array(), len, new int[] {len}, stamp);
     if (lost > 0) {
-      tally.lost(r.st);
+      tally.lost(r.st, r.opcode);
       c.lostResponses++;
     } else {
-      tally.response(r.st, (stamp[0] - r.lastByteMicros) * 1_000, len, error, rows);
+      tally.response(r.st, r.opcode, (stamp[0] - r.lastByteMicros) * 1_000, len, error, rows);
       c.responses++;
     }
     if (r.opcode == SyntheticCapture.PREPARE) {

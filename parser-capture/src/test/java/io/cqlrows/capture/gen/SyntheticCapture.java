@@ -271,6 +271,9 @@ public final class SyntheticCapture {
    *     #QUERY}, {@link #PREPARE}, {@link #EXECUTE}, {@link #BATCH})
    * @param statements per statement (QUERY, PREPARE, EXECUTE and BATCH requests), in workload
    *     order, only those with requests
+   * @param statementsByOpcode the same per statement and request opcode: a prepared statement's
+   *     {@code statements} entry is the sum of its PREPARE and its EXECUTE entries here (a reader
+   *     that, like a digest, keeps PREPARE apart compares with these)
    * @param connectionStats per connection, in the order of their SYNs
    * @param responses every response complete in the file, SUPPORTED and READY included
    * @param sumResponseNanos the sum of the response times of {@code responses} (see {@link
@@ -287,6 +290,7 @@ public final class SyntheticCapture {
       int connections,
       Map<Integer, Long> requestsByOpcode,
       Map<StatementKey, StatementStats> statements,
+      Map<StatementKey, Map<Integer, StatementStats>> statementsByOpcode,
       List<ConnectionStats> connectionStats,
       long responses,
       long sumResponseNanos,
@@ -299,6 +303,9 @@ public final class SyntheticCapture {
     public Expected {
       requestsByOpcode = Map.copyOf(requestsByOpcode);
       statements = Collections.unmodifiableMap(new LinkedHashMap<>(statements));
+      Map<StatementKey, Map<Integer, StatementStats>> byOpcode = new LinkedHashMap<>();
+      statementsByOpcode.forEach((k, v) -> byOpcode.put(k, Map.copyOf(v)));
+      statementsByOpcode = Collections.unmodifiableMap(byOpcode);
       connectionStats = List.copyOf(connectionStats);
     }
 

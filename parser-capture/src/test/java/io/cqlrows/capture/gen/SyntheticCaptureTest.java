@@ -195,6 +195,32 @@ class SyntheticCaptureTest {
       responses += s.responses();
       sumNanos += s.sumResponseNanos();
       lost += s.lost();
+      // the statement's numbers by opcode add up to its numbers
+      Map<Integer, StatementStats> ops = e.statementsByOpcode().get(en.getKey());
+      assertEquals(s.requestsByOpcode().keySet(), ops.keySet(), en.getKey().text());
+      ops.forEach((op, o) -> assertEquals(Map.of(op, o.requests(op)), o.requestsByOpcode()));
+      assertEquals(s.responses(), ops.values().stream().mapToLong(StatementStats::responses).sum());
+      assertEquals(s.rows(), ops.values().stream().mapToLong(StatementStats::rows).sum());
+      assertEquals(
+          s.responseBytes(), ops.values().stream().mapToLong(StatementStats::responseBytes).sum());
+      assertEquals(s.pages(), ops.values().stream().mapToLong(StatementStats::pages).sum());
+      assertEquals(
+          s.sumResponseNanos(),
+          ops.values().stream().mapToLong(StatementStats::sumResponseNanos).sum());
+      assertEquals(
+          s.unanswered(), ops.values().stream().mapToLong(StatementStats::unanswered).sum());
+      assertEquals(s.lost(), ops.values().stream().mapToLong(StatementStats::lost).sum());
+      assertEquals(s.errors(), ops.values().stream().mapToLong(StatementStats::errors).sum());
+      assertEquals(
+          s.maxResponseNanos(),
+          ops.values().stream().mapToLong(StatementStats::maxResponseNanos).max().orElse(0));
+      assertEquals(
+          s.minResponseNanos(),
+          ops.values().stream()
+              .filter(o -> o.responses() > 0)
+              .mapToLong(StatementStats::minResponseNanos)
+              .min()
+              .orElse(0));
     }
     assertEquals(e.requestsByOpcode(), byOpcode);
     assertEquals(responses, e.responses());

@@ -25,6 +25,28 @@ final class Tally {
     long sumNanos;
     long unanswered;
     long lost;
+
+    /** The same counts per request opcode; empty in the per-opcode stats themselves. */
+    final Map<Integer, Stat> byOpcode = new TreeMap<>();
+
+    Stat of(int opcode) {
+      return byOpcode.computeIfAbsent(opcode, k -> new Stat());
+    }
+
+    StatementStats stats() {
+      return new StatementStats(
+          requestsByOpcode,
+          responses,
+          errorsByCode,
+          rows,
+          responseBytes,
+          pages,
+          responses == 0 ? 0 : minNanos,
+          maxNanos,
+          sumNanos,
+          unanswered,
+          lost);
+    }
   }
 
   private final List<Statement> statements;
@@ -52,6 +74,7 @@ final class Tally {
     requestsByOpcode.merge(opcode, 1L, Long::sum);
     if (s != null) {
       stats[s.index].requestsByOpcode.merge(opcode, 1L, Long::sum);
+      stats[s.index].of(opcode).requestsByOpcode.merge(opcode, 1L, Long::sum);
     }
   }
 
@@ -59,17 +82,22 @@ final class Tally {
    * A response complete in the file.
    *
    * @param s the statement, null for SUPPORTED and READY
+   * @param opcode the request's opcode
    * @param envelopeBytes 9 + the body length
    * @param errorCode the ERROR's code, or 0
    * @param rows the Rows result's rows_count, or -1 for anything else
    */
-  void response(Statement s, long nanos, int envelopeBytes, int errorCode, int rows) {
+  void response(Statement s, int opcode, long nanos, int envelopeBytes, int errorCode, int rows) {
     responses++;
     sumResponseNanos += nanos;
     if (s == null) {
       return;
     }
-    Stat st = stats[s.index];
+    add(stats[s.index], nanos, envelopeBytes, errorCode, rows);
+    add(stats[s.index].of(opcode), nanos, envelopeBytes, errorCode, rows);
+  }
+
+  private static void add(Stat st, long nanos, int envelopeBytes, int errorCode, int rows) {
     st.responses++;
     st.responseBytes += envelopeBytes;
     st.minNanos = Math.min(st.minNanos, nanos);
@@ -85,16 +113,18 @@ final class Tally {
   }
 
   /** A response with a segment never written. */
-  void lost(Statement s) {
+  void lost(Statement s, int opcode) {
     if (s != null) {
       stats[s.index].lost++;
+      stats[s.index].of(opcode).lost++;
     }
   }
 
   /** A request with no response in the file. */
-  void unanswered(Statement s) {
+  void unanswered(Statement s, int opcode) {
     if (s != null) {
       stats[s.index].unanswered++;
+      stats[s.index].of(opcode).unanswered++;
     }
   }
 
@@ -104,25 +134,16 @@ final class Tally {
 
   SyntheticCapture.Expected expected(long packets, long fileBytes) {
     Map<StatementKey, StatementStats> byKey = new LinkedHashMap<>();
+    Map<StatementKey, Map<Integer, StatementStats>> byKeyAndOpcode = new LinkedHashMap<>();
     for (Statement s : statements) {
       Stat st = stats[s.index];
       if (st.requestsByOpcode.isEmpty()) {
         continue;
       }
-      byKey.put(
-          s.key,
-          new StatementStats(
-              st.requestsByOpcode,
-              st.responses,
-              st.errorsByCode,
-              st.rows,
-              st.responseBytes,
-              st.pages,
-              st.responses == 0 ? 0 : st.minNanos,
-              st.maxNanos,
-              st.sumNanos,
-              st.unanswered,
-              st.lost));
+      byKey.put(s.key, st.stats());
+      Map<Integer, StatementStats> byOpcode = new TreeMap<>();
+      st.byOpcode.forEach((op, o) -> byOpcode.put(op, o.stats()));
+      byKeyAndOpcode.put(s.key, byOpcode);
     }
     connections.sort(Comparator.comparingInt(ConnectionStats::index));
     return new SyntheticCapture.Expected(
@@ -131,6 +152,7 @@ final class Tally {
         connections.size(),
         requestsByOpcode,
         byKey,
+        byKeyAndOpcode,
         connections,
         responses,
         sumResponseNanos,
