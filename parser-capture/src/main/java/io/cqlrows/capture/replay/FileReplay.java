@@ -522,15 +522,22 @@ public final class FileReplay {
     private Boolean looksLikeCql(FlowState s, boolean atEnd) {
       byte[] client = first(s, true);
       byte[] server = first(s, false);
-      if ((client.length > 0 && (client[0] & 0xFF) == TLS_HANDSHAKE)) {
+      // TLS and CQL clients speak first; without the client's bytes (a capture of one direction)
+      // the server's first byte tells, unless the capture starts mid-stream
+      boolean tls =
+          client.length > 0
+              ? (client[0] & 0xFF) == TLS_HANDSHAKE
+              : server.length > 0
+                  && !s.flow.startedMidStream()
+                  && (server[0] & 0xFF) == TLS_HANDSHAKE;
+      if (tls) {
         handler.onNote(
             null,
             s.flow.label() + " starts with a TLS handshake: encrypted traffic cannot be decoded");
         return false;
       }
       if (s.onCqlPort) {
-        // the client speaks first; without its first byte, a mid-stream capture's server bytes
-        return client.length > 0 || (s.flow.startedMidStream() && server.length > 0) || atEnd;
+        return client.length > 0 || server.length > 0 || atEnd;
       }
       if (!s.flow.startedMidStream()) {
         if (client.length >= 9) {

@@ -25,6 +25,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -186,6 +187,22 @@ class FileReplayCaptureTest {
     assertEquals(0, s.cqlConnections());
     assertEquals(Map.of(), r.byConnection);
     assertEquals(1, r.notes.size());
+  }
+
+  /** A capture of the server's direction only, on 9042: its results, without their queries. */
+  @Test
+  void aCaptureOfTheServersBytesAloneIsReplayed() throws IOException {
+    byte[] s2c = Corpus.bytes("a-v4", "conn-01.s2c.bin");
+    Conversation c = new Conversation().handshake();
+    for (int at = 0; at < s2c.length; at += 1400) {
+      c.server(at, Arrays.copyOfRange(s2c, at, Math.min(s2c.length, at + 1400)));
+    }
+    Results r = replay(c.toPcap());
+    List<String> expected = new ArrayList<>();
+    ConnectionReplay.replay(
+        "x", null, s2c, new PreparedStatements(), ParseLimits.defaults(), listener(expected));
+    assertEquals(List.of(expected), List.copyOf(r.byConnection.values()));
+    assertTrue(expected.size() > 5);
   }
 
   @Test
