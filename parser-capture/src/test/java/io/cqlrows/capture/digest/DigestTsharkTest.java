@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.cqlrows.capture.Tshark;
 import io.cqlrows.capture.gen.SyntheticCapture;
 import io.cqlrows.capture.replay.FileReplay;
 import io.cqlrows.capture.replay.ReplayListener;
@@ -55,7 +56,7 @@ class DigestTsharkTest {
 
   @BeforeAll
   static void tsharkIsInstalled() {
-    assumeTrue(tsharkAvailable(), "tshark is not installed");
+    assumeTrue(Tshark.available(), "tshark is not installed");
   }
 
   /** One response, as the replay or tshark saw it. */
@@ -329,21 +330,5 @@ class DigestTsharkTest {
         ours.report.opcodes().stream().mapToLong(DigestReport.Entry::unanswered).sum(),
         "unanswered");
     assertEquals(e.connections(), ours.report.connectionCount(), "connections");
-  }
-
-  private static boolean tsharkAvailable() {
-    try {
-      Process p =
-          new ProcessBuilder("tshark", "-v")
-              .redirectOutput(ProcessBuilder.Redirect.DISCARD)
-              .redirectError(ProcessBuilder.Redirect.DISCARD)
-              .start();
-      return p.waitFor(30, TimeUnit.SECONDS) && p.exitValue() == 0;
-    } catch (IOException e) {
-      return false;
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      return false;
-    }
   }
 }

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import io.cqlrows.capture.Tshark;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.math.BigDecimal;
@@ -270,7 +271,7 @@ class SyntheticCaptureTest {
 
   @Test
   void tsharkFindsTheExpectedRequestsAndResponseTimes(@TempDir Path dir) throws Exception {
-    assumeTrue(tsharkAvailable(), "tshark is not on the PATH");
+    assumeTrue(Tshark.available(), "tshark is not on the PATH");
     // no lost segment: Wireshark gives up a connection's later PDUs after a gap
     SyntheticCapture.Spec spec =
         SyntheticCapture.spec()
@@ -335,21 +336,5 @@ class SyntheticCaptureTest {
     long nanos = seconds.movePointRight(9).longValueExact();
     // microsecond timestamps, so the sums agree to the nanosecond
     assertEquals(e.sumResponseNanos(), nanos, "sum of response times, ns");
-  }
-
-  private static boolean tsharkAvailable() {
-    try {
-      Process p =
-          new ProcessBuilder("tshark", "-v")
-              .redirectOutput(ProcessBuilder.Redirect.DISCARD)
-              .redirectError(ProcessBuilder.Redirect.DISCARD)
-              .start();
-      return p.waitFor(30, TimeUnit.SECONDS) && p.exitValue() == 0;
-    } catch (IOException e) {
-      return false;
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      return false;
-    }
   }
 }

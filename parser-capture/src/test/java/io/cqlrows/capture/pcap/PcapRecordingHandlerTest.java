@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import io.cqlrows.capture.Tshark;
 import io.cqlrows.capture.pcap.TcpStream.Gap;
 import io.cqlrows.netty.CqlTestFrames;
 import io.cqlrows.testing.CqlBytes;
@@ -264,7 +265,7 @@ class PcapRecordingHandlerTest {
 
   @Test
   void tsharkDissectsTheRecordingAsCqlWithValidChecksums(@TempDir Path dir) throws Exception {
-    assumeTrue(tsharkAvailable(), "tshark is not on the PATH");
+    assumeTrue(Tshark.available(), "tshark is not on the PATH");
     Path path = dir.resolve("conn.pcap");
     PcapRecordingHandler handler =
         new PcapRecordingHandler(
@@ -319,21 +320,5 @@ class PcapRecordingHandlerTest {
       }
     }
     assertEquals(List.of(5, 6, 7, 8), opcodes, "OPTIONS, SUPPORTED, QUERY, RESULT");
-  }
-
-  private static boolean tsharkAvailable() {
-    try {
-      Process p =
-          new ProcessBuilder("tshark", "-v")
-              .redirectOutput(ProcessBuilder.Redirect.DISCARD)
-              .redirectError(ProcessBuilder.Redirect.DISCARD)
-              .start();
-      return p.waitFor(30, TimeUnit.SECONDS) && p.exitValue() == 0;
-    } catch (IOException e) {
-      return false;
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      return false;
-    }
   }
 }

@@ -13,6 +13,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.datastax.oss.driver.api.core.cql.PreparedStatement;
 import com.datastax.oss.driver.api.core.cql.SimpleStatement;
+import io.cqlrows.capture.Tshark;
 import io.cqlrows.capture.digest.Digest;
 import io.cqlrows.capture.digest.DigestReport;
 import io.cqlrows.capture.pcap.PcapRecordingHandler;
@@ -27,7 +28,6 @@ import io.cqlrows.core.sink.CountingSink;
 import io.cqlrows.netty.frame.CqlFrameException;
 import io.cqlrows.netty.frame.CqlServerError;
 import io.cqlrows.netty.frame.Opcode;
-import java.io.File;
 import java.io.IOException;
 import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
@@ -40,7 +40,6 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -267,9 +266,8 @@ class DigestLiveTest extends LiveTestSupport {
       assertEquals(sum(ours, op, Answer::rows), d.rows(), combo + " " + op);
     }
 
-    Optional<Path> tshark = tshark();
-    Assumptions.assumeTrue(tshark.isPresent(), "tshark is not installed: no comparison with it");
-    List<Answer> theirs = tsharkAnswers(tshark.get(), file, CassandraServer.get().port());
+    Assumptions.assumeTrue(Tshark.available(), "tshark is not installed: no comparison with it");
+    List<Answer> theirs = tsharkAnswers(file, CassandraServer.get().port());
     if (combo.version() == 4) {
       assertEquals(sorted(ours), sorted(theirs), combo + ": answers, ours vs tshark's");
       for (DigestReport.Entry d : report.opcodes()) {
@@ -375,16 +373,6 @@ class DigestLiveTest extends LiveTestSupport {
   }
 
   /** {@code tshark} from the PATH, if any. */
-  private static Optional<Path> tshark() {
-    for (String dir : System.getenv().getOrDefault("PATH", "").split(File.pathSeparator, -1)) {
-      Path p = Path.of(dir, "tshark");
-      if (Files.isExecutable(p)) {
-        return Optional.of(p);
-      }
-    }
-    return Optional.empty();
-  }
-
   /**
    * The answers tshark's CQL dissector matched to a request: each with its request's opcode (from
    * the request's frame, {@code cql.response_to}, and the answer's {@code cql.stream}), its {@code
@@ -392,12 +380,12 @@ class DigestLiveTest extends LiveTestSupport {
    * workload has one request in flight at a time, so a frame of the server carries at most one
    * answer (a frame of reassembled PDUs lists the fields of each).
    */
-  private static List<Answer> tsharkAnswers(Path tshark, Path file, int port)
+  private static List<Answer> tsharkAnswers(Path file, int port)
       throws IOException, InterruptedException {
     List<String> command =
         new ArrayList<>(
             List.of(
-                tshark.toString(),
+                Tshark.COMMAND,
                 "-n",
                 "-r",
                 file.toString(),
