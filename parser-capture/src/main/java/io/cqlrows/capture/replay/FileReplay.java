@@ -362,6 +362,9 @@ public final class FileReplay {
     /** On the given server port or on 9042: CQL unless it starts with a TLS handshake. */
     boolean onCqlPort;
 
+    /** The kept bytes at which the connection is looked at again. */
+    long nextLook;
+
     Connection connection;
     ReplayStream stream;
     boolean ignored;
@@ -422,7 +425,12 @@ public final class FileReplay {
         } else {
           s.probeServer += length;
         }
-        decide(s, false);
+        long kept = s.probeClient + s.probeServer;
+        // looked at again as the kept bytes double, so that recognising costs linear time
+        if (kept >= s.nextLook || s.probeClient > PROBE_BYTES || s.probeServer > PROBE_BYTES) {
+          s.nextLook = Math.max(4096, 2 * kept);
+          decide(s, false);
+        }
         return;
       }
       if (s.stream != null) {

@@ -189,6 +189,29 @@ class FileReplayCaptureTest {
     assertEquals(1, r.notes.size());
   }
 
+  /**
+   * Connections on a port that is not 9042 and captured from their middle (no handshake, their
+   * first packets missing) are recognised by a provable frame boundary in the server's bytes.
+   */
+  @Test
+  void connectionsCapturedMidStreamOnAnotherPortAreFoundByTheirFrames() throws IOException {
+    byte[] pcap = Corpus.bytes("a-v4", "capture.pcap");
+    List<PcapPacket> packets = new ArrayList<>();
+    PacketDecoder decoder = new PacketDecoder(new java.util.LinkedHashSet<>());
+    try (PcapReader reader = new PcapReader(new ByteArrayInputStream(pcap))) {
+      for (PcapPacket p; (p = reader.next()) != null; ) {
+        TcpSegment s = decoder.decode(p);
+        if (s.has(TcpSegment.SYN)) {
+          continue; // the handshakes
+        }
+        packets.add(p);
+      }
+    }
+    Results r = replay(PcapFiles.classic(LinkType.ETHERNET, packets.subList(12, packets.size())));
+    assertEquals(2, r.byConnection.size());
+    assertTrue(r.byConnection.values().stream().mapToInt(List::size).sum() > 10);
+  }
+
   /** A capture of the server's direction only, on 9042: its results, without their queries. */
   @Test
   void aCaptureOfTheServersBytesAloneIsReplayed() throws IOException {
