@@ -44,17 +44,7 @@ final class CaptureWork {
    * retransmitted, 0.2% overlapping, none lost), of {@code bytes} bytes.
    */
   static SyntheticCapture.Spec spec(long bytes) {
-    return SyntheticCapture.spec()
-        .seed(42)
-        .connections(64)
-        .concurrency(16)
-        .statements(12)
-        .targetBytes(bytes)
-        .errorRate(0.03)
-        .reorderRate(0.01)
-        .retransmitRate(0.005)
-        .overlapRate(0.002)
-        .build();
+    return SyntheticCapture.example(bytes, 42);
   }
 
   /**

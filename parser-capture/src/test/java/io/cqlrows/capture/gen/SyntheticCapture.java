@@ -321,6 +321,27 @@ public final class SyntheticCapture {
   }
 
   /**
+   * The spec of the class's example: 64 connections, 16 at once, 12 statements, 3% errors, 1% of
+   * response segments reordered, 0.5% retransmitted, 0.2% overlapping, none lost.
+   *
+   * @param bytes the capture's size, at least
+   * @param seed the seed
+   */
+  public static Spec example(long bytes, long seed) {
+    return spec()
+        .seed(seed)
+        .connections(64)
+        .concurrency(16)
+        .statements(12)
+        .targetBytes(bytes)
+        .errorRate(0.03)
+        .reorderRate(0.01)
+        .retransmitRate(0.005)
+        .overlapRate(0.002)
+        .build();
+  }
+
+  /**
    * Writes a capture: {@code FILE [BYTES [SEED]]}, BYTES 1 GiB by default, with the spec of the
    * class's example, and prints the time it took and the totals.
    */
@@ -332,18 +353,7 @@ public final class SyntheticCapture {
     Path file = Path.of(args[0]);
     long bytes = args.length > 1 ? Long.parseLong(args[1]) : 1L << 30;
     long seed = args.length > 2 ? Long.parseLong(args[2]) : 42;
-    Spec spec =
-        spec()
-            .seed(seed)
-            .connections(64)
-            .concurrency(16)
-            .statements(12)
-            .targetBytes(bytes)
-            .errorRate(0.03)
-            .reorderRate(0.01)
-            .retransmitRate(0.005)
-            .overlapRate(0.002)
-            .build();
+    Spec spec = example(bytes, seed);
     long start = System.nanoTime();
     Expected e = write(spec, file);
     long millis = (System.nanoTime() - start) / 1_000_000;
