@@ -4,9 +4,6 @@ import io.cqlrows.capture.digest.Digest;
 import io.cqlrows.capture.digest.DigestReport;
 import io.cqlrows.capture.replay.FileReplay;
 import io.cqlrows.capture.replay.ReplayListener;
-import io.cqlrows.core.CqlResult;
-import io.cqlrows.core.RowSink;
-import io.cqlrows.netty.frame.CqlFrameException;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -64,22 +61,8 @@ final class DigestCommand extends CaptureRun {
 
   @Override
   public ReplayListener onConnection(FileReplay.Connection c) {
-    return NO_LISTENER; // the digest's own listener decodes and counts
+    return null; // the digest's own listener decodes and counts
   }
-
-  private static final ReplayListener NO_LISTENER =
-      new ReplayListener() {
-        @Override
-        public RowSink sinkFor(Response response) {
-          return null;
-        }
-
-        @Override
-        public void onResult(Response response, CqlResult result) {}
-
-        @Override
-        public void onError(Response response, CqlFrameException error) {}
-      };
 
   private void printTables(DigestReport r) {
     out.printf(

@@ -154,7 +154,9 @@ public final class Digest {
    * A replay handler that feeds this digest.
    *
    * @param also a handler that also hears every connection's notes and ends, and whose listeners
-   *     also hear every response (for a caller that prints progress or notes); or null
+   *     (if its {@code onConnection} returns one; null is allowed) also hear every frame, response
+   *     and unanswered request, but not the results, which the digest decodes itself; for a caller
+   *     that prints progress or notes; or null
    */
   public FileReplay.Handler handler(FileReplay.Handler also) {
     return new FileReplay.Handler() {
@@ -346,10 +348,7 @@ public final class Digest {
 
     @Override
     public RowSink sinkFor(Response response) {
-      if (also != null) {
-        also.sinkFor(response); // it only listens; the digest decodes
-      }
-      return cells;
+      return cells; // the digest decodes; the other listener hears the exchanges only
     }
 
     @Override
