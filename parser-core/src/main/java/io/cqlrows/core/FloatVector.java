@@ -1,9 +1,10 @@
 package io.cqlrows.core;
 
 /**
- * A borrowed, read-only view of a {@code vector<float, N>} cell, reading big-endian elements
- * straight from the frame bytes. Valid only during the sink call that received it; the parser
- * reuses the instance for the next cell.
+ * A read-only view of a {@code vector<float, N>} cell, reading big-endian elements straight from
+ * the frame bytes. The view a sink receives is borrowed: valid only during that call, as the parser
+ * reuses the instance for the next cell. The view {@link LazyRow#floatVector} returns is valid
+ * while its page is.
  */
 public interface FloatVector {
   /** The number of elements, N. */

@@ -171,6 +171,9 @@ public final class ResultReader {
    */
   public CqlResult read(ByteBuf body, RowSink sink, ResultColumns preparedColumns) {
     if (!body.hasArray() && body.nioBufferCount() > 1 && body.isReadable()) {
+      if (sink instanceof LazyPageSink) {
+        return readCopy(body, sink, preparedColumns);
+      }
       return readPieces(body, sink, preparedColumns);
     }
     return readBody(body, sink, preparedColumns);
@@ -194,6 +197,21 @@ public final class ResultReader {
         stream.feed(Unpooled.wrappedBuffer(part.order(ByteOrder.BIG_ENDIAN)));
       }
       return stream.result();
+    }
+  }
+
+  /**
+   * A body over several buffers for a {@link LazyPageSink}: copied once into one heap buffer, so
+   * that its page reads cells from one array instead of through a composite's component lookup.
+   * Errors are as on the body itself: offsets are relative to its start either way.
+   */
+  private CqlResult readCopy(ByteBuf body, RowSink sink, ResultColumns prepared) {
+    int length = body.readableBytes();
+    ByteBuf copy = Unpooled.buffer(length, length).writeBytes(body, body.readerIndex(), length);
+    try {
+      return readBody(copy, sink, prepared);
+    } finally {
+      copy.release(); // a page made from it holds its own reference
     }
   }
 
@@ -242,6 +260,12 @@ public final class ResultReader {
 
   private RowsResult readRows(BodyReader in, RowSink sink, ResultColumns prepared) {
     RowsParser rows = readRowsHeader(in, sink, prepared, in.remaining());
+    if (sink instanceof LazyPageSink lazy) {
+      LazyPage page = LazyPage.index(rows, in.buf, in.start, in.position, in.end, lazy.copies());
+      lazy.add(page);
+      sink.onResultEnd(rows.rowCount());
+      return rows.result();
+    }
     in.position = rows.parse(in.buf, in.start, in.position, in.end, true);
     RowsResult result = rows.result();
     sink.onResultEnd(result.rowCount());

@@ -94,6 +94,10 @@ public final class ResultStream implements AutoCloseable {
     int pieceOffset = received;
     received += n;
     boolean last = received == bodyLength;
+    if (sink instanceof LazyPageSink) {
+      gather(piece, n, last);
+      return;
+    }
     int pieceStart = piece.readerIndex() - pieceOffset; // index in piece of body offset 0
     try {
       if (rows == null) {
@@ -112,6 +116,23 @@ public final class ResultStream implements AutoCloseable {
       }
       if (last && result == null) {
         finish();
+      }
+    } catch (RuntimeException e) { // CqlParseException included
+      close();
+      throw e;
+    }
+  }
+
+  /**
+   * For a {@link LazyPageSink}: holds every piece, and reads the whole body once it is in. Its page
+   * takes a reference to the held buffer, which so becomes the page's own copy of the body.
+   */
+  private void gather(ByteBuf piece, int n, boolean last) {
+    try {
+      hold(piece, piece.readerIndex(), n);
+      if (last) {
+        result = reader.read(held, sink, prepared);
+        close();
       }
     } catch (RuntimeException e) { // CqlParseException included
       close();

@@ -62,6 +62,21 @@ final class RowsParser {
     return new RowsResult(metadata, rowCount);
   }
 
+  /** The metadata of the result. */
+  RowsMetadata metadata() {
+    return metadata;
+  }
+
+  /** The deserializer of each column. */
+  ValueDeserializer[] deserializers() {
+    return deserializers;
+  }
+
+  /** {@code rows_count}. */
+  int rowCount() {
+    return rowCount;
+  }
+
   /** Rows delivered so far. */
   int rowsDelivered() {
     return nextRow;
@@ -234,7 +249,7 @@ final class RowsParser {
     }
   }
 
-  private static CqlParseException truncated(String what, int at, int need, int have) {
+  static CqlParseException truncated(String what, int at, int need, int have) {
     return CqlParseException.at(
         Reason.TRUNCATED, what, at, null, "need " + need + " bytes, have " + have);
   }
@@ -258,9 +273,14 @@ final class RowsParser {
         sink.onNotSet(column);
       }
     } else {
-      throw CqlParseException.at(
-          Reason.INVALID_LENGTH, "cell length", at, null, len + " (expected: >= -2)");
+      throw invalidLength(len, at);
     }
+  }
+
+  /** The error for a cell length below -2. */
+  static CqlParseException invalidLength(int len, int at) {
+    return CqlParseException.at(
+        Reason.INVALID_LENGTH, "cell length", at, null, len + " (expected: >= -2)");
   }
 
   /** The index after the row starting at {@code p}, or -1 if it is not all in {@code [p, end)}. */

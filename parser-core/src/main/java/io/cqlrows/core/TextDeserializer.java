@@ -55,6 +55,14 @@ final class TextDeserializer extends ValueDeserializer {
     return checkedUtf8(buf.toString(index, length, StandardCharsets.UTF_8), buf, index, length);
   }
 
+  @Override
+  void validate(ByteBuf buf, int index, int length) {
+    if (replaceMalformed || Ascii.all(buf, index, length)) {
+      return; // ASCII is valid UTF-8 and valid ascii
+    }
+    decode(buf, index, length); // the decoder's verdict, as for every other text value
+  }
+
   /**
    * {@code s}, the UTF-8 bytes {@code [index, index + length)} of {@code buf} decoded with
    * replacement; unless they are malformed and this deserializer is strict, then an {@link

@@ -46,6 +46,18 @@ abstract class ValueDeserializer {
    */
   abstract Object decode(ByteBuf buf, int index, int length);
 
+  /**
+   * Checks a top-level cell of {@code length > 0} bytes (or {@code >= 0} if {@link
+   * #emptyIsValue()}) exactly as {@link #deliver} would, keeping nothing: a cell this accepts is
+   * one {@link #decode} decodes without an error. By default it decodes the value and drops it;
+   * types whose checks need no decoding override it.
+   *
+   * @param buf the body. Borrowed.
+   */
+  void validate(ByteBuf buf, int index, int length) {
+    decode(buf, index, length);
+  }
+
   /** The Java object for a nested zero-length value (see {@link RowSink}): null by default. */
   Object decodeEmpty() {
     return null;

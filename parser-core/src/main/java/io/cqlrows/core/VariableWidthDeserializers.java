@@ -58,6 +58,11 @@ final class VariableWidthDeserializers {
       buf.getBytes(index, b);
       return new BigInteger(b);
     }
+
+    @Override
+    void validate(ByteBuf buf, int index, int length) {
+      // every byte string of length >= 1 is a varint
+    }
   }
 
   /** {@code decimal}: an [int] scale, then a varint unscaled value of at least one byte. */
@@ -68,6 +73,15 @@ final class VariableWidthDeserializers {
 
     @Override
     Object decode(ByteBuf buf, int index, int length) {
+      validate(buf, index, length);
+      int scale = buf.getInt(index);
+      byte[] b = new byte[length - 4];
+      buf.getBytes(index + 4, b);
+      return new BigDecimal(new BigInteger(b), scale);
+    }
+
+    @Override
+    void validate(ByteBuf buf, int index, int length) {
       if (length < 5) {
         throw CqlParseException.at(
             Reason.LENGTH_MISMATCH,
@@ -76,10 +90,6 @@ final class VariableWidthDeserializers {
             type,
             "expected at least 5 bytes (scale and unscaled value), got " + length);
       }
-      int scale = buf.getInt(index);
-      byte[] b = new byte[length - 4];
-      buf.getBytes(index + 4, b);
-      return new BigDecimal(new BigInteger(b), scale);
     }
   }
 
@@ -91,16 +101,21 @@ final class VariableWidthDeserializers {
 
     @Override
     Object decode(ByteBuf buf, int index, int length) {
-      if (length != 4 && length != 16) {
-        throw CqlParseException.at(
-            Reason.LENGTH_MISMATCH, "value", index, type, "expected 4 or 16 bytes, got " + length);
-      }
+      validate(buf, index, length);
       byte[] b = new byte[length];
       buf.getBytes(index, b);
       try {
         return InetAddress.getByAddress(b);
       } catch (UnknownHostException e) {
         throw new AssertionError("length was checked", e);
+      }
+    }
+
+    @Override
+    void validate(ByteBuf buf, int index, int length) {
+      if (length != 4 && length != 16) {
+        throw CqlParseException.at(
+            Reason.LENGTH_MISMATCH, "value", index, type, "expected 4 or 16 bytes, got " + length);
       }
     }
   }

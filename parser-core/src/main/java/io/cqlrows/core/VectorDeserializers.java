@@ -74,6 +74,11 @@ final class VectorDeserializers {
     }
 
     @Override
+    final void validate(ByteBuf buf, int index, int length) {
+      check(index, length); // every bit pattern is an element
+    }
+
+    @Override
     final void deliver(ByteBuf buf, int index, int length, RowSink sink, int column) {
       check(index, length);
       this.buf = buf;

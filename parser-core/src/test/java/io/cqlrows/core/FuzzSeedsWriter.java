@@ -39,6 +39,8 @@ import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
  *       results) and e-v4-paging (a page with a paging state); bodies over {@link #MAX_BODY} bytes
  *       keep only their first rows, and seeds over {@link #MAX_SEED} bytes are left out. The config
  *       byte cycles through the sinks and buffer kinds.
+ *   <li>{@link LazyPageFuzzTest#readsBackAsEager}: the same bodies, with configuration bytes of its
+ *       own.
  *   <li>{@link CqlTypeReaderFuzzTest#option}: every distinct column {@code [option]} of those
  *       results; {@link CqlTypeReaderFuzzTest#customTypeName}: every distinct custom class name.
  * </ul>
@@ -140,9 +142,12 @@ class FuzzSeedsWriter {
 
     Path core = resources().resolve("io/cqlrows/core");
     Path rows = core.resolve("ResultReaderFuzzTestInputs/readsAnyBody");
+    Path lazy = core.resolve("LazyPageFuzzTestInputs/readsBackAsEager");
+    int k = 0;
     for (Map.Entry<String, byte[]> s : flatten(bodies).entrySet()) {
       if (s.getValue().length <= MAX_SEED) {
         write(rows, s.getKey(), s.getValue());
+        write(lazy, s.getKey(), lazyConfig(s.getValue(), k++));
       }
     }
     Path opt = core.resolve("CqlTypeReaderFuzzTestInputs/option");
@@ -187,6 +192,20 @@ class FuzzSeedsWriter {
     int sink = i % 8;
     int buffer = (i / 8) % 4;
     return new Seed((byte) ((version - 3) | sink << 2 | buffer << 6), new byte[0]);
+  }
+
+  /**
+   * A seed of {@link ResultReaderFuzzTest#readsAnyBody} as one of {@link
+   * LazyPageFuzzTest#readsBackAsEager}: the same version and bodies, with a lazy read, a piece size
+   * and the raw-cells bit that vary with {@code i} (malformed text replaced in every fifth).
+   */
+  private static byte[] lazyConfig(byte[] seed, int i) {
+    byte[] out = seed.clone();
+    int version = seed[0] & 3;
+    int raw = seed[0] & 0x20;
+    int replace = i % 5 == 4 ? 0x10 : 0;
+    out[0] = (byte) (version | (i % 4) << 2 | replace | raw | ((i / 4) % 4) << 6);
+    return out;
   }
 
   /**

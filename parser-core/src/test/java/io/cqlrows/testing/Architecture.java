@@ -48,11 +48,17 @@ public final class Architecture {
    * Vector API included) and {@code netty-buffer}: parser-core's rule.
    */
   public static ArchRule onlyTheJdkAndNettyBuffer(String ownPackage) {
+    // netty-buffer's own dependency, netty-common, provides reference counting
     return classes()
         .should()
-        .onlyDependOnClassesThat()
-        .resideInAnyPackage(
-            ownPackage + "..", "java..", "jdk.incubator.vector..", "io.netty.buffer..");
+        .onlyDependOnClassesThat(
+            com.tngtech.archunit.core.domain.JavaClass.Predicates.resideInAnyPackage(
+                    ownPackage + "..", "java..", "jdk.incubator.vector..", "io.netty.buffer..")
+                .or(
+                    com.tngtech.archunit.core.domain.JavaClass.Predicates.belongToAnyOf(
+                        io.netty.util.ReferenceCounted.class,
+                        io.netty.util.AbstractReferenceCounted.class,
+                        io.netty.util.IllegalReferenceCountException.class)));
   }
 
   /** The fully qualified type names {@code docs/api.md} lists. */
