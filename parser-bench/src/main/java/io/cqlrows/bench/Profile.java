@@ -97,6 +97,12 @@ public final class Profile {
     p.run(
         "RowsParserBenchmark\\.(parseRowsTypedGetters|parseRowsGetObject|parseToBlackhole)$",
         MIXED + "," + CORPUS);
+    p.run(
+        "LazyRowsBenchmark\\.(indexOnly|typedGetters|getObject|twoColumns)$", MIXED + "," + CORPUS);
+    p.run("LazyRowsBenchmark\\.mixedGetters$", MIXED);
+    p.run("LazyRowsBenchmark\\.vectorRows$", VECTOR);
+    p.run("DriverBaselineBenchmark\\.(decodeTwoColumns|rowsTwoColumns)$", MIXED + "," + CORPUS);
+    p.run("DriverBaselineBenchmark\\.decodeAllTyped$", MIXED);
     p.run("SimdBenchmark\\.(parseColumnarReused|simdFloor)$", VECTOR);
     p.run(
         "PipelineBenchmark\\.(pipeline|lz4DecompressOnly|v5Crc32Only|v5Crc32HeapArrays)$", VECTOR);
@@ -307,6 +313,115 @@ public final class Profile {
             r <= maxFraction ? "met" : "NOT MET"));
   }
 
+  /** The lazy page against the driver, and its vector rows against the floor. */
+  private void lazyRatios(String floor, String driverAll, String driverTyped, String driverRows) {
+    String lazy = "LazyRowsBenchmark.";
+    String twoCodecs = "DriverBaselineBenchmark.decodeTwoColumns";
+    String twoRows = "DriverBaselineBenchmark.rowsTwoColumns";
+    ratio(
+        "mixed scalars -> lazy page, typed getters / driver's codecs, typed",
+        MIXED,
+        lazy + "mixedGetters",
+        "DriverBaselineBenchmark.decodeAllMixedGetters",
+        3);
+    ratio(
+        "mixed scalars -> lazy page, typed getters / driver's Row getters",
+        MIXED,
+        lazy + "mixedGetters",
+        "DriverBaselineBenchmark.rowsMixedGetters",
+        3);
+    ratio(
+        "mixed scalars -> lazy page, typed getters (loop) / driver's codecs, typed",
+        MIXED,
+        lazy + "typedGetters",
+        driverTyped,
+        3);
+    ratio(
+        "mixed scalars -> lazy page, getObject / driver's codecs",
+        MIXED,
+        lazy + "getObject",
+        driverAll,
+        2.5);
+    ratio(
+        "mixed scalars -> lazy page, getObject / driver's Row.getObject",
+        MIXED,
+        lazy + "getObject",
+        driverRows,
+        2.5);
+    ratio(
+        "mixed scalars -> lazy page, 2 of 10 columns / driver's codecs",
+        MIXED,
+        lazy + "twoColumns",
+        twoCodecs,
+        8);
+    ratio(
+        "mixed scalars -> lazy page, 2 of 10 columns / driver's Row getters",
+        MIXED,
+        lazy + "twoColumns",
+        twoRows,
+        8);
+    ratio(
+        "mixed scalars -> lazy page, index alone / driver's codecs, typed (bound)",
+        MIXED,
+        lazy + "indexOnly",
+        driverTyped,
+        0);
+    allocation(
+        "mixed scalars -> lazy page, typed getters: bytes per row / driver's",
+        MIXED,
+        lazy + "mixedGetters",
+        "DriverBaselineBenchmark.decodeAllMixedGetters",
+        1.0 / 3);
+    ratio(
+        "corpus scalars -> lazy page, typed getters / driver's codecs, typed",
+        CORPUS,
+        lazy + "typedGetters",
+        driverTyped,
+        3);
+    ratio(
+        "corpus scalars -> lazy page, getObject / driver's codecs",
+        CORPUS,
+        lazy + "getObject",
+        driverAll,
+        2.5);
+    ratio(
+        "corpus scalars -> lazy page, getObject / driver's Row.getObject",
+        CORPUS,
+        lazy + "getObject",
+        driverRows,
+        2.5);
+    ratio(
+        "corpus scalars -> lazy page, 2 of 21 columns / driver's codecs",
+        CORPUS,
+        lazy + "twoColumns",
+        twoCodecs,
+        8);
+    ratio(
+        "corpus scalars -> lazy page, 2 of 21 columns / driver's Row getters",
+        CORPUS,
+        lazy + "twoColumns",
+        twoRows,
+        8);
+    ratio(
+        "corpus scalars -> lazy page, index alone / driver's codecs, typed (bound)",
+        CORPUS,
+        lazy + "indexOnly",
+        driverTyped,
+        0);
+    allocation(
+        "corpus scalars -> lazy page, typed getters: bytes per row / driver's",
+        CORPUS,
+        lazy + "typedGetters",
+        driverTyped,
+        1.0 / 3);
+    ratio(
+        "vector page -> lazy page, views copied out / scalar byte-swap floor",
+        VECTOR,
+        lazy + "vectorRows",
+        floor,
+        0.8);
+  }
+
   private void report() {
     System.out.println();
     System.out.printf(
@@ -440,6 +555,7 @@ public final class Profile {
         typed,
         driverTyped,
         1.0 / 3);
+    lazyRatios(floor, driverAll, driverTyped, driverRows);
     Figure primitives = get("RowsParserBenchmark.parseColumnarPrimitives", MIXED);
     if (primitives != null) {
       double perRow = primitives.bytesPerOp / RowsShape.valueOf(MIXED).rows();

@@ -18,6 +18,16 @@ import io.netty.buffer.ByteBuf;
  * LazyRow} decodes without an error.
  */
 final class RowsIndexer {
+  /** What the index checks of a column's non-empty values. */
+  // FIXED: the width; TIME: the width and the range; TEXT: ASCII, else the deserializer;
+  // BYTES: nothing; VALIDATE: the deserializer.
+  private static final byte FIXED = 0;
+
+  private static final byte TIME = 1;
+  private static final byte TEXT = 2;
+  private static final byte BYTES = 3;
+  private static final byte VALIDATE = 4;
+
   private RowsIndexer() {}
 
   /**
@@ -40,6 +50,13 @@ final class RowsIndexer {
       int rows,
       int[] cells) {
     final int width = kinds.length;
+    // per column: the width of a fixed-width value (0 for the other kinds), and what to check
+    final int[] widths = new int[width];
+    final byte[] checks = new byte[width];
+    for (int c = 0; c < width; c++) {
+      widths[c] = fixedWidth(kinds[c]);
+      checks[c] = check(kinds[c]);
+    }
     final byte[] a = buf.hasArray() ? buf.array() : null;
     final int base = a != null ? buf.arrayOffset() : 0;
     int p = from;
@@ -55,7 +72,8 @@ final class RowsIndexer {
           cells[cell++] = p - from;
           final int len = InlineCells.int32(a, base, buf, p);
           p += 4;
-          if (len < 0) {
+          if (len <= 0) {
+            // NULL, not set or empty: every kind accepts them
             if (len < -2) {
               throw RowsParser.invalidLength(len, p - 4);
             }
@@ -64,24 +82,28 @@ final class RowsIndexer {
           if (len > end - p) {
             throw RowsParser.truncated("cell", p, len, end - p);
           }
-          final int width0 = fixedWidth(kinds[column]);
-          if (width0 > 0) {
-            if (len != width0 && len != 0) {
-              throw deserializers[column].lengthMismatch(p, width0, len);
-            }
-            if (len != 0 && kinds[column] == InlineCells.TIME) {
+          switch (checks[column]) {
+            case FIXED:
+              if (len != widths[column]) {
+                throw deserializers[column].lengthMismatch(p, widths[column], len);
+              }
+              break;
+            case TIME:
+              if (len != 8) {
+                throw deserializers[column].lengthMismatch(p, 8, len);
+              }
               TimeDeserializer.checked(
                   InlineCells.int64(a, base, buf, p), p, deserializers[column].type);
-            }
-          } else if (kinds[column] == InlineCells.TEXT) {
-            if (a == null || !Ascii.all(a, base + p, len)) {
+              break;
+            case TEXT:
+              if (a == null || !TextChecks.ascii(a, base + p, len)) {
+                deserializers[column].validate(buf, p, len);
+              }
+              break;
+            case VALIDATE:
               deserializers[column].validate(buf, p, len);
-            }
-          } else if (kinds[column] != InlineCells.BLOB) {
-            ValueDeserializer d = deserializers[column];
-            if (len != 0 || d.emptyIsValue()) {
-              d.validate(buf, p, len);
-            }
+              break;
+            default: // BYTES: any bytes are a value
           }
           p += len;
         }
@@ -98,6 +120,19 @@ final class RowsIndexer {
           spec == null ? null : spec.name(),
           spec == null ? null : spec.type());
     }
+  }
+
+  private static byte check(int kind) {
+    if (kind == InlineCells.TIME) {
+      return TIME;
+    } else if (fixedWidth(kind) > 0) {
+      return FIXED;
+    } else if (kind == InlineCells.TEXT) {
+      return TEXT;
+    } else if (kind == InlineCells.BLOB) {
+      return BYTES;
+    }
+    return VALIDATE;
   }
 
   /** The width of the values of a fixed-width inline kind, or 0 for the other kinds. */

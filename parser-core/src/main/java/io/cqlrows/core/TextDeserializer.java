@@ -55,12 +55,25 @@ final class TextDeserializer extends ValueDeserializer {
     return checkedUtf8(buf.toString(index, length, StandardCharsets.UTF_8), buf, index, length);
   }
 
+  /**
+   * Accepts the value without decoding it when {@link TextChecks} can (ASCII, or well-formed UTF-8
+   * for {@code text}); otherwise decodes it, so that the decoder gives the verdict and the error.
+   */
   @Override
   void validate(ByteBuf buf, int index, int length) {
-    if (replaceMalformed || Ascii.all(buf, index, length)) {
-      return; // ASCII is valid UTF-8 and valid ascii
+    if (replaceMalformed) {
+      return; // every byte string decodes
     }
-    decode(buf, index, length); // the decoder's verdict, as for every other text value
+    if (buf.hasArray()) {
+      byte[] a = buf.array();
+      int from = buf.arrayOffset() + index;
+      if (ascii ? TextChecks.ascii(a, from, length) : TextChecks.utf8(a, from, length)) {
+        return;
+      }
+    } else if (TextChecks.ascii(buf, index, length)) {
+      return;
+    }
+    decode(buf, index, length);
   }
 
   /**

@@ -214,6 +214,47 @@ public class DriverBaselineBenchmark {
     in.count(decoded);
   }
 
+  /**
+   * Two columns of any page, by the driver's codecs called directly: the frame (every cell copied
+   * into a {@code ByteBuffer}), then per row column 0 through the int codec's {@code
+   * decodePrimitive} and the first text column through the text codec. The counterpart of {@link
+   * LazyRowsBenchmark#twoColumns}.
+   */
+  @Benchmark
+  public long decodeTwoColumns(Page page, Blackhole bh) {
+    Input in = page.input;
+    DefaultRows decoded = in.decodeFrame();
+    int text = Input.firstTextColumn(decoded);
+    ProtocolVersion v4 = ProtocolVersion.V4;
+    long ints = 0;
+    for (List<ByteBuffer> row : decoded.getData()) {
+      ints += TypeCodecs.INT.decodePrimitive(row.get(0), v4);
+      bh.consume(TypeCodecs.TEXT.decode(row.get(text), v4));
+    }
+    in.count(decoded);
+    return ints;
+  }
+
+  /**
+   * Two columns of any page as a driver user reads them: column definitions per page, a {@code
+   * DefaultRow} per row, {@code getInt(0)} and {@code getString} of the first text column.
+   */
+  @Benchmark
+  public long rowsTwoColumns(Page page, Blackhole bh) {
+    Input in = page.input;
+    DefaultRows decoded = in.decodeFrame();
+    ColumnDefinitions definitions = Input.definitions(decoded);
+    int text = Input.firstTextColumn(decoded);
+    long ints = 0;
+    for (List<ByteBuffer> data : decoded.getData()) {
+      Row row = new DefaultRow(definitions, data, Input.ATTACHMENT);
+      ints += row.getInt(0);
+      bh.consume(row.getString(text));
+    }
+    in.count(decoded);
+    return ints;
+  }
+
   /** Float-vector pages, decoded with {@code ExtraTypeCodecs.floatVectorToArray(dimension)}. */
   @State(Scope.Thread)
   public static class FloatVectorPage {
@@ -298,6 +339,18 @@ public class DriverBaselineBenchmark {
         columns.add(new DefaultColumnDefinition(spec, ATTACHMENT));
       }
       return DefaultColumnDefinitions.valueOf(columns);
+    }
+
+    /** The first column after column 0 of type text (varchar) or ascii. */
+    static int firstTextColumn(DefaultRows rows) {
+      List<ColumnSpec> specs = rows.getMetadata().columnSpecs;
+      for (int c = 1; c < specs.size(); c++) {
+        DataType t = DataTypeHelper.fromProtocolSpec(specs.get(c).type, AttachmentPoint.NONE);
+        if (t.equals(DataTypes.TEXT) || t.equals(DataTypes.ASCII)) {
+          return c;
+        }
+      }
+      throw new IllegalStateException("no text column");
     }
 
     void count(DefaultRows rows) {

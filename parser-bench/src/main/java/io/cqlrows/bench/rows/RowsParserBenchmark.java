@@ -1,5 +1,6 @@
 package io.cqlrows.bench.rows;
 
+import io.cqlrows.core.LazyRow;
 import io.cqlrows.core.ResultColumns;
 import io.cqlrows.core.ResultReader;
 import io.cqlrows.core.sink.ColumnarSink;
@@ -260,10 +261,20 @@ public class RowsParserBenchmark {
       void consume(Row row, int c, Blackhole bh) {
         bh.consume(row.getBoolean(c));
       }
+
+      @Override
+      void consume(LazyRow row, int c, Blackhole bh) {
+        bh.consume(row.getBoolean(c));
+      }
     },
     BYTE {
       @Override
       void consume(Row row, int c, Blackhole bh) {
+        bh.consume(row.getByte(c));
+      }
+
+      @Override
+      void consume(LazyRow row, int c, Blackhole bh) {
         bh.consume(row.getByte(c));
       }
     },
@@ -272,10 +283,20 @@ public class RowsParserBenchmark {
       void consume(Row row, int c, Blackhole bh) {
         bh.consume(row.getShort(c));
       }
+
+      @Override
+      void consume(LazyRow row, int c, Blackhole bh) {
+        bh.consume(row.getShort(c));
+      }
     },
     INT {
       @Override
       void consume(Row row, int c, Blackhole bh) {
+        bh.consume(row.getInt(c));
+      }
+
+      @Override
+      void consume(LazyRow row, int c, Blackhole bh) {
         bh.consume(row.getInt(c));
       }
     },
@@ -284,10 +305,20 @@ public class RowsParserBenchmark {
       void consume(Row row, int c, Blackhole bh) {
         bh.consume(row.getLong(c));
       }
+
+      @Override
+      void consume(LazyRow row, int c, Blackhole bh) {
+        bh.consume(row.getLong(c));
+      }
     },
     FLOAT {
       @Override
       void consume(Row row, int c, Blackhole bh) {
+        bh.consume(row.getFloat(c));
+      }
+
+      @Override
+      void consume(LazyRow row, int c, Blackhole bh) {
         bh.consume(row.getFloat(c));
       }
     },
@@ -296,10 +327,20 @@ public class RowsParserBenchmark {
       void consume(Row row, int c, Blackhole bh) {
         bh.consume(row.getDouble(c));
       }
+
+      @Override
+      void consume(LazyRow row, int c, Blackhole bh) {
+        bh.consume(row.getDouble(c));
+      }
     },
     INSTANT {
       @Override
       void consume(Row row, int c, Blackhole bh) {
+        bh.consume(row.getInstant(c));
+      }
+
+      @Override
+      void consume(LazyRow row, int c, Blackhole bh) {
         bh.consume(row.getInstant(c));
       }
     },
@@ -308,10 +349,20 @@ public class RowsParserBenchmark {
       void consume(Row row, int c, Blackhole bh) {
         bh.consume(row.getLocalDate(c));
       }
+
+      @Override
+      void consume(LazyRow row, int c, Blackhole bh) {
+        bh.consume(row.getLocalDate(c));
+      }
     },
     LOCAL_TIME {
       @Override
       void consume(Row row, int c, Blackhole bh) {
+        bh.consume(row.getLocalTime(c));
+      }
+
+      @Override
+      void consume(LazyRow row, int c, Blackhole bh) {
         bh.consume(row.getLocalTime(c));
       }
     },
@@ -320,10 +371,20 @@ public class RowsParserBenchmark {
       void consume(Row row, int c, Blackhole bh) {
         bh.consume(row.getUuid(c));
       }
+
+      @Override
+      void consume(LazyRow row, int c, Blackhole bh) {
+        bh.consume(row.getUuid(c));
+      }
     },
     STRING {
       @Override
       void consume(Row row, int c, Blackhole bh) {
+        bh.consume(row.getString(c));
+      }
+
+      @Override
+      void consume(LazyRow row, int c, Blackhole bh) {
         bh.consume(row.getString(c));
       }
     },
@@ -332,15 +393,27 @@ public class RowsParserBenchmark {
       void consume(Row row, int c, Blackhole bh) {
         bh.consume(row.getBytes(c));
       }
+
+      @Override
+      void consume(LazyRow row, int c, Blackhole bh) {
+        bh.consume(row.getBytes(c));
+      }
     },
     OBJECT {
       @Override
       void consume(Row row, int c, Blackhole bh) {
         bh.consume(row.getObject(c));
       }
+
+      @Override
+      void consume(LazyRow row, int c, Blackhole bh) {
+        bh.consume(row.getObject(c));
+      }
     };
 
     abstract void consume(Row row, int c, Blackhole bh);
+
+    abstract void consume(LazyRow row, int c, Blackhole bh);
 
     static Getter of(CqlType t) {
       if (!(t instanceof NativeType n)) {
