@@ -38,11 +38,11 @@ final class InlineCells {
   /** {@link CellKind#BLOB}: delivered by {@link RowsParser} through a reused view. */
   static final int BLOB = 13;
 
-  private static final VarHandle SHORT_BE =
+  static final VarHandle SHORT_BE =
       MethodHandles.byteArrayViewVarHandle(short[].class, ByteOrder.BIG_ENDIAN);
-  private static final VarHandle INT_BE =
+  static final VarHandle INT_BE =
       MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.BIG_ENDIAN);
-  private static final VarHandle LONG_BE =
+  static final VarHandle LONG_BE =
       MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.BIG_ENDIAN);
 
   private InlineCells() {}

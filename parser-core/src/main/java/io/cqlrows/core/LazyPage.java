@@ -22,9 +22,11 @@ import java.util.RandomAccess;
  * CqlParseException} for the same bytes. A getter therefore never throws for a value; it throws
  * only for a misuse (a column index out of range, a getter of another type, a released page).
  *
- * <p><b>Cost.</b> Making a page costs one pass over the cells and one {@code int} per cell (where
- * it starts); values cost nothing until read, and each read decodes again: read a value once and
- * keep it if it is needed twice. Columns never read cost only their check.
+ * <p><b>Cost.</b> Making a page costs one pass over the cells and one {@code int} per row (where it
+ * starts); values cost nothing until read, and each read decodes again: read a value once and keep
+ * it if it is needed twice. Columns never read cost only their check. A row finds a cell by
+ * stepping over the lengths of the cells before it, from the last cell it read (or from the row's
+ * start for an earlier column), so reading columns in order costs one step per column.
  *
  * <p><b>Ownership.</b> A page is reference counted and owns its bytes: by default a retained slice
  * of the RESULT body it was read from (no copy), or a heap copy of the rows when its sink copies
@@ -38,7 +40,7 @@ import java.util.RandomAccess;
  *
  * <p><b>Threading.</b> Reference counting is thread-safe. Reading rows keeps no state in the page,
  * so a page handed to other threads safely (a queue, a future) can be read by several of them at
- * once, as long as none releases it meanwhile.
+ * once, each through its own {@link LazyRow}s, as long as none releases the page meanwhile.
  */
 public final class LazyPage extends AbstractReferenceCounted
     implements Iterable<LazyRow>, AutoCloseable {
@@ -62,8 +64,8 @@ public final class LazyPage extends AbstractReferenceCounted
 
   private int base;
 
-  /** Row-major, the index in {@link #buf} of each cell's length; null once released. */
-  private int[] cells;
+  /** Per row, the index in {@link #buf} of its first cell's length; null once released. */
+  private int[] rowStarts;
 
   private final List<LazyRow> view = new RowList();
 
@@ -73,7 +75,7 @@ public final class LazyPage extends AbstractReferenceCounted
       int[] kinds,
       int rows,
       ByteBuf buf,
-      int[] cells) {
+      int[] rowStarts) {
     this.metadata = metadata;
     this.columns = metadata.columns();
     this.deserializers = deserializers;
@@ -81,7 +83,7 @@ public final class LazyPage extends AbstractReferenceCounted
     this.width = kinds.length;
     this.rows = rows;
     this.buf = buf;
-    this.cells = cells;
+    this.rowStarts = rowStarts;
     if (buf.hasArray()) {
       this.array = buf.array();
       this.base = buf.arrayOffset();
@@ -107,9 +109,9 @@ public final class LazyPage extends AbstractReferenceCounted
       kinds[c] = InlineCells.kindOf(d[c]);
     }
     int rows = header.rowCount();
-    int[] cells = new int[rows * kinds.length]; // rows_count was checked against the bytes
+    int[] rowStarts = new int[rows]; // rows_count was checked against the bytes
     int after =
-        RowsIndexer.index(buf, bodyStart, from, end, header.metadata(), d, kinds, rows, cells);
+        RowsIndexer.index(buf, bodyStart, from, end, header.metadata(), d, kinds, rows, rowStarts);
     int length = after - from;
     ByteBuf bytes;
     if (copy) {
@@ -117,7 +119,7 @@ public final class LazyPage extends AbstractReferenceCounted
     } else {
       bytes = buf.retainedSlice(from, length);
     }
-    return new LazyPage(header.metadata(), d, kinds, rows, bytes, cells);
+    return new LazyPage(header.metadata(), d, kinds, rows, bytes, rowStarts);
   }
 
   /** The result's metadata: columns, paging state, new metadata id. */
@@ -207,40 +209,68 @@ public final class LazyPage extends AbstractReferenceCounted
     ByteBuf b = buf;
     buf = null;
     array = null;
-    cells = null;
+    rowStarts = null;
     b.release();
   }
 
-  // Reads for LazyRow. Every cell read starts with cell(), which fails on a released page.
+  // Reads for LazyRow. Every cell read starts with rowStart(), which fails on a released page.
 
-  /** The index of the length of cell {@code (row, column)}. */
-  int cell(int row, int column) {
-    int[] c = cells;
-    if (c == null) {
+  /** The index of the length of row {@code row}'s first cell. */
+  int rowStart(int row) {
+    int[] r = rowStarts;
+    if (r == null) {
       throw new IllegalReferenceCountException(0);
     }
-    return c[row * width + Objects.checkIndex(column, width)];
+    return r[row];
   }
 
-  /** The bytes; only after {@link #cell} succeeded. */
+  /** The bytes; only after {@link #rowStart} succeeded. */
   ByteBuf buf() {
     return buf;
   }
 
+  // Big-endian reads: from the backing array through the VarHandles straight (one call level
+  // less than through InlineCells, which keeps a getter's whole read inlinable), else the buffer.
+
   byte int8(int at) {
-    return InlineCells.int8(array, base, buf, at);
+    byte[] a = array;
+    return a != null ? a[base + at] : buf.getByte(at);
   }
 
   short int16(int at) {
-    return InlineCells.int16(array, base, buf, at);
+    byte[] a = array;
+    return a != null ? (short) InlineCells.SHORT_BE.get(a, base + at) : buf.getShort(at);
   }
 
   int int32(int at) {
-    return InlineCells.int32(array, base, buf, at);
+    byte[] a = array;
+    return a != null ? (int) InlineCells.INT_BE.get(a, base + at) : buf.getInt(at);
   }
 
   long int64(int at) {
-    return InlineCells.int64(array, base, buf, at);
+    byte[] a = array;
+    return a != null ? (long) InlineCells.LONG_BE.get(a, base + at) : buf.getLong(at);
+  }
+
+  /** A copy of {@code length} bytes at {@code at}. */
+  byte[] copy(int at, int length) {
+    byte[] a = array;
+    if (a != null) {
+      return java.util.Arrays.copyOfRange(a, base + at, base + at + length);
+    }
+    byte[] out = new byte[length];
+    buf.getBytes(at, out);
+    return out;
+  }
+
+  /** A read-only view of {@code length} bytes at {@code at}, its position 0. */
+  java.nio.ByteBuffer view(int at, int length) {
+    byte[] a = array;
+    java.nio.ByteBuffer b =
+        a != null
+            ? java.nio.ByteBuffer.wrap(a, base + at, length).slice()
+            : buf.nioBuffer(at, length);
+    return b.asReadOnlyBuffer();
   }
 
   /** UTF-8 text that the index checked (or that replaces malformed bytes). */

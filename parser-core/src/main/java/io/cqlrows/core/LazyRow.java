@@ -16,6 +16,7 @@ import java.util.Collections;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import java.util.UUID;
 
@@ -35,14 +36,45 @@ import java.util.UUID;
  * array of the caller's ({@link FloatVector#copyTo}). Both are valid while the page is (see {@link
  * LazyPage}, "Ownership"). Two {@code LazyRow}s are equal when they view the same row of the same
  * page.
+ *
+ * <p><b>Threading.</b> A row remembers the last cell it found, to step on from there: it is not
+ * thread-safe. Threads that share a page each take their own rows from it ({@link LazyPage#row},
+ * its iterator).
  */
 public final class LazyRow {
   private final LazyPage page;
   private final int row;
 
+  /** The last cell found: its column, and the index of its length ({@code -1}: none yet). */
+  private int lastColumn = -1;
+
+  private int lastAt;
+
   LazyRow(LazyPage page, int row) {
     this.page = page;
     this.row = row;
+  }
+
+  /**
+   * The index of the length of cell {@code i}: stepped to over the lengths of the cells before it,
+   * from the last cell found if it is not after {@code i}, else from the row's start.
+   */
+  private int cell(int i) {
+    LazyPage p = page;
+    int at = p.rowStart(row); // first: fails on a released page
+    Objects.checkIndex(i, p.width);
+    int c = 0;
+    if (lastColumn >= 0 && lastColumn <= i) {
+      c = lastColumn;
+      at = lastAt;
+    }
+    for (; c < i; c++) {
+      int len = p.int32(at);
+      at += len > 0 ? 4 + len : 4;
+    }
+    lastColumn = i;
+    lastAt = at;
+    return at;
   }
 
   /** The page this row belongs to. */
@@ -76,17 +108,17 @@ public final class LazyRow {
 
   /** True if the cell was NULL (wire length -1). */
   public boolean isNull(int i) {
-    return length(page.cell(row, i)) == -1;
+    return length(cell(i)) == -1;
   }
 
   /** True if the cell was "not set" (wire length -2). */
   public boolean isNotSet(int i) {
-    return length(page.cell(row, i)) == -2;
+    return length(cell(i)) == -2;
   }
 
   /** True if the cell was empty (length 0) for a type whose empty value is not a normal value. */
   public boolean isEmpty(int i) {
-    return length(page.cell(row, i)) == 0 && !page.deserializers[i].emptyIsValue();
+    return length(cell(i)) == 0 && !page.deserializers[i].emptyIsValue();
   }
 
   /**
@@ -95,7 +127,7 @@ public final class LazyRow {
    */
   public Object getObject(int i) {
     LazyPage p = page;
-    int at = p.cell(row, i);
+    int at = cell(i);
     int len = p.int32(at);
     if (len < 0) {
       return null;
@@ -116,6 +148,18 @@ public final class LazyRow {
         return len == 0 ? null : new UUID(p.int64(v), p.int64(v + 8));
       case InlineCells.DATE:
         return len == 0 ? null : LocalDate.ofEpochDay(DateDeserializer.epochDays(p.int32(v)));
+      case InlineCells.BOOLEAN:
+        return len == 0 ? null : (Object) (p.int8(v) != 0);
+      case InlineCells.FLOAT:
+        return len == 0 ? null : (Object) Float.intBitsToFloat(p.int32(v));
+      case InlineCells.TINYINT:
+        return len == 0 ? null : (Object) p.int8(v);
+      case InlineCells.SMALLINT:
+        return len == 0 ? null : (Object) p.int16(v);
+      case InlineCells.TIME:
+        return len == 0 ? null : LocalTime.ofNanoOfDay(p.int64(v));
+      case InlineCells.BLOB:
+        return ByteBuffer.wrap(p.copy(v, len));
       default:
         ValueDeserializer d = p.deserializers[i];
         if (len == 0 && !d.emptyIsValue()) {
@@ -158,7 +202,7 @@ public final class LazyRow {
    */
   private int valueAt(int i, int kind) {
     LazyPage p = page;
-    int at = p.cell(row, i);
+    int at = cell(i);
     if (p.kinds[i] != kind) {
       return -2;
     }
@@ -238,7 +282,7 @@ public final class LazyRow {
   /** text or ascii. */
   public String getString(int i) {
     LazyPage p = page;
-    int at = p.cell(row, i);
+    int at = cell(i);
     if (p.kinds[i] == InlineCells.TEXT) {
       int len = p.int32(at);
       return len < 0 ? null : p.utf8(at + 4, len);
@@ -308,10 +352,10 @@ public final class LazyRow {
    */
   public ByteBuffer getBytes(int i) {
     LazyPage p = page;
-    int at = p.cell(row, i);
+    int at = cell(i);
     if (p.kinds[i] == InlineCells.BLOB) {
       int len = p.int32(at);
-      return len < 0 ? null : p.buf().nioBuffer(at + 4, len).asReadOnlyBuffer();
+      return len < 0 ? null : p.view(at + 4, len);
     }
     ByteBuffer b = get(i, ByteBuffer.class);
     return b == null ? null : b.asReadOnlyBuffer();
@@ -343,7 +387,7 @@ public final class LazyRow {
    */
   private int vectorAt(int i, Class<?> type, Class<?> view) {
     LazyPage p = page;
-    int at = p.cell(row, i);
+    int at = cell(i);
     ValueDeserializer d = p.deserializers[i];
     if (!type.isInstance(d)) {
       throw new IllegalArgumentException(

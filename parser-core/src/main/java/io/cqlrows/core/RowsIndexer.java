@@ -31,12 +31,12 @@ final class RowsIndexer {
   private RowsIndexer() {}
 
   /**
-   * Checks the rows in {@code [from, end)} and records where each cell starts.
+   * Checks the rows in {@code [from, end)} and records where each row starts.
    *
    * @param buf the body. Borrowed.
    * @param bodyStart index of the body's first byte, for error offsets
-   * @param cells receives, row-major, each cell's index relative to {@code from}: the index of its
-   *     4-byte length; its length is {@code rows x kinds.length}
+   * @param rowStarts receives each row's index relative to {@code from}: the index of its first
+   *     cell's 4-byte length
    * @return the index after the last row
    */
   static int index(
@@ -48,7 +48,7 @@ final class RowsIndexer {
       ValueDeserializer[] deserializers,
       int[] kinds,
       int rows,
-      int[] cells) {
+      int[] rowStarts) {
     final int width = kinds.length;
     // per column: the width of a fixed-width value (0 for the other kinds), and what to check
     final int[] widths = new int[width];
@@ -62,14 +62,13 @@ final class RowsIndexer {
     int p = from;
     int row = 0;
     int column = -1;
-    int cell = 0;
     try {
       for (; row < rows; row++) {
+        rowStarts[row] = p - from;
         for (column = 0; column < width; column++) {
           if (end - p < 4) {
             throw RowsParser.truncated("cell length", p, 4, end - p);
           }
-          cells[cell++] = p - from;
           final int len = InlineCells.int32(a, base, buf, p);
           p += 4;
           if (len <= 0) {

@@ -34,18 +34,24 @@ final class TextChecks {
     return true;
   }
 
-  /** Whether {@code [from, from + length)} of {@code a} are all below 0x80. */
+  /**
+   * Whether {@code [from, from + length)} of {@code a} are all below 0x80: words of eight bytes,
+   * the last one overlapping the one before it, so that no byte loop ends the check.
+   */
   static boolean ascii(byte[] a, int from, int length) {
-    int i = from;
     int end = from + length;
-    long high = 0;
-    for (; i <= end - 8; i += 8) {
-      high |= (long) LONG.get(a, i);
+    if (length >= 8) {
+      long high = (long) LONG.get(a, end - 8);
+      for (int i = from; i < end - 8; i += 8) {
+        high |= (long) LONG.get(a, i);
+      }
+      return (high & HIGH_BITS) == 0;
     }
-    for (; i < end; i++) {
+    int high = 0;
+    for (int i = from; i < end; i++) {
       high |= a[i];
     }
-    return (high & HIGH_BITS) == 0;
+    return high >= 0;
   }
 
   /** Whether {@code [from, from + length)} of {@code a} are well-formed UTF-8. */

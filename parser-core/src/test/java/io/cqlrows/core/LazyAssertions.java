@@ -153,6 +153,12 @@ final class LazyAssertions {
       for (int c = 0; c < e.size(); c++) {
         assertSameCell(e, l, c, "row " + r + " column " + c + " (" + e.columns().get(c) + ")");
       }
+      // backwards, from a fresh view and from one that has found the last cell
+      LazyRow fresh = page.row(r);
+      for (int c = e.size() - 1; c >= 0; c--) {
+        assertSameValue(e.getObject(c), fresh.getObject(c), "row " + r + " column " + c + " back");
+        assertSameValue(e.getObject(c), l.getObject(c), "row " + r + " column " + c + " again");
+      }
     }
     assertTrue(!rows.hasNext(), "rows after the last");
   }
