@@ -174,6 +174,7 @@ final class LazyAssertions {
       return;
     }
     String name = e.columns().get(c).name();
+    boolean byName = e.columns().indexOf(name) == c; // names may repeat: the first one wins
     if (ev instanceof Boolean) {
       assertEquals(e.getBoolean(c), l.getBoolean(c), where);
     } else if (ev instanceof Byte) {
@@ -182,7 +183,9 @@ final class LazyAssertions {
       assertEquals(e.getShort(c), l.getShort(c), where);
     } else if (ev instanceof Integer) {
       assertEquals(e.getInt(c), l.getInt(c), where);
-      assertEquals(e.getInt(c), l.getInt(name), where + " by name");
+      if (byName) {
+        assertEquals(e.getInt(c), l.getInt(name), where + " by name");
+      }
     } else if (ev instanceof Long) {
       assertEquals(e.getLong(c), l.getLong(c), where);
     } else if (ev instanceof Float) {
@@ -195,7 +198,9 @@ final class LazyAssertions {
           where);
     } else if (ev instanceof String) {
       assertEquals(e.getString(c), l.getString(c), where);
-      assertEquals(e.getString(c), l.getString(name), where + " by name");
+      if (byName) {
+        assertEquals(e.getString(c), l.getString(name), where + " by name");
+      }
     } else if (ev instanceof UUID) {
       assertEquals(e.getUuid(c), l.getUuid(c), where);
     } else if (ev instanceof Instant) {

@@ -425,6 +425,36 @@ class RowsFrameHandlerTest {
     assertFalse(channel.finishAndReleaseAll());
   }
 
+  @Test
+  void aLazySinkTakesTheFramesBodyAsAPageThatOutlivesTheFrame() {
+    RowsFrameHandler handler = new RowsFrameHandler(new ResultReader(4));
+    EmbeddedChannel channel = new EmbeddedChannel(handler);
+    io.cqlrows.core.LazyPageSink sink = new io.cqlrows.core.LazyPageSink();
+    handler.expect(3, sink);
+    Frame frame = result(3, rows(CqlBytes.create().bytes("00000007").nullCell()), 100);
+    ByteBuf body = frame.body();
+    channel.writeInbound(frame);
+    assertInstanceOf(RowsResponse.class, channel.readInbound());
+    assertEquals(1, body.refCnt(), "the handler released the frame; the page holds the body");
+    try (io.cqlrows.core.LazyPage page = sink.poll()) {
+      assertEquals(7, page.row(0).getInt(0));
+      assertTrue(page.row(0).isNull(1));
+    }
+    assertEquals(0, body.refCnt(), "released with the page");
+
+    // a streamed body is gathered into the page's own copy, and reaches the sink once complete
+    handler.expectStreaming(9, sink, null);
+    streamIn(channel, 9, 5);
+    channel.checkException();
+    assertInstanceOf(RowsResponse.class, channel.readInbound());
+    try (io.cqlrows.core.LazyPage page = sink.poll()) {
+      assertEquals(5, page.size());
+      assertEquals(4, page.row(4).getInt("id"));
+    }
+    assertNull(sink.poll());
+    assertFalse(channel.finishAndReleaseAll());
+  }
+
   /** A sink that throws at the start of row {@code row}. */
   private static RowSink throwingAtRow(int row, RuntimeException e) {
     return new RowSink() {
