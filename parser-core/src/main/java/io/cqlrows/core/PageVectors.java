@@ -4,9 +4,10 @@ import io.netty.buffer.ByteBuf;
 import java.util.Objects;
 
 /**
- * The vector views {@link LazyRow} hands out: a cell of a {@link LazyPage}, read in place. Each is
- * made per call and holds no state besides where the cell is, so a view can be kept as long as the
- * page is.
+ * Views of a {@code vector<float|double|int|bigint, N>} cell, read in place from big-endian bytes.
+ * {@link LazyRow} makes one per call, over a cell of its page, valid as long as the page is; each
+ * primitive vector deserializer keeps one, pointed at the cell it delivers to a sink and at nothing
+ * after the call (its later use fails fast).
  */
 final class PageVectors {
   private PageVectors() {}
@@ -15,14 +16,20 @@ final class PageVectors {
    * A view of {@code dimension} elements of {@code width} bytes from {@code base} of {@code buf}.
    */
   abstract static class View {
-    final ByteBuf buf;
-    final int base;
+    ByteBuf buf;
+    int base;
     final int dimension;
 
     View(ByteBuf buf, int base, int dimension) {
       this.buf = buf;
       this.base = base;
       this.dimension = dimension;
+    }
+
+    /** Points the view at the cell of {@code buf} whose first element is at {@code base}. */
+    final void point(ByteBuf buf, int base) {
+      this.buf = buf;
+      this.base = base;
     }
 
     public final int dimension() {

@@ -6,7 +6,6 @@ import io.netty.buffer.ByteBuf;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
-import java.util.Objects;
 
 /**
  * Deserializers for {@code vector<T, N>} (native_protocol_v5.spec section 5.25, as Cassandra's
@@ -45,11 +44,10 @@ final class VectorDeserializers {
   }
 
   /**
-   * Base of the four primitive fast paths: one length check per cell, then a view. The four
-   * subclasses are alike but for their element type: each is the sink's view of its own interface
-   * ({@link FloatVector}, {@link DoubleVector}, {@link IntVector}, {@link LongVector}), with an
-   * unboxed {@code get} and a {@code copyTo} into its own array type, which no shared generic class
-   * could offer without boxing.
+   * Base of the four primitive fast paths: one length check per cell, then a view. Each holds one
+   * {@link PageVectors} view of its element type, pointed at the cell being delivered and handed to
+   * the sink's typed vector event; it points nowhere outside {@link #deliver}, as the view is
+   * borrowed.
    */
   abstract static class Primitive extends ValueDeserializer {
     final int dimension;
@@ -60,12 +58,6 @@ final class VectorDeserializers {
       this.dimension = type.dimension();
       this.expected = (long) width * dimension;
     }
-
-    /** The cell being delivered; null outside {@link #deliver} (the view is borrowed). */
-    ByteBuf buf;
-
-    /** Index of the cell's first element in {@link #buf}. */
-    int base;
 
     final void check(int index, int length) {
       if (length != expected) {
@@ -81,27 +73,38 @@ final class VectorDeserializers {
     @Override
     final void deliver(ByteBuf buf, int index, int length, RowSink sink, int column) {
       check(index, length);
-      this.buf = buf;
-      this.base = index;
+      PageVectors.View view = view();
+      view.point(buf, index);
       try {
         emit(sink, column);
       } finally {
-        this.buf = null; // the view is borrowed: make later use fail fast
+        view.point(null, 0); // the view is borrowed: make later use fail fast
       }
     }
 
-    /** Hands this view to the sink's typed vector event. */
+    /** The reused view. */
+    abstract PageVectors.View view();
+
+    /** Hands the view to the sink's typed vector event. */
     abstract void emit(RowSink sink, int column);
   }
 
-  static final class FloatVectorDeserializer extends Primitive implements FloatVector {
+  static final class FloatVectorDeserializer extends Primitive {
+    private final PageVectors.Floats view;
+
     FloatVectorDeserializer(VectorType type) {
       super(type, 4);
+      view = new PageVectors.Floats(null, 0, dimension);
+    }
+
+    @Override
+    PageVectors.View view() {
+      return view;
     }
 
     @Override
     void emit(RowSink sink, int column) {
-      sink.onFloatVector(column, this);
+      sink.onFloatVector(column, view);
     }
 
     @Override
@@ -111,32 +114,24 @@ final class VectorDeserializers {
       BulkCopy.floats(buf, index, a, 0, dimension);
       return a;
     }
-
-    @Override
-    public int dimension() {
-      return dimension;
-    }
-
-    @Override
-    public float get(int i) {
-      return buf.getFloat(base + 4 * Objects.checkIndex(i, dimension));
-    }
-
-    @Override
-    public void copyTo(float[] dst, int dstOffset) {
-      Objects.checkFromIndexSize(dstOffset, dimension, dst.length);
-      BulkCopy.floats(buf, base, dst, dstOffset, dimension);
-    }
   }
 
-  static final class DoubleVectorDeserializer extends Primitive implements DoubleVector {
+  static final class DoubleVectorDeserializer extends Primitive {
+    private final PageVectors.Doubles view;
+
     DoubleVectorDeserializer(VectorType type) {
       super(type, 8);
+      view = new PageVectors.Doubles(null, 0, dimension);
+    }
+
+    @Override
+    PageVectors.View view() {
+      return view;
     }
 
     @Override
     void emit(RowSink sink, int column) {
-      sink.onDoubleVector(column, this);
+      sink.onDoubleVector(column, view);
     }
 
     @Override
@@ -146,32 +141,24 @@ final class VectorDeserializers {
       BulkCopy.doubles(buf, index, a, 0, dimension);
       return a;
     }
-
-    @Override
-    public int dimension() {
-      return dimension;
-    }
-
-    @Override
-    public double get(int i) {
-      return buf.getDouble(base + 8 * Objects.checkIndex(i, dimension));
-    }
-
-    @Override
-    public void copyTo(double[] dst, int dstOffset) {
-      Objects.checkFromIndexSize(dstOffset, dimension, dst.length);
-      BulkCopy.doubles(buf, base, dst, dstOffset, dimension);
-    }
   }
 
-  static final class IntVectorDeserializer extends Primitive implements IntVector {
+  static final class IntVectorDeserializer extends Primitive {
+    private final PageVectors.Ints view;
+
     IntVectorDeserializer(VectorType type) {
       super(type, 4);
+      view = new PageVectors.Ints(null, 0, dimension);
+    }
+
+    @Override
+    PageVectors.View view() {
+      return view;
     }
 
     @Override
     void emit(RowSink sink, int column) {
-      sink.onIntVector(column, this);
+      sink.onIntVector(column, view);
     }
 
     @Override
@@ -181,32 +168,24 @@ final class VectorDeserializers {
       BulkCopy.ints(buf, index, a, 0, dimension);
       return a;
     }
-
-    @Override
-    public int dimension() {
-      return dimension;
-    }
-
-    @Override
-    public int get(int i) {
-      return buf.getInt(base + 4 * Objects.checkIndex(i, dimension));
-    }
-
-    @Override
-    public void copyTo(int[] dst, int dstOffset) {
-      Objects.checkFromIndexSize(dstOffset, dimension, dst.length);
-      BulkCopy.ints(buf, base, dst, dstOffset, dimension);
-    }
   }
 
-  static final class LongVectorDeserializer extends Primitive implements LongVector {
+  static final class LongVectorDeserializer extends Primitive {
+    private final PageVectors.Longs view;
+
     LongVectorDeserializer(VectorType type) {
       super(type, 8);
+      view = new PageVectors.Longs(null, 0, dimension);
+    }
+
+    @Override
+    PageVectors.View view() {
+      return view;
     }
 
     @Override
     void emit(RowSink sink, int column) {
-      sink.onLongVector(column, this);
+      sink.onLongVector(column, view);
     }
 
     @Override
@@ -215,22 +194,6 @@ final class VectorDeserializers {
       long[] a = new long[dimension];
       BulkCopy.longs(buf, index, a, 0, dimension);
       return a;
-    }
-
-    @Override
-    public int dimension() {
-      return dimension;
-    }
-
-    @Override
-    public long get(int i) {
-      return buf.getLong(base + 8 * Objects.checkIndex(i, dimension));
-    }
-
-    @Override
-    public void copyTo(long[] dst, int dstOffset) {
-      Objects.checkFromIndexSize(dstOffset, dimension, dst.length);
-      BulkCopy.longs(buf, base, dst, dstOffset, dimension);
     }
   }
 
