@@ -23,14 +23,18 @@ import java.util.Map;
  * for (Row row : rows.rows()) { float[] v = row.getFloatVector("embedding"); ... }
  * }</pre>
  *
+ * <p>A {@link LazyPageSink} receives each ROWS result whole, as a {@link LazyPage} that is checked
+ * and indexed here and decoded cell by cell when read; the page retains the body (see there).
+ *
  * <p><b>Compiled once.</b> The deserializers of a set of columns are built on first use and reused:
  * for results that carry metadata, the reader compares the column-spec bytes with the previous
  * page's and skips re-parsing them when equal; for {@code No_metadata} results, pass the same
  * {@link ResultColumns} (from the PREPARED result) every time.
  *
  * <p><b>Ownership.</b> The body is borrowed: read from its reader index to its writer index, never
- * retained, released or modified (indices included). Bytes after a complete body are ignored, as
- * the spec asks of clients.
+ * released or modified (indices included), and retained only by the {@link LazyPage} a {@link
+ * LazyPageSink} receives, which releases it with itself. Bytes after a complete body are ignored,
+ * as the spec asks of clients.
  *
  * <p><b>Malformed UTF-8.</b> Cassandra validates text when it is written, so it only ever sends
  * valid UTF-8. A {@code text} (or {@code varchar}) cell that is not valid UTF-8, or an {@code
@@ -150,8 +154,7 @@ public final class ResultReader {
   /**
    * Reads a RESULT body whose ROWS (if any) carry their own metadata.
    *
-   * @param body the RESULT body after the envelope prelude. Borrowed: not retained, released or
-   *     modified.
+   * @param body the RESULT body after the envelope prelude. Borrowed: not released or modified.
    * @param sink receives the rows of a ROWS result
    * @throws CqlParseException if the body is malformed; offsets are relative to the reader index
    */
@@ -162,8 +165,7 @@ public final class ResultReader {
   /**
    * Reads a RESULT body; a {@code No_metadata} ROWS result is decoded with {@code preparedColumns}.
    *
-   * @param body the RESULT body after the envelope prelude. Borrowed: not retained, released or
-   *     modified.
+   * @param body the RESULT body after the envelope prelude. Borrowed: not released or modified.
    * @param sink receives the rows of a ROWS result
    * @param preparedColumns the result columns of the prepared statement that was executed, or
    *     {@code null}

@@ -28,6 +28,10 @@ import java.util.Objects;
  * is complete nothing reaches the sink; a result that is not ROWS is gathered and read when its
  * last byte arrives.
  *
+ * <p>A {@link LazyPageSink} is the exception: its page needs the whole body, so the stream gathers
+ * every piece into one heap buffer, reads it once the last byte is in, and hands that buffer to the
+ * page; errors then come with the last piece.
+ *
  * <p><b>Memory.</b> Bytes are parsed in place in the piece they arrive in; only the bytes of a row
  * that runs past the end of a piece (or of metadata that does) are copied, into a heap buffer this
  * stream owns, and completing that row copies no more of the next piece than it needs (plus at most
