@@ -10,17 +10,17 @@ import io.netty.buffer.ByteBuf;
  *
  * <p>What is checked per cell, by the column's {@link InlineCells} kind: the length ({@code -1}
  * NULL, {@code -2} not set, below that invalid, past the end truncated); for the fixed-width kinds
- * the exact width (or 0, empty); a {@code time} that it is a time of day; UTF-8 text, by a scan for
- * bytes above 0x7F and, only when there is one, the decoder's verdict ({@link
- * TextDeserializer#validate}); every other type by its deserializer's {@link
+ * the exact width (or 0, empty); a {@code time} that it is a time of day; UTF-8 text by {@link
+ * TextChecks#utf8} and, only when that refuses it, the deserializer ({@link
+ * TextDeserializer#validate}), which gives the error; every other type by its deserializer's {@link
  * ValueDeserializer#validate}. The errors are those {@link RowsParser} raises for the same bytes,
  * with the same offset, row and column, so a cell the index accepts is one every getter of {@link
  * LazyRow} decodes without an error.
  */
 final class RowsIndexer {
   /** What the index checks of a column's non-empty values. */
-  // FIXED: the width; TIME: the width and the range; TEXT: ASCII, else the deserializer;
-  // BYTES: nothing; VALIDATE: the deserializer.
+  // FIXED: the width; TIME: the width and the range; TEXT: well-formed UTF-8, else the
+  // deserializer, which gives the error; BYTES: nothing; VALIDATE: the deserializer.
   private static final byte FIXED = 0;
 
   private static final byte TIME = 1;
@@ -95,7 +95,7 @@ final class RowsIndexer {
                   InlineCells.int64(a, base, buf, p), p, deserializers[column].type);
               break;
             case TEXT:
-              if (a == null || !TextChecks.ascii(a, base + p, len)) {
+              if (a == null || !TextChecks.utf8(a, base + p, len)) {
                 deserializers[column].validate(buf, p, len);
               }
               break;

@@ -17,6 +17,9 @@ final class TextChecks {
   private static final VarHandle LONG =
       MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.nativeOrder());
 
+  private static final VarHandle INT_BE =
+      MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.BIG_ENDIAN);
+
   private static final long HIGH_BITS = 0x8080808080808080L;
 
   private TextChecks() {}
@@ -54,18 +57,68 @@ final class TextChecks {
     return high >= 0;
   }
 
-  /** Whether {@code [from, from + length)} of {@code a} are well-formed UTF-8. */
+  /**
+   * Whether {@code [from, from + length)} of {@code a} are well-formed UTF-8: runs of ASCII sixteen
+   * bytes at a time, then the sequences that follow one after another, each judged from one
+   * big-endian word while four bytes remain, the last ones byte by byte.
+   */
   static boolean utf8(byte[] a, int from, int length) {
     int i = from;
     int end = from + length;
-    while (i < end) {
-      // runs of ASCII, eight bytes at a time
-      while (i <= end - 8 && ((long) LONG.get(a, i) & HIGH_BITS) == 0) {
+    while (true) {
+      while (i <= end - 16
+          && (((long) LONG.get(a, i) | (long) LONG.get(a, i + 8)) & HIGH_BITS) == 0) {
+        i += 16;
+      }
+      if (i <= end - 8 && ((long) LONG.get(a, i) & HIGH_BITS) == 0) {
         i += 8;
       }
-      if (i == end) {
-        break;
+      while (i < end && a[i] >= 0) {
+        i++;
       }
+      if (i == end) {
+        return true;
+      }
+      // a[i] is a lead byte or a stray continuation byte
+      while (i <= end - 4) {
+        int w = (int) INT_BE.get(a, i);
+        if (w >= 0) {
+          break; // ASCII again
+        }
+        int n = sequence(w);
+        if (n == 0) {
+          return false;
+        }
+        i += n;
+      }
+      if (i > end - 4) {
+        return tail(a, i, end);
+      }
+    }
+  }
+
+  /**
+   * The length of the well-formed sequence whose lead byte is the top byte of {@code w} (the next
+   * four bytes, big-endian, the lead at or above 0x80), or 0 when it is not well-formed.
+   */
+  private static int sequence(int w) {
+    if ((w & 0xE0C0_0000) == 0xC080_0000) {
+      return (w & 0x1E00_0000) != 0 ? 2 : 0; // not C0 or C1, whose forms are overlong
+    }
+    if ((w & 0xF0C0_C000) == 0xE080_8000) {
+      int cp = (w >>> 12 & 0xF000) | (w >>> 10 & 0x0FC0) | (w >>> 8 & 0x003F);
+      return cp >= 0x800 && (cp < 0xD800 || cp > 0xDFFF) ? 3 : 0; // not overlong, no surrogate
+    }
+    if ((w & 0xF8C0_C0C0) == 0xF080_8080) {
+      int cp = (w >>> 6 & 0x1C_0000) | (w >>> 4 & 0x3_F000) | (w >>> 2 & 0x0FC0) | (w & 0x3F);
+      return cp >= 0x1_0000 && cp <= 0x10_FFFF ? 4 : 0; // not overlong, not above U+10FFFF
+    }
+    return 0;
+  }
+
+  /** Whether {@code [i, end)} of {@code a}, fewer than four bytes, are well-formed UTF-8. */
+  private static boolean tail(byte[] a, int i, int end) {
+    while (i < end) {
       int b = a[i];
       if (b >= 0) {
         i++;
@@ -90,19 +143,8 @@ final class TextChecks {
           return false;
         }
         i += 3;
-      } else if (b < 0xF5) {
-        if (end - i < 4) {
-          return false;
-        }
-        int b1 = a[i + 1] & 0xFF;
-        int lo = b == 0xF0 ? 0x90 : 0x80; // no overlong form
-        int hi = b == 0xF4 ? 0x8F : 0xBF; // nothing above U+10FFFF
-        if (b1 < lo || b1 > hi || !continuation(a[i + 2]) || !continuation(a[i + 3])) {
-          return false;
-        }
-        i += 4;
       } else {
-        return false;
+        return false; // a four-byte lead with fewer than four bytes left, or above 0xF4
       }
     }
     return true;

@@ -46,11 +46,12 @@ class TextChecksTest {
   /**
    * Every one- and two-byte sequence, and three-byte sequences of every first and second byte with
    * a third at each edge (every third byte after a three- or four-byte lead), after an ASCII prefix
-   * that crosses a word boundary.
+   * that crosses a word boundary: at the end of the text, and followed by ASCII, so that both the
+   * byte-by-byte tail and the word-at-a-time judgement of a sequence see each of them.
    */
   @Test
   void everyShortSequenceIsJudgedAsTheJdkJudgesIt() {
-    byte[] b = new byte[10];
+    byte[] b = new byte[13];
     java.util.Arrays.fill(b, (byte) 'a');
     int accepted = 0;
     for (int x = 0; x < 256; x++) {
@@ -58,11 +59,14 @@ class TextChecksTest {
       assertSameVerdict(b, 0, 8);
       for (int y = 0; y < 256; y++) {
         b[8] = (byte) y;
+        b[9] = 'a';
         assertSameVerdict(b, 0, 9);
+        assertSameVerdict(b, 0, 13);
         if (x >= 0xE0 && java.util.Arrays.binarySearch(EDGES, y) >= 0) {
           for (int z = 0; z < 256; z++) {
             b[9] = (byte) z;
             assertSameVerdict(b, 0, 10);
+            assertSameVerdict(b, 0, 13);
           }
         }
         for (int z : EDGES) {
@@ -70,17 +74,21 @@ class TextChecksTest {
           boolean ok = jdkAccepts(b, 0, 10);
           assertEquals(ok, TextChecks.utf8(b, 0, 10));
           accepted += ok ? 1 : 0;
+          assertSameVerdict(b, 0, 13);
         }
       }
     }
     assertTrue(accepted > 10_000, accepted + " accepted"); // a sanity check of the loop
   }
 
-  /** Four-byte sequences by every lead byte above 0xEF and a spread of continuation bytes. */
+  /**
+   * Four-byte sequences by every lead byte above 0xEF and a spread of continuation bytes, cut at
+   * each length and followed by ASCII.
+   */
   @Test
   void fourByteSequencesAreJudgedAsTheJdkJudgesThem() {
     int[] seconds = {0x00, 0x7F, 0x80, 0x8F, 0x90, 0x9F, 0xA0, 0xBF, 0xC0, 0xFF};
-    byte[] b = new byte[4];
+    byte[] b = {0, 0, 0, 0, 'a', 'b', 'c'};
     for (int lead = 0xF0; lead <= 0xFF; lead++) {
       for (int s : seconds) {
         for (int t : seconds) {
@@ -89,7 +97,7 @@ class TextChecksTest {
             b[1] = (byte) s;
             b[2] = (byte) t;
             b[3] = (byte) u;
-            for (int n = 1; n <= 4; n++) {
+            for (int n = 1; n <= b.length; n++) {
               assertSameVerdict(b, 0, n);
             }
           }
