@@ -98,10 +98,6 @@ public final class ResultStream implements AutoCloseable {
     int pieceOffset = received;
     received += n;
     boolean last = received == bodyLength;
-    if (sink instanceof LazyPageSink) {
-      gather(piece, n, last);
-      return;
-    }
     int pieceStart = piece.readerIndex() - pieceOffset; // index in piece of body offset 0
     try {
       if (rows == null) {
@@ -120,23 +116,6 @@ public final class ResultStream implements AutoCloseable {
       }
       if (last && result == null) {
         finish();
-      }
-    } catch (RuntimeException e) { // CqlParseException included
-      close();
-      throw e;
-    }
-  }
-
-  /**
-   * For a {@link LazyPageSink}: holds every piece, and reads the whole body once it is in. Its page
-   * takes a reference to the held buffer, which so becomes the page's own copy of the body.
-   */
-  private void gather(ByteBuf piece, int n, boolean last) {
-    try {
-      hold(piece, piece.readerIndex(), n);
-      if (last) {
-        result = reader.read(held, sink, prepared);
-        close();
       }
     } catch (RuntimeException e) { // CqlParseException included
       close();
@@ -201,10 +180,14 @@ public final class ResultStream implements AutoCloseable {
    * Reads the kind and the ROWS metadata straight from the first piece, when they are all in it:
    * the rows after them are then parsed in place too, and nothing is copied.
    *
-   * @return the index in {@code piece} after the metadata, or -1 if it is not a ROWS result or its
-   *     metadata goes on in the next piece (then the piece is held as usual)
+   * @return the index in {@code piece} after the metadata, or -1 if it is not a ROWS result, its
+   *     metadata goes on in the next piece (then the piece is held as usual) or the sink is a
+   *     {@link LazyPageSink}, which takes the body whole
    */
   private int headerInPlace(ByteBuf piece, int pieceStart, boolean last) {
+    if (sink instanceof LazyPageSink) {
+      return -1;
+    }
     BodyReader in = new BodyReader(piece, pieceStart, piece.readerIndex(), piece.writerIndex());
     try {
       if (in.readInt("kind") != RowsResult.KIND) {
@@ -224,13 +207,15 @@ public final class ResultStream implements AutoCloseable {
   /**
    * Reads the kind and, for ROWS, the metadata from {@code held} once they are all there.
    *
-   * @return whether the header was read (a non-ROWS result is then read whole, once complete)
+   * @return whether the header was read (a non-ROWS result, or any result for a {@link
+   *     LazyPageSink}, is then read whole, once complete; the page takes a reference to the held
+   *     buffer, which so becomes the page's own copy of the body)
    */
   private boolean readHeader(boolean last) {
     BodyReader in = new BodyReader(held, 0, 0, held.writerIndex());
     try {
       int kind = in.readInt("kind");
-      if (kind != RowsResult.KIND) {
+      if (kind != RowsResult.KIND || sink instanceof LazyPageSink) {
         if (last) {
           result = reader.read(held, sink, prepared);
           close();
