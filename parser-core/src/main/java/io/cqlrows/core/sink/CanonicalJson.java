@@ -79,14 +79,40 @@ public final class CanonicalJson {
    * @param value a value of one of the classes of {@link RowSink}'s table, or {@code null}
    */
   public static void appendValue(StringBuilder out, Object value) {
+    append(out, value, false);
+  }
+
+  /**
+   * Appends the JSON of a value for tools that want numbers as numbers: as {@link #appendValue},
+   * except that, at any nesting level, a number a JSON reader takes exactly is a JSON number:
+   *
+   * <ul>
+   *   <li>{@code Long} and {@code BigInteger} ({@code bigint}, {@code counter}, {@code varint})
+   *       from -2<sup>53</sup> to 2<sup>53</sup>, the integers a double holds exactly; beyond that
+   *       range they stay strings of digits, as a reader would round them;
+   *   <li>finite {@code Double}s, as {@code Double.toString} writes them, which read back as the
+   *       same double; finite {@code Float}s as the double of the same value (0.1f is written
+   *       {@code 0.10000000149011612}, which is exactly its value);
+   *   <li>NaN and the infinities stay the strings {@code "NaN"}, {@code "Infinity"} and {@code
+   *       "-Infinity"}, which JSON has no number for; {@code BigDecimal} stays a string.
+   * </ul>
+   *
+   * @param out the builder to append to
+   * @param value a value of one of the classes of {@link RowSink}'s table, or {@code null}
+   */
+  public static void appendValueWithNumbers(StringBuilder out, Object value) {
+    append(out, value, true);
+  }
+
+  private static void append(StringBuilder out, Object value, boolean numbers) {
     if (value == null) {
       out.append("null");
     } else if (value instanceof String s) {
       appendString(out, s);
-    } else if (!appendNumber(out, value)
+    } else if (!appendNumber(out, value, numbers)
         && !appendText(out, value)
-        && !appendContainer(out, value)
-        && !appendPrimitiveArray(out, value)) {
+        && !appendContainer(out, value, numbers)
+        && !appendPrimitiveArray(out, value, numbers)) {
       appendString(out, value.toString());
     }
   }
@@ -195,24 +221,57 @@ public final class CanonicalJson {
     }
   }
 
+  /** The largest magnitude of the integers every double holds exactly, 2^53. */
+  private static final long EXACT_IN_DOUBLE = 1L << 53;
+
+  private static final BigInteger EXACT_IN_DOUBLE_BIG = BigInteger.valueOf(EXACT_IN_DOUBLE);
+
   /** Booleans and numbers; false if {@code value} is neither. */
-  private static boolean appendNumber(StringBuilder out, Object value) {
+  private static boolean appendNumber(StringBuilder out, Object value, boolean numbers) {
     if (value instanceof Boolean b) {
       out.append(b.booleanValue());
     } else if (value instanceof Integer || value instanceof Short || value instanceof Byte) {
       out.append(((Number) value).intValue());
     } else if (value instanceof Long l) {
-      appendQuoted(out, l.longValue());
+      appendLong(out, l.longValue(), numbers);
     } else if (value instanceof Float f) {
-      appendQuoted(out, f.floatValue());
+      appendFloat(out, f.floatValue(), numbers);
     } else if (value instanceof Double d) {
-      appendQuoted(out, d.doubleValue());
+      appendDouble(out, d.doubleValue(), numbers);
+    } else if (value instanceof BigInteger big
+        && numbers
+        && big.abs().compareTo(EXACT_IN_DOUBLE_BIG) <= 0) {
+      out.append(big);
     } else if (value instanceof BigInteger || value instanceof BigDecimal) {
       out.append('"').append(value).append('"');
     } else {
       return false;
     }
     return true;
+  }
+
+  private static void appendLong(StringBuilder out, long value, boolean numbers) {
+    if (numbers && value >= -EXACT_IN_DOUBLE && value <= EXACT_IN_DOUBLE) {
+      out.append(value);
+    } else {
+      appendQuoted(out, value);
+    }
+  }
+
+  private static void appendFloat(StringBuilder out, float value, boolean numbers) {
+    if (numbers && Float.isFinite(value)) {
+      out.append((double) value);
+    } else {
+      appendQuoted(out, value);
+    }
+  }
+
+  private static void appendDouble(StringBuilder out, double value, boolean numbers) {
+    if (numbers && Double.isFinite(value)) {
+      out.append(value);
+    } else {
+      appendQuoted(out, value);
+    }
   }
 
   /** Values rendered as JSON strings (other than text) and the not-set marker. */
@@ -247,18 +306,18 @@ public final class CanonicalJson {
   }
 
   /** Collections, maps, UDTs and tuples. */
-  private static boolean appendContainer(StringBuilder out, Object value) {
+  private static boolean appendContainer(StringBuilder out, Object value, boolean numbers) {
     if (value instanceof Collection<?> collection) {
-      appendElements(out, collection);
+      appendElements(out, collection, numbers);
     } else if (value instanceof Map<?, ?> map) {
       out.append('[');
       boolean first = true;
       for (Map.Entry<?, ?> e : map.entrySet()) {
         out.append(first ? "[" : ",[");
         first = false;
-        appendValue(out, e.getKey());
+        append(out, e.getKey(), numbers);
         out.append(',');
-        appendValue(out, e.getValue());
+        append(out, e.getValue(), numbers);
         out.append(']');
       }
       out.append(']');
@@ -271,18 +330,18 @@ public final class CanonicalJson {
         }
         appendString(out, fields.get(i).name());
         out.append(':');
-        appendValue(out, udt.get(i));
+        append(out, udt.get(i), numbers);
       }
       out.append('}');
     } else if (value instanceof TupleValue tuple) {
-      appendElements(out, tuple.values());
+      appendElements(out, tuple.values(), numbers);
     } else {
       return false;
     }
     return true;
   }
 
-  private static void appendElements(StringBuilder out, Collection<?> elements) {
+  private static void appendElements(StringBuilder out, Collection<?> elements, boolean numbers) {
     out.append('[');
     boolean first = true;
     for (Object element : elements) {
@@ -290,22 +349,22 @@ public final class CanonicalJson {
         out.append(',');
       }
       first = false;
-      appendValue(out, element);
+      append(out, element, numbers);
     }
     out.append(']');
   }
 
   /** The arrays of the vector events' default boxing. */
-  private static boolean appendPrimitiveArray(StringBuilder out, Object value) {
+  private static boolean appendPrimitiveArray(StringBuilder out, Object value, boolean numbers) {
     if (value instanceof float[] a) {
       out.append('[');
       for (int i = 0; i < a.length; i++) {
-        appendQuoted(i > 0 ? out.append(',') : out, a[i]);
+        appendFloat(i > 0 ? out.append(',') : out, a[i], numbers);
       }
     } else if (value instanceof double[] a) {
       out.append('[');
       for (int i = 0; i < a.length; i++) {
-        appendQuoted(i > 0 ? out.append(',') : out, a[i]);
+        appendDouble(i > 0 ? out.append(',') : out, a[i], numbers);
       }
     } else if (value instanceof int[] a) {
       out.append('[');
@@ -315,7 +374,7 @@ public final class CanonicalJson {
     } else if (value instanceof long[] a) {
       out.append('[');
       for (int i = 0; i < a.length; i++) {
-        appendQuoted(i > 0 ? out.append(',') : out, a[i]);
+        appendLong(i > 0 ? out.append(',') : out, a[i], numbers);
       }
     } else {
       return false;

@@ -377,4 +377,66 @@ class CanonicalJsonTest {
         };
     assertEquals(expected, empty(type));
   }
+
+  private static String numbers(Object value) {
+    StringBuilder sb = new StringBuilder();
+    CanonicalJson.appendValueWithNumbers(sb, value);
+    return sb.toString();
+  }
+
+  @Test
+  void withNumbersIntegersUpTo2To53AreJsonNumbersAndLargerOnesStayStrings() throws Exception {
+    long exact = 1L << 53;
+    assertEquals("9007199254740992", numbers(exact));
+    assertEquals("-9007199254740992", numbers(-exact));
+    assertEquals("\"9007199254740993\"", numbers(exact + 1));
+    assertEquals("\"-9223372036854775808\"", numbers(Long.MIN_VALUE));
+    assertEquals("42", numbers(BigInteger.valueOf(42)));
+    assertEquals("\"9007199254740993\"", numbers(BigInteger.valueOf(exact + 1)));
+    assertEquals(
+        "\"123456789012345678901234567890\"",
+        numbers(new BigInteger("123456789012345678901234567890")));
+    assertEquals("\"1.50\"", numbers(new BigDecimal("1.50")), "decimal stays a string");
+    JsonNode n = MAPPER.readTree(numbers(exact));
+    assertTrue(n.isIntegralNumber());
+    assertEquals(exact, n.longValue());
+  }
+
+  @Test
+  void withNumbersFiniteFloatingPointValuesReadBackExactly() throws Exception {
+    double[] doubles = {0.1, -0.0, 1e300, Double.MIN_VALUE, Double.MAX_VALUE, 123456.789, 1e-7};
+    for (double d : doubles) {
+      JsonNode n = MAPPER.readTree(numbers(d));
+      assertTrue(n.isNumber(), numbers(d));
+      assertEquals(Double.doubleToLongBits(d), Double.doubleToLongBits(n.doubleValue()), "" + d);
+    }
+    float[] floats = {
+      0.1f, -0.0f, Float.MIN_VALUE, Float.MAX_VALUE, 3.4028235e38f, 1.17549435e-38f
+    };
+    for (float f : floats) {
+      String text = numbers(f);
+      assertEquals(
+          new BigDecimal(f).compareTo(new BigDecimal(text)), 0, "exactly the value: " + text);
+      assertEquals(Float.floatToIntBits(f), Float.floatToIntBits((float) Double.parseDouble(text)));
+    }
+    assertEquals("\"NaN\"", numbers(Double.NaN));
+    assertEquals("\"Infinity\"", numbers(Double.POSITIVE_INFINITY));
+    assertEquals("\"-Infinity\"", numbers(Float.NEGATIVE_INFINITY));
+  }
+
+  @Test
+  void withNumbersAppliesAtEveryNestingLevel() throws Exception {
+    Map<Object, Object> map = new LinkedHashMap<>();
+    map.put(7L, List.of(1.5, Double.NaN));
+    assertEquals("[[7,[1.5,\"NaN\"]]]", numbers(map));
+    assertEquals("[1,\"9223372036854775807\"]", numbers(new long[] {1, Long.MAX_VALUE}));
+    assertEquals("[0.5,\"Infinity\"]", numbers(new float[] {0.5f, Float.POSITIVE_INFINITY}));
+    assertEquals("[2.0]", numbers(new double[] {2.0}));
+    assertEquals(
+        "[7,\"a\",0.25]", numbers(new TupleValue(INT_TEXT_FLOAT, new Object[] {7, "a", 0.25f})));
+    assertEquals(
+        "{\"Mixed Case\":1,\"with space\":\"x\",\"zip\":null}",
+        numbers(new UdtValue(ADDRESS, new Object[] {1, "x", null})));
+    assertEquals("[\"7\"]", json(List.of(7L)), "appendValue keeps its strings");
+  }
 }
