@@ -7,6 +7,7 @@ import io.cqlrows.core.TabletRouting;
 import io.cqlrows.netty.rows.RowsResponse;
 import java.util.List;
 import java.util.Optional;
+import java.util.UUID;
 
 /**
  * The outcome of a QUERY or EXECUTE: the parsed result (its rows went to the caller's sink), the
@@ -17,11 +18,18 @@ import java.util.Optional;
  * @param warnings the server's warnings, empty if none
  * @param tablets the tablet routing information the server attached (ScyllaDB, {@link
  *     io.cqlrows.core.ProtocolFeatures#TABLETS_ROUTING_V1}), or {@code null}
+ * @param tracingId the session id of the request's trace in {@code system_traces}, when it was sent
+ *     with {@link io.cqlrows.netty.request.QueryParameters#withTracing tracing}; else {@code null}
  */
-public record QueryResult(CqlResult result, List<String> warnings, TabletRouting tablets) {
+public record QueryResult(
+    CqlResult result, List<String> warnings, TabletRouting tablets, UUID tracingId) {
   /** The result of a parsed response. */
   static QueryResult of(RowsResponse response) {
-    return new QueryResult(response.result(), List.copyOf(response.warnings()), response.tablets());
+    return new QueryResult(
+        response.result(),
+        List.copyOf(response.warnings()),
+        response.tablets(),
+        response.tracingId());
   }
 
   /** The ROWS result, or {@code null} if the result is of another kind. */

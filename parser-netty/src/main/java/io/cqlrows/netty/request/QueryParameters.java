@@ -84,6 +84,9 @@ public final class QueryParameters {
   /** Default timestamp in microseconds, or {@link #NO_TIMESTAMP}. */
   private final long defaultTimestamp;
 
+  /** Whether the request asks the server to trace it. */
+  private final boolean tracing;
+
   private QueryParameters(
       Consistency consistency,
       List<ByteBuffer> values,
@@ -91,7 +94,8 @@ public final class QueryParameters {
       PagingState pagingState,
       boolean skipMetadata,
       Consistency serialConsistency,
-      long defaultTimestamp) {
+      long defaultTimestamp,
+      boolean tracing) {
     this.consistency = Objects.requireNonNull(consistency, "consistency");
     this.values = values;
     this.pageSize = pageSize;
@@ -99,11 +103,12 @@ public final class QueryParameters {
     this.skipMetadata = skipMetadata;
     this.serialConsistency = serialConsistency;
     this.defaultTimestamp = defaultTimestamp;
+    this.tracing = tracing;
   }
 
   /** Parameters with this consistency and nothing else: no values, no paging. */
   public static QueryParameters of(Consistency consistency) {
-    return new QueryParameters(consistency, List.of(), 0, null, false, null, NO_TIMESTAMP);
+    return new QueryParameters(consistency, List.of(), 0, null, false, null, NO_TIMESTAMP, false);
   }
 
   /**
@@ -156,7 +161,8 @@ public final class QueryParameters {
         pagingState,
         skipMetadata,
         serialConsistency,
-        defaultTimestamp);
+        defaultTimestamp,
+        tracing);
   }
 
   /** With a page size in rows; 0 or less for none (the server's default: everything at once). */
@@ -168,7 +174,8 @@ public final class QueryParameters {
         pagingState,
         skipMetadata,
         serialConsistency,
-        defaultTimestamp);
+        defaultTimestamp,
+        tracing);
   }
 
   /**
@@ -186,7 +193,8 @@ public final class QueryParameters {
         pagingState,
         skipMetadata,
         serialConsistency,
-        defaultTimestamp);
+        defaultTimestamp,
+        tracing);
   }
 
   /**
@@ -216,7 +224,8 @@ public final class QueryParameters {
         pagingState,
         skipMetadata,
         serialConsistency,
-        defaultTimestamp);
+        defaultTimestamp,
+        tracing);
   }
 
   /** With a serial consistency ({@link Consistency#SERIAL} or {@code LOCAL_SERIAL}), or null. */
@@ -228,7 +237,8 @@ public final class QueryParameters {
         pagingState,
         skipMetadata,
         serialConsistency,
-        defaultTimestamp);
+        defaultTimestamp,
+        tracing);
   }
 
   /**
@@ -241,7 +251,36 @@ public final class QueryParameters {
       throw new IllegalArgumentException("timestamp: " + micros + " (expected: >= 0)");
     }
     return new QueryParameters(
-        consistency, values, pageSize, pagingState, skipMetadata, serialConsistency, micros);
+        consistency,
+        values,
+        pageSize,
+        pagingState,
+        skipMetadata,
+        serialConsistency,
+        micros,
+        tracing);
+  }
+
+  /**
+   * With or without tracing: the request is sent with the envelope's tracing flag (0x02, section
+   * 2.2 of the spec), the server records its trace in {@code system_traces}, and the response
+   * carries the trace's session id ({@code RowsResponse.tracingId()}). The next pages keep it.
+   */
+  public QueryParameters withTracing(boolean tracing) {
+    return new QueryParameters(
+        consistency,
+        values,
+        pageSize,
+        pagingState,
+        skipMetadata,
+        serialConsistency,
+        defaultTimestamp,
+        tracing);
+  }
+
+  /** Whether the request asks the server to trace it. */
+  public boolean tracing() {
+    return tracing;
   }
 
   /** The consistency level. */

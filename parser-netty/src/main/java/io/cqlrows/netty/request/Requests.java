@@ -150,15 +150,17 @@ public final class Requests {
       ByteBufAllocator alloc, int streamId, String query, QueryParameters parameters) {
     Objects.requireNonNull(query, "query");
     Objects.requireNonNull(parameters, "parameters");
-    return envelope(
-        alloc,
-        streamId,
-        Opcode.QUERY,
-        lz4Bodies,
-        body -> {
-          WireWriter.longString(body, query);
-          parameters.writeTo(body, protocolVersion);
-        });
+    return traced(
+        envelope(
+            alloc,
+            streamId,
+            Opcode.QUERY,
+            lz4Bodies,
+            body -> {
+              WireWriter.longString(body, query);
+              parameters.writeTo(body, protocolVersion);
+            }),
+        parameters);
   }
 
   /**
@@ -212,18 +214,29 @@ public final class Requests {
               + protocolVersion
               + (protocolVersion < 5 ? " with SCYLLA_USE_METADATA_ID)" : ")"));
     }
-    return envelope(
-        alloc,
-        streamId,
-        Opcode.EXECUTE,
-        lz4Bodies,
-        body -> {
-          WireWriter.shortBytes(body, "id", id);
-          if (withMetadataId) {
-            WireWriter.shortBytes(body, "result_metadata_id", resultMetadataId);
-          }
-          parameters.writeTo(body, protocolVersion);
-        });
+    return traced(
+        envelope(
+            alloc,
+            streamId,
+            Opcode.EXECUTE,
+            lz4Bodies,
+            body -> {
+              WireWriter.shortBytes(body, "id", id);
+              if (withMetadataId) {
+                WireWriter.shortBytes(body, "result_metadata_id", resultMetadataId);
+              }
+              parameters.writeTo(body, protocolVersion);
+            }),
+        parameters);
+  }
+
+  /** {@code envelope} with the tracing flag set when {@code parameters} ask for tracing. */
+  private static ByteBuf traced(ByteBuf envelope, QueryParameters parameters) {
+    if (parameters.tracing()) {
+      int at = envelope.readerIndex() + 1;
+      envelope.setByte(at, envelope.getByte(at) | Frame.FLAG_TRACING);
+    }
+    return envelope;
   }
 
   /**

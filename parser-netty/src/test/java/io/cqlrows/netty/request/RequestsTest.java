@@ -95,6 +95,37 @@ class RequestsTest {
 
   @ParameterizedTest
   @ValueSource(ints = {4, 5})
+  void tracingSetsTheEnvelopesTracingFlagOfQueryAndExecute(int version) {
+    Requests requests = new Requests(version, Compression.NONE);
+    QueryParameters traced = QueryParameters.of(Consistency.ONE).withTracing(true);
+    ByteBuf query = requests.query(ALLOC, 3, "Q", traced);
+    ByteBuf execute = requests.execute(ALLOC, 4, new byte[] {1}, new byte[] {2}, traced);
+    ByteBuf plain = requests.query(ALLOC, 5, "Q", traced.withTracing(false));
+    try {
+      assertEquals(0x02, query.getByte(1), "flags: tracing");
+      assertEquals(0x02, execute.getByte(1), "flags: tracing");
+      assertEquals(0x00, plain.getByte(1));
+      assertEquals(
+          ByteBufUtil.hexDump(plain, 2 + 2, plain.readableBytes() - 4),
+          ByteBufUtil.hexDump(query, 2 + 2, query.readableBytes() - 4),
+          "the body is the same: tracing is a header flag, not a query parameter");
+      assertEquals(0, traced.flags() & 0x02, "not Skip_metadata, which is flag 0x02 of the body");
+    } finally {
+      query.release();
+      execute.release();
+      plain.release();
+    }
+  }
+
+  @Test
+  void theNextPageIsTracedAsThePageBeforeIt() {
+    QueryParameters traced = QueryParameters.of(Consistency.ONE).withTracing(true);
+    assertEquals(true, traced.withPageSize(10).withPagingState(null).tracing());
+    assertEquals(false, QueryParameters.of(Consistency.ONE).tracing());
+  }
+
+  @ParameterizedTest
+  @ValueSource(ints = {4, 5})
   void unsetAndEmptyValuesAreDistinct(int version) {
     QueryParameters p =
         QueryParameters.of(Consistency.ONE)
