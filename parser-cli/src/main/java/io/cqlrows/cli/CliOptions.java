@@ -5,6 +5,7 @@ import io.cqlrows.capture.pcap.TcpFlows;
 import io.cqlrows.core.ParseLimits;
 import io.cqlrows.core.ProtocolFeatures;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 
@@ -74,14 +75,44 @@ record CliOptions(
       throw new IllegalArgumentException("unknown command: " + command);
     }
     if (Arrays.asList(args).contains("--help") || Arrays.asList(args).contains("-h")) {
-      throw new Help(
-          switch (command) {
-            case "replay" -> Usage.REPLAY;
-            case "digest" -> Usage.DIGEST;
-            default -> Usage.STATS;
-          });
+      throw new Help(help(command));
     }
     return parseOptions(command, args);
+  }
+
+  /** The options that take no value. */
+  private static final List<String> FLAGS =
+      List.of("--scylla-metadata-id", "--lenient-text", "--help");
+
+  /** The options that take a value. */
+  private static final List<String> WITH_VALUE =
+      List.of(
+          "--format",
+          "--columns",
+          "--limit",
+          "--stream",
+          "--port",
+          "--c2s",
+          "--output",
+          "--extension",
+          "--max-open-connections",
+          "--max-buffered-mib",
+          "--top",
+          "--svg");
+
+  /** Every option, for the suggestion after an unknown one. */
+  private static List<String> known() {
+    List<String> all = new ArrayList<>(WITH_VALUE);
+    all.addAll(FLAGS);
+    return all;
+  }
+
+  private static String help(String command) {
+    return switch (command) {
+      case "replay" -> Usage.REPLAY;
+      case "digest" -> Usage.DIGEST;
+      default -> Usage.STATS;
+    };
   }
 
   private static CliOptions parseOptions(String command, String[] args) {
@@ -117,8 +148,11 @@ record CliOptions(
         limits = limits.toBuilder().replaceMalformedText(true).build();
         continue;
       }
+      if (!WITH_VALUE.contains(a)) {
+        throw Usage.unknownOption(a, known(), help(command));
+      }
       if (++i == args.length) {
-        throw new IllegalArgumentException(a + " needs a value");
+        throw new Usage.Mistake(a + " needs a value", help(command));
       }
       String v = args[i];
       switch (a) {
@@ -134,7 +168,7 @@ record CliOptions(
         case "--c2s" -> c2s = Path.of(v);
         case "--output" -> output = Path.of(v);
         case "--extension" -> features = extension(features, v);
-        default -> throw new IllegalArgumentException("unknown option: " + a);
+        default -> throw new AssertionError(a);
       }
     }
     if (file == null) {

@@ -3,13 +3,17 @@ package io.cqlrows.cli;
 import io.cqlrows.client.CqlClient;
 import io.cqlrows.client.Credentials;
 import io.cqlrows.client.QueryResult;
+import io.cqlrows.core.CqlResult;
 import io.cqlrows.core.RowSink;
 import io.cqlrows.core.RowsResult;
+import io.cqlrows.core.SchemaChangeResult;
+import io.cqlrows.core.SetKeyspaceResult;
 import io.cqlrows.core.sink.CountingSink;
 import io.cqlrows.netty.TlsOptions;
 import io.cqlrows.netty.frame.Compression;
 import io.cqlrows.netty.frame.CqlConnectionException;
 import io.cqlrows.netty.frame.CqlServerError;
+import io.cqlrows.netty.request.Consistency;
 import io.cqlrows.netty.request.QueryParameters;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
@@ -31,12 +35,15 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
+import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
+import org.jline.terminal.Terminal;
+import org.jline.terminal.TerminalBuilder;
 
 /**
  * {@code cqlrows query}: runs statements on one {@link CqlClient} connection and writes every page
@@ -78,20 +85,118 @@ final class QueryCommand {
   /** Whether the connection is being made (a Ctrl-C then ends the command at once). */
   private volatile boolean connecting = true;
 
+  /** The connection, once made. */
+  private CqlClient client;
+
+  /** The request being waited for, which a Ctrl-C at the prompt cancels; or null. */
+  private volatile CompletableFuture<?> inFlight;
+
+  // What the prompt's commands change; the options' values at first.
+
+  /** The consistency of every statement ({@code CONSISTENCY}). */
+  Consistency consistency;
+
+  /** Rows per page, or 0 for everything at once ({@code PAGING}). */
+  int pageSize;
+
+  /** Whether statements are traced ({@code TRACING}). */
+  boolean tracing;
+
+  /** Whether the prompt prints vertical blocks ({@code EXPAND}). */
+  boolean expand;
+
+  /** The keyspace in use, or null. */
+  private volatile String keyspace;
+
   QueryCommand(QueryOptions options, PrintStream out, PrintStream err) {
     this.options = options;
     this.stdout = out;
     this.err = err;
     this.progress = new Progress(err, !options.quiet() && Progress.isTerminal(2));
+    this.consistency = options.consistency();
+    this.pageSize = options.pageSize();
+    this.tracing = options.tracing();
+    this.expand = options.format().equals("vertical");
+    this.keyspace = options.keyspace();
+  }
+
+  /**
+   * Whether to open the prompt: no statement on the command line or in --file, and stdin a
+   * terminal.
+   */
+  private boolean interactive() {
+    return options.statements().isEmpty() && options.file() == null && Progress.isTerminal(0);
+  }
+
+  /** The prompt's history: {@code ~/.cassandra/cqlrows_history}, or none if it cannot be kept. */
+  private Path historyFile() {
+    String home = System.getenv().getOrDefault("HOME", System.getProperty("user.home"));
+    if (home == null || home.isEmpty()) {
+      return null;
+    }
+    Path dir = Path.of(home, ".cassandra");
+    try {
+      Files.createDirectories(dir);
+      return dir.resolve("cqlrows_history");
+    } catch (IOException e) {
+      err.println("cqlrows: warning: no history: " + CqlRowsCli.oneLine(e));
+      return null;
+    }
+  }
+
+  /** The keyspace in use, or null. */
+  String keyspace() {
+    return keyspace;
+  }
+
+  /** A statement at the prompt that failed: the message is the one line to print. */
+  static final class StatementFailed extends Exception {
+    private static final long serialVersionUID = 1L;
+
+    StatementFailed(String message) {
+      super(message, null, false, false);
+    }
+  }
+
+  /**
+   * Runs one statement of the prompt with the prompt's settings, its result on stdout as a table
+   * (vertical blocks with {@code EXPAND ON}) or in the text format of {@code --format}.
+   *
+   * @throws java.util.concurrent.CancellationException if {@link #cancelInFlight} ended it
+   */
+  void runStatement(String cql) throws StatementFailed, InterruptedException {
+    String format =
+        expand ? "vertical" : options.format().equals("arrow") ? "table" : options.format();
+    try (Output output = new Text(format, options.jsonNumbers(), stdout, false)) {
+      run(client, cql, output);
+    } catch (ExecutionException e) {
+      throw new StatementFailed(describe(e.getCause()));
+    } catch (IOException e) {
+      throw new StatementFailed(CqlRowsCli.oneLine(e));
+    }
+  }
+
+  /** Ctrl-C at the prompt: cancels the request being waited for, if any. */
+  void cancelInFlight() {
+    CompletableFuture<?> f = inFlight;
+    if (f != null) {
+      f.cancel(false);
+    }
   }
 
   // NioEventLoopGroup: the one group type both Netty 4.1 and 4.2 have (4.2 deprecates it)
   @SuppressWarnings("deprecation")
   int run() {
-    List<String> statements;
+    List<String> statements = List.of();
     Credentials credentials;
+    for (String warning : options.cqlshrc().warnings()) {
+      err.println("cqlrows: warning: " + warning);
+    }
+    boolean interactive = interactive();
     try {
-      statements = statements();
+      if (!interactive) {
+        statements = statements();
+      }
       credentials = credentials();
     } catch (IOException | IllegalArgumentException e) {
       err.println("cqlrows: " + CqlRowsCli.oneLine(e));
@@ -102,12 +207,18 @@ final class QueryCommand {
     Runtime.getRuntime().addShutdownHook(hook);
     EventLoopGroup group = new NioEventLoopGroup(1);
     CqlClient client = null;
-    try (Output output = Output.open(options, stdout, err)) {
+    try (Output output = interactive ? null : Output.open(options, stdout, err)) {
       TlsOptions tls = tls();
       client = connect(group, credentials, tls);
       connecting = false;
+      this.client = client;
       if (options.keyspace() != null) {
         await(client.query("USE " + options.keyspace(), new CountingSink(), 0, null));
+      }
+      if (interactive) {
+        try (Terminal terminal = TerminalBuilder.builder().system(true).build()) {
+          new Shell(this, terminal, historyFile(), stdout, err).run();
+        }
       }
       for (String cql : statements) {
         if (interrupted) {
@@ -171,45 +282,102 @@ final class QueryCommand {
     }
   }
 
-  /** Every page of one statement into the output. */
+  /** Every page of one statement into the output, then what --timing and --tracing ask for. */
   private void run(CqlClient client, String cql, Output output)
       throws ExecutionException, InterruptedException, IOException {
     output.newStatement();
     long rows = 0;
     int pages = 0;
-    Optional<QueryParameters> next = Optional.of(QueryParameters.of(options.consistency()));
+    QueryParameters first = QueryParameters.of(consistency).withTracing(tracing);
+    Optional<QueryParameters> next = Optional.of(first);
+    UUID traceId = null;
+    CqlResult last = null;
     long started = System.nanoTime();
     do {
-      int pageSize =
-          options.maxRows() > 0
-              ? (int) Math.min(options.pageSize(), options.maxRows() - rows)
-              : options.pageSize();
-      QueryParameters parameters = next.get().withPageSize(pageSize);
+      long left = options.maxRows() > 0 ? options.maxRows() - rows : 0;
+      int size =
+          left > 0 && (pageSize == 0 || left < pageSize) ? (int) Math.min(left, 1 << 30) : pageSize;
+      QueryParameters parameters = next.get().withPageSize(size);
+      progress.clear(); // the page's output may start at once
       QueryResult result = await(client.query(cql, output.sink(), parameters));
+      if (traceId == null) {
+        traceId = result.tracingId(); // the trace of the first page
+      }
       for (String warning : result.warnings()) {
         err.println("cqlrows: warning: " + warning.replaceAll("\\s*[\\r\\n]+\\s*", " "));
       }
+      last = result.result();
       RowsResult page = result.rows();
       if (page == null) {
-        return; // not a SELECT: nothing to write
+        break; // not a SELECT: no rows to write
       }
       rows += page.rowCount();
       pages++;
       output.endPage();
       progress.page(pages, rows, received.get(), System.nanoTime() - started);
-      next = parameters.nextPage(result.result());
+      next = parameters.withTracing(false).nextPage(result.result());
     } while (next.isPresent()
         && !interrupted
         && (options.maxRows() == 0 || rows < options.maxRows()));
+    long nanos = System.nanoTime() - started;
     progress.end();
-    err.println(
-        "cqlrows: "
-            + rows
-            + (rows == 1 ? " row" : " rows")
-            + " in "
-            + pages
-            + (pages == 1 ? " page" : " pages")
-            + (interrupted ? " (interrupted)" : ""));
+    if (last instanceof SetKeyspaceResult use) {
+      keyspace = use.keyspace();
+    }
+    if (last instanceof SchemaChangeResult change && !options.quiet()) {
+      err.println("cqlrows: " + describe(change));
+    }
+    if (options.timing()) {
+      err.println("cqlrows: " + timing(last instanceof RowsResult, rows, pages, nanos));
+    } else if (last instanceof RowsResult && !options.quiet()) {
+      err.println(
+          "cqlrows: "
+              + rows
+              + (rows == 1 ? " row" : " rows")
+              + " in "
+              + pages
+              + (pages == 1 ? " page" : " pages")
+              + (interrupted ? " (interrupted)" : ""));
+    }
+    if (traceId != null && !interrupted) {
+      new TraceReport(client, err, consistency, traceWait(), this::await).print(traceId);
+    }
+  }
+
+  /** How long --tracing waits for a trace to be complete: --timeout, at most 10 s as cqlsh. */
+  private Duration traceWait() {
+    long seconds = options.timeoutSeconds() == 0 ? 10 : Math.min(10, options.timeoutSeconds());
+    return Duration.ofSeconds(seconds);
+  }
+
+  /** {@code CREATED TABLE ks.t}, as cqlsh's schema change lines. */
+  static String describe(SchemaChangeResult change) {
+    StringBuilder sb = new StringBuilder(change.changeType()).append(' ').append(change.target());
+    sb.append(' ').append(change.keyspace());
+    if (!change.name().isEmpty()) {
+      sb.append('.').append(change.name());
+    }
+    if (!change.argumentTypes().isEmpty()) {
+      sb.append('(').append(String.join(", ", change.argumentTypes())).append(')');
+    }
+    return sb.toString();
+  }
+
+  /** The --timing line of a statement. */
+  static String timing(boolean withRows, long rows, int pages, long nanos) {
+    double ms = nanos / 1e6;
+    if (!withRows) {
+      return String.format(Locale.ROOT, "done in %.1f ms", ms);
+    }
+    return String.format(
+        Locale.ROOT,
+        "%,d %s in %d %s, %.1f ms, %,.0f rows/s",
+        rows,
+        rows == 1 ? "row" : "rows",
+        pages,
+        pages == 1 ? "page" : "pages",
+        ms,
+        rows / Math.max(nanos / 1e9, 1e-9));
   }
 
   /** Connects as asked; for the default compression, LZ4 unless the server refuses it. */
@@ -297,6 +465,7 @@ final class QueryCommand {
    * ends it.
    */
   private <T> T await(CompletableFuture<T> future) throws ExecutionException, InterruptedException {
+    inFlight = future;
     try {
       if (options.timeoutSeconds() == 0) {
         return future.get();
@@ -316,6 +485,8 @@ final class QueryCommand {
               -1,
               "no answer in time, and the client did not end the request",
               e));
+    } finally {
+      inFlight = null;
     }
   }
 
@@ -424,7 +595,10 @@ final class QueryCommand {
     return statements;
   }
 
-  /** The credentials for --user: the password from --password-env, else a terminal prompt. */
+  /**
+   * The credentials for --user: the password from --password-env, else from the cqlsh configuration
+   * file (for its own username), else a terminal prompt.
+   */
   @SuppressWarnings("SystemConsoleNull") // Java 17: null when there is no terminal
   private Credentials credentials() {
     if (options.user() == null) {
@@ -438,6 +612,8 @@ final class QueryCommand {
             "--password-env: " + options.passwordEnv() + " is not set");
       }
       password = value.toCharArray();
+    } else if (options.cqlshrcPassword() != null) {
+      password = options.cqlshrcPassword().toCharArray();
     } else {
       Console console = System.console();
       if (console == null) {
@@ -478,7 +654,7 @@ final class QueryCommand {
                   new BufferedOutputStream(Files.newOutputStream(options.output()), 1 << 16),
                   false,
                   StandardCharsets.UTF_8);
-      return new Text(options, out, out != stdout);
+      return new Text(options.format(), options.jsonNumbers(), out, out != stdout);
     }
   }
 
@@ -487,21 +663,22 @@ final class QueryCommand {
     private final boolean ownsOut;
     private final RowSink sink;
 
-    Text(QueryOptions options, PrintStream out, boolean ownsOut) {
+    Text(String format, boolean jsonNumbers, PrintStream out, boolean ownsOut) {
       this.out = out;
       this.ownsOut = ownsOut;
       this.sink =
-          switch (options.format()) {
-            case "jsonl" -> new RowLinesSink(out, false);
-            case "csv" -> new RowLinesSink(out, true);
+          switch (format) {
+            case "jsonl" -> RowLinesSink.jsonLines(out, jsonNumbers);
+            case "csv" -> RowLinesSink.csv(out);
             case "vertical" ->
-                new TableSink(out, null, TableSink.Layout.VERTICAL, TableSink.DEFAULT_WIDTH);
+                new TableSink(out, null, TableSink.Layout.VERTICAL, TableSink.DEFAULT_WIDTH, true);
             default ->
                 new TableSink(
                     out,
                     null,
                     TableSink.Layout.AUTO,
-                    TableSink.terminalWidth(System.getenv("COLUMNS")));
+                    TableSink.terminalWidth(System.getenv("COLUMNS")),
+                    true);
           };
     }
 
@@ -514,6 +691,8 @@ final class QueryCommand {
     void newStatement() {
       if (sink instanceof RowLinesSink lines) {
         lines.newStatement();
+      } else if (sink instanceof TableSink table) {
+        table.newStatement();
       }
     }
 
@@ -564,6 +743,9 @@ final class QueryCommand {
     private final boolean on;
     private boolean shown;
 
+    /** The length of the line shown. */
+    private int length;
+
     Progress(PrintStream err, boolean on) {
       this.err = err;
       this.on = on;
@@ -585,23 +767,34 @@ final class QueryCommand {
         return;
       }
       double seconds = Math.max(nanos, 1) / 1e9;
-      err.print(
+      String line =
           String.format(
               Locale.ROOT,
-              "\r%d pages, %,d rows, %.1f MB, %,.0f rows/s   ",
+              "%d %s, %,d %s, %.1f MB, %,.0f rows/s",
               pages,
+              pages == 1 ? "page" : "pages",
               rows,
+              rows == 1 ? "row" : "rows",
               bytes / 1e6,
-              rows / seconds));
+              rows / seconds);
+      clear();
+      err.print("\r" + line);
       err.flush();
+      length = line.length();
       shown = true;
     }
 
-    void end() {
+    /** Erases the progress line, if one is shown, so that the output does not run into it. */
+    void clear() {
       if (shown) {
-        err.println();
+        err.print("\r" + " ".repeat(length) + "\r");
+        err.flush();
         shown = false;
       }
+    }
+
+    void end() {
+      clear();
     }
   }
 }

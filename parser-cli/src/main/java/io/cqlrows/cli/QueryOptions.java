@@ -6,7 +6,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-import java.util.Set;
+import java.util.Map;
 
 /**
  * The parsed command line of {@code query}.
@@ -23,12 +23,18 @@ import java.util.Set;
  * @param format {@code table}, {@code vertical}, {@code jsonl}, {@code csv} or {@code arrow}
  * @param output the file to write, or null for stdout (required for {@code arrow})
  * @param maxRows the most rows to fetch per statement, or 0 for all
+ * @param jsonNumbers whether {@code jsonl} writes exact numbers as JSON numbers
  * @param streaming whether large pages reach the output row by row
- * @param quiet whether progress is never shown
+ * @param quiet whether nothing but results and errors is printed (no progress, no row counts)
+ * @param timing whether each statement's time, pages, rows and rows/s go to stderr
+ * @param tracing whether each statement is traced and its trace printed after its result
  * @param timeoutSeconds how long to wait for the connection and for each page, or 0 for ever
  * @param file the file of statements, one per line, or null
  * @param statements the statements of the command line (none: from {@code file} or stdin)
  * @param tls how to speak TLS, or null for a plaintext connection
+ * @param cqlshrc the cqlsh configuration file read ({@link Cqlshrc#NONE} for none), whose values
+ *     are in the options above unless the command line gave its own; its password, if any, is used
+ *     for its own username only
  */
 record QueryOptions(
     String host,
@@ -43,12 +49,16 @@ record QueryOptions(
     String format,
     Path output,
     long maxRows,
+    boolean jsonNumbers,
     boolean streaming,
     boolean quiet,
+    boolean timing,
+    boolean tracing,
     long timeoutSeconds,
     Path file,
     List<String> statements,
-    Tls tls) {
+    Tls tls,
+    Cqlshrc cqlshrc) {
 
   /**
    * The TLS options of the command line: any of them turns TLS on.
@@ -68,21 +78,34 @@ record QueryOptions(
 
   /** Parses the arguments after {@code query}; {@link CliOptions.Help} for {@code --help}. */
   static QueryOptions parse(String[] args) throws CliOptions.Help {
-    String host = "127.0.0.1";
-    int port = DEFAULT_PORT;
+    return parse(args, System.getenv());
+  }
+
+  /**
+   * Parses the arguments after {@code query}, with the cqlsh configuration file of {@code
+   * --cqlshrc} or, unless {@code --no-cqlshrc}, the one in {@code env}'s {@code HOME}.
+   */
+  static QueryOptions parse(String[] args, Map<String, String> env) throws CliOptions.Help {
+    String host = null;
+    Integer port = null;
     int protocol = 0;
     Compression compression = null;
     String user = null;
     String passwordEnv = null;
     String keyspace = null;
+    Path cqlshrcFile = null;
+    boolean noCqlshrc = false;
     Consistency consistency = Consistency.LOCAL_ONE;
     int pageSize = DEFAULT_PAGE_SIZE;
     String format = "table";
     Path output = null;
     long maxRows = 0;
+    boolean jsonNumbers = false;
     boolean streaming = false;
     boolean quiet = false;
-    long timeout = DEFAULT_TIMEOUT_SECONDS;
+    boolean timing = false;
+    boolean tracing = false;
+    Long timeout = null;
     Path file = null;
     List<String> statements = new ArrayList<>();
     boolean ssl = false;
@@ -102,12 +125,16 @@ record QueryOptions(
       }
       switch (a) {
         case "--streaming" -> streaming = true;
+        case "--json-numbers" -> jsonNumbers = true;
         case "--quiet" -> quiet = true;
+        case "--timing" -> timing = true;
+        case "--tracing" -> tracing = true;
         case "--ssl" -> ssl = true;
         case "--ssl-insecure" -> sslInsecure = true;
+        case "--no-cqlshrc" -> noCqlshrc = true;
         default -> {
           if (!WITH_VALUE.contains(a)) {
-            throw new Usage.Mistake("unknown option: " + a, Usage.QUERY);
+            throw Usage.unknownOption(a, known(), Usage.QUERY);
           }
         }
       }
@@ -137,9 +164,14 @@ record QueryOptions(
         case "--ssl-cert" -> sslCert = Path.of(v);
         case "--ssl-key" -> sslKey = Path.of(v);
         case "--ssl-server-name" -> sslServerName = v;
+        case "--cqlshrc" -> cqlshrcFile = Path.of(v);
         default -> throw new AssertionError(a);
       }
     }
+    if (noCqlshrc && cqlshrcFile != null) {
+      throw new Usage.Mistake("give --cqlshrc FILE or --no-cqlshrc, not both", Usage.QUERY);
+    }
+    Cqlshrc rc = cqlshrc(noCqlshrc ? null : cqlshrcFile, noCqlshrc, env);
     if ((sslCert == null) != (sslKey == null)) {
       throw new Usage.Mistake("--ssl-cert and --ssl-key go together (mutual TLS)", Usage.QUERY);
     }
@@ -149,15 +181,44 @@ record QueryOptions(
     if (sslServerName != null && sslServerName.isBlank()) {
       throw new Usage.Mistake("--ssl-server-name: empty", Usage.QUERY);
     }
-    Tls tls =
-        ssl || sslInsecure || sslCa != null || sslCert != null || sslServerName != null
-            ? new Tls(sslCa, sslCert, sslKey, sslInsecure, sslServerName)
-            : null;
+    boolean tlsGiven =
+        ssl || sslInsecure || sslCa != null || sslCert != null || sslServerName != null;
+    Tls tls = null;
+    if (tlsGiven || Boolean.TRUE.equals(rc.ssl())) {
+      // the command line's TLS options win; the file's [ssl] fills in the others
+      if (sslCa == null && !sslInsecure) {
+        sslCa = rc.certfile();
+        sslInsecure = Boolean.FALSE.equals(rc.validate()) && sslCa == null;
+      }
+      if (sslCert == null && rc.usercert() != null && rc.userkey() != null) {
+        sslCert = rc.usercert();
+        sslKey = rc.userkey();
+      }
+      tls = new Tls(sslCa, sslCert, sslKey, sslInsecure, sslServerName);
+    }
+    if (user == null) {
+      user = rc.user();
+    }
+    if (host == null) {
+      host = rc.host() != null ? rc.host() : "127.0.0.1";
+    }
+    if (port == null) {
+      port = rc.port() != null ? rc.port() : DEFAULT_PORT;
+    }
+    if (keyspace == null) {
+      keyspace = rc.keyspace();
+    }
+    if (timeout == null) {
+      timeout = rc.timeoutSeconds() != null ? rc.timeoutSeconds() : DEFAULT_TIMEOUT_SECONDS;
+    }
     if (file != null && !statements.isEmpty()) {
       throw new Usage.Mistake("give statements or --file, not both", Usage.QUERY);
     }
     if (format.equals("arrow") && output == null) {
       throw new Usage.Mistake("--format arrow needs --output FILE", Usage.QUERY);
+    }
+    if (jsonNumbers && !format.equals("jsonl")) {
+      throw new Usage.Mistake("--json-numbers is for --format jsonl", Usage.QUERY);
     }
     if (passwordEnv != null && user == null) {
       throw new Usage.Mistake("--password-env needs --user", Usage.QUERY);
@@ -179,17 +240,56 @@ record QueryOptions(
         format,
         output,
         maxRows,
+        jsonNumbers,
         streaming,
         quiet,
+        timing,
+        tracing,
         timeout,
         file,
         List.copyOf(statements),
-        tls);
+        tls,
+        rc);
   }
 
+  /** The cqlsh configuration: {@code file}, else the default one, else none. */
+  private static Cqlshrc cqlshrc(Path file, boolean none, Map<String, String> env) {
+    if (none) {
+      return Cqlshrc.NONE;
+    }
+    Path f = file != null ? file : Cqlshrc.defaultFile(env);
+    if (f == null) {
+      return Cqlshrc.NONE;
+    }
+    try {
+      return Cqlshrc.read(f);
+    } catch (Cqlshrc.Invalid e) {
+      throw new Usage.Mistake(
+          e.getMessage() + (file == null ? " (--no-cqlshrc leaves it unread)" : ""), "");
+    }
+  }
+
+  /** The password of the cqlsh configuration file, if it is for {@link #user}. */
+  String cqlshrcPassword() {
+    return user != null && user.equals(cqlshrc.user()) ? cqlshrc.password() : null;
+  }
+
+  /** The options that take no value. */
+  private static final List<String> FLAGS =
+      List.of(
+          "--streaming",
+          "--json-numbers",
+          "--quiet",
+          "--timing",
+          "--tracing",
+          "--ssl",
+          "--ssl-insecure",
+          "--no-cqlshrc",
+          "--help");
+
   /** The options that take a value. */
-  private static final Set<String> WITH_VALUE =
-      Set.of(
+  private static final List<String> WITH_VALUE =
+      List.of(
           "--host",
           "--port",
           "--protocol",
@@ -207,7 +307,15 @@ record QueryOptions(
           "--ssl-ca",
           "--ssl-cert",
           "--ssl-key",
-          "--ssl-server-name");
+          "--ssl-server-name",
+          "--cqlshrc");
+
+  /** Every option, for the suggestion after an unknown one. */
+  private static List<String> known() {
+    List<String> all = new ArrayList<>(WITH_VALUE);
+    all.addAll(FLAGS);
+    return all;
+  }
 
   private static Compression compression(String v) {
     return switch (v) {

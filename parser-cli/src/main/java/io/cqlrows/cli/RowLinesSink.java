@@ -12,20 +12,34 @@ import java.util.List;
  * {@code query}'s line formats, written row by row as the rows arrive (a page is never held): JSON
  * Lines, one object per row ({@code {"column":value,...}}, values in the canonical JSON rendering),
  * or CSV (RFC 4180, a header line once per statement, then one line per row; fields as {@link
- * CsvSink} writes them). Not thread-safe; one instance per output.
+ * CsvSink} writes them). With {@code --json-numbers}, JSON Lines write the numbers a JSON reader
+ * takes exactly as numbers ({@link CanonicalJson#appendValueWithNumbers}). Not thread-safe; one
+ * instance per output.
  */
 final class RowLinesSink implements RowSink {
   private final PrintStream out;
   private final boolean csv;
+  private final boolean numbers;
   private final StringBuilder line = new StringBuilder(256);
   private final StringBuilder value = new StringBuilder(64);
   private List<ColumnSpec> columns = List.of();
   private boolean headerWritten;
   private long rows;
 
-  RowLinesSink(PrintStream out, boolean csv) {
+  /** CSV lines. */
+  static RowLinesSink csv(PrintStream out) {
+    return new RowLinesSink(out, true, false);
+  }
+
+  /** JSON Lines; with {@code numbers}, exact numbers as JSON numbers. */
+  static RowLinesSink jsonLines(PrintStream out, boolean numbers) {
+    return new RowLinesSink(out, false, numbers);
+  }
+
+  private RowLinesSink(PrintStream out, boolean csv, boolean numbers) {
     this.out = out;
     this.csv = csv;
+    this.numbers = numbers;
   }
 
   /** The next rows belong to a new statement: CSV writes its header again. */
@@ -110,7 +124,11 @@ final class RowLinesSink implements RowSink {
   @Override
   public void onObject(int column, Object v) {
     value.setLength(0);
-    CanonicalJson.appendValue(value, v);
+    if (numbers) {
+      CanonicalJson.appendValueWithNumbers(value, v);
+    } else {
+      CanonicalJson.appendValue(value, v);
+    }
     append(column);
   }
 

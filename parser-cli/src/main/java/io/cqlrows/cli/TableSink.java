@@ -11,12 +11,13 @@ import java.util.List;
  * Prints each ROWS result as a title line ({@code stream N: M rows}, with the connection and query
  * when known) and an aligned text table: column names, a rule, one line per row. Cells are the
  * canonical JSON rendering with the quotes of a JSON string dropped (escapes stay, so control
- * characters remain visible), cut to {@value #MAX_CELL} characters ({@value #MAX_VERTICAL_CELL} in
- * {@link Layout#VERTICAL}). In cells, titles and column names alike, every character a terminal
- * would act on rather than show is escaped that way ({@link TerminalText}). A result whose table
- * would be wider than the terminal prints as vertical blocks under {@link Layout#AUTO}. Vectors
- * show their first {@value #VECTOR_PREVIEW} elements, each cut to {@value #MAX_ELEMENT} characters,
- * then {@code … (N)}. Not thread-safe; one instance per output.
+ * characters remain visible), cut to {@value #MAX_CELL} terminal columns ({@value
+ * #MAX_VERTICAL_CELL} in {@link Layout#VERTICAL}). In cells, titles and column names alike, every
+ * character a terminal would act on rather than show is escaped that way ({@link TerminalText}). A
+ * result whose table would be wider than the terminal prints as vertical blocks under {@link
+ * Layout#AUTO}. Vectors show their first {@value #VECTOR_PREVIEW} elements, each cut to {@value
+ * #MAX_ELEMENT} characters, then {@code … (N)}. Widths are terminal columns ({@link DisplayWidth}:
+ * CJK and emoji take two), so that tables line up. Not thread-safe; one instance per output.
  */
 final class TableSink extends RenderedRowsSink {
   /** How results print. */
@@ -49,16 +50,46 @@ final class TableSink extends RenderedRowsSink {
 
   private final int maxCell;
 
+  /** Whether the results until {@link #newStatement} are pages of one table. */
+  private final boolean pages;
+
+  /** The column widths of the statement's table so far, or null before its first page. */
+  private int[] tableWidths;
+
+  /** Whether the statement's pages print as vertical blocks, once its first page has printed. */
+  private boolean vertical;
+
+  /** Records printed so far in the statement's vertical blocks. */
+  private int records;
+
   TableSink(PrintStream out, List<String> selection) {
     this(out, selection, Layout.TABLE, DEFAULT_WIDTH);
   }
 
   TableSink(PrintStream out, List<String> selection, Layout layout, int width) {
+    this(out, selection, layout, width, false);
+  }
+
+  /**
+   * @param pages whether the results are the pages of one statement until {@link #newStatement}:
+   *     then no title is printed (the row count is the caller's), its first page prints the header
+   *     and the rule and decides between a table and vertical blocks; the later pages go on with
+   *     the same columns, each as wide as the widest cell so far (a wider cell widens its column
+   *     from that page on), and vertical blocks go on numbering their records
+   */
+  TableSink(PrintStream out, List<String> selection, Layout layout, int width, boolean pages) {
     super(selection);
     this.out = out;
     this.layout = layout;
     this.width = width;
     this.maxCell = layout == Layout.VERTICAL ? MAX_VERTICAL_CELL : MAX_CELL;
+    this.pages = pages;
+  }
+
+  /** The next result starts a new table (the pages of another statement). */
+  void newStatement() {
+    tableWidths = null;
+    records = 0;
   }
 
   /** The terminal's width: {@code $COLUMNS} when it is a number, else {@value #DEFAULT_WIDTH}. */
@@ -80,27 +111,38 @@ final class TableSink extends RenderedRowsSink {
   void print(String title, List<ColumnSpec> columns, List<String[]> rows) {
     StringBuilder text = new StringBuilder(256);
     int n = rows.size();
-    text.append(TerminalText.escape(title)).append(n).append(n == 1 ? " row\n" : " rows\n");
+    boolean first = !pages || tableWidths == null || tableWidths.length != columns.size();
+    if (!pages) {
+      text.append(TerminalText.escape(title)).append(n).append(n == 1 ? " row\n" : " rows\n");
+    }
     String[] header = new String[columns.size()];
     String[] rule = new String[columns.size()];
-    int[] widths = new int[columns.size()];
+    int[] widths = first ? new int[columns.size()] : tableWidths;
     for (int c = 0; c < header.length; c++) {
       header[c] = cut(TerminalText.escape(columns.get(c).name()), maxCell);
-      widths[c] = width(header[c]);
+      widths[c] = Math.max(widths[c], width(header[c]));
       for (String[] r : rows) {
         widths[c] = Math.max(widths[c], width(r[c]));
       }
       rule[c] = "-".repeat(widths[c]);
     }
-    int total = GAP.length() * Math.max(0, widths.length - 1);
-    for (int w : widths) {
-      total += w;
+    if (first) {
+      int total = GAP.length() * Math.max(0, widths.length - 1);
+      for (int w : widths) {
+        total += w;
+      }
+      vertical = layout == Layout.VERTICAL || (layout == Layout.AUTO && total > width);
+      records = 0;
     }
-    if (layout == Layout.VERTICAL || (layout == Layout.AUTO && total > width)) {
-      appendVertical(text, header, rows);
+    tableWidths = widths;
+    if (vertical) {
+      appendVertical(text, header, rows, records);
+      records += n;
     } else {
-      appendLine(text, header, widths);
-      appendLine(text, rule, widths);
+      if (first) {
+        appendLine(text, header, widths);
+        appendLine(text, rule, widths);
+      }
       for (String[] r : rows) {
         appendLine(text, r, widths);
       }
@@ -108,14 +150,18 @@ final class TableSink extends RenderedRowsSink {
     out.append(text);
   }
 
-  /** {@code -[ RECORD n ]---} and one {@code name | value} line per column, for every row. */
-  private static void appendVertical(StringBuilder text, String[] header, List<String[]> rows) {
+  /**
+   * {@code -[ RECORD n ]---} and one {@code name | value} line per column, for every row; the
+   * records numbered from {@code before + 1}.
+   */
+  private static void appendVertical(
+      StringBuilder text, String[] header, List<String[]> rows, int before) {
     int nameWidth = 0;
     for (String h : header) {
       nameWidth = Math.max(nameWidth, width(h));
     }
     for (int r = 0; r < rows.size(); r++) {
-      String record = "-[ RECORD " + (r + 1) + " ]";
+      String record = "-[ RECORD " + (before + r + 1) + " ]";
       text.append(record)
           .append("-".repeat(Math.max(1, nameWidth + 3 - record.length())))
           .append('\n');
@@ -177,15 +223,13 @@ final class TableSink extends RenderedRowsSink {
     return sb.append(']').toString();
   }
 
-  /** Cuts {@code s} to {@code max} code points, the last one {@code …}. */
+  /** Cuts {@code s} to {@code max} terminal columns, the last one {@code …}. */
   static String cut(String s, int max) {
-    if (s.codePointCount(0, s.length()) <= max) {
-      return s;
-    }
-    return s.substring(0, s.offsetByCodePoints(0, max - 1)) + "…";
+    return DisplayWidth.cut(s, max);
   }
 
+  /** The terminal columns {@code s} takes ({@link DisplayWidth}). */
   private static int width(String s) {
-    return s == null ? 0 : s.codePointCount(0, s.length());
+    return DisplayWidth.of(s);
   }
 }

@@ -1,5 +1,8 @@
 package io.cqlrows.cli;
 
+import java.util.Collection;
+import java.util.Locale;
+
 /** The help texts. */
 final class Usage {
   private Usage() {}
@@ -9,10 +12,86 @@ final class Usage {
     private static final long serialVersionUID = 1L;
     final String help;
 
+    /** The option that is not known, or null for other mistakes. */
+    final String unknownOption;
+
+    /** For an unknown option: the known option it is closest to, or null. */
+    final String suggestion;
+
     Mistake(String message, String help) {
+      this(message, help, null, null);
+    }
+
+    private Mistake(String message, String help, String unknownOption, String suggestion) {
       super(message);
       this.help = help;
+      this.unknownOption = unknownOption;
+      this.suggestion = suggestion;
     }
+  }
+
+  /**
+   * The error for an option the command does not know: it says so and, when a known option is
+   * within a few keystrokes of it, names that one.
+   */
+  static Mistake unknownOption(String given, Collection<String> known, String help) {
+    String closest = closest(given, known);
+    return new Mistake(
+        "unknown option: " + given + (closest == null ? "" : " (did you mean " + closest + "?)"),
+        help,
+        given,
+        closest);
+  }
+
+  /**
+   * The known option nearest to {@code given} by edit distance (insertions, deletions,
+   * substitutions and swaps of neighbours, case ignored), if that distance is at most a third of
+   * the longer name (and at least 2 is allowed); ties go to the first in {@code known}'s iteration
+   * order. Null when none is that close.
+   */
+  static String closest(String given, Collection<String> known) {
+    String g = given.toLowerCase(Locale.ROOT);
+    String best = null;
+    int bestDistance = Integer.MAX_VALUE;
+    for (String k : known) {
+      int d = distance(g, k.toLowerCase(Locale.ROOT));
+      int allowed = Math.max(2, Math.max(g.length(), k.length()) / 3);
+      if (d <= allowed && d < bestDistance) {
+        best = k;
+        bestDistance = d;
+      }
+    }
+    return best;
+  }
+
+  /** The optimal string alignment distance between {@code a} and {@code b}. */
+  static int distance(String a, String b) {
+    int n = a.length();
+    int m = b.length();
+    if (Math.abs(n - m) > 64) {
+      return Math.abs(n - m); // far apart: no suggestion, and no large table for a long argument
+    }
+    int[][] d = new int[n + 1][m + 1];
+    for (int i = 0; i <= n; i++) {
+      d[i][0] = i;
+    }
+    for (int j = 0; j <= m; j++) {
+      d[0][j] = j;
+    }
+    for (int i = 1; i <= n; i++) {
+      for (int j = 1; j <= m; j++) {
+        int cost = a.charAt(i - 1) == b.charAt(j - 1) ? 0 : 1;
+        int v = Math.min(Math.min(d[i - 1][j] + 1, d[i][j - 1] + 1), d[i - 1][j - 1] + cost);
+        if (i > 1
+            && j > 1
+            && a.charAt(i - 1) == b.charAt(j - 2)
+            && a.charAt(i - 2) == b.charAt(j - 1)) {
+          v = Math.min(v, d[i - 2][j - 2] + 1);
+        }
+        d[i][j] = v;
+      }
+    }
+    return d[n][m];
   }
 
   /** The option that accepts malformed text. */
@@ -129,12 +208,16 @@ final class Usage {
           "                     [--compression none|lz4|snappy] [--user U] [--password-env VAR]",
           "                     [--keyspace K] [--consistency LEVEL] [--page-size N]",
           "                     [--format table|vertical|jsonl|csv|arrow] [--output FILE]",
-          "                     [--max-rows N] [--streaming] [--quiet] [--timeout S] [--file F]",
+          "                     [--json-numbers] [--max-rows N] [--streaming] [--quiet]",
+          "                     [--timing] [--tracing]",
+          "                     [--timeout S] [--file F]",
           "                     [--ssl] [--ssl-ca FILE] [--ssl-cert FILE --ssl-key FILE]",
-          "                     [--ssl-insecure] [--ssl-server-name NAME] [STATEMENT...]",
+          "                     [--ssl-insecure] [--ssl-server-name NAME]",
+          "                     [--cqlshrc FILE | --no-cqlshrc] [STATEMENT...]",
           "",
           "Runs each statement on one connection and writes every page of its result as it",
-          "arrives, following the paging state; the total row count goes to stderr at the end.",
+          "arrives, following the paging state; the total row count goes to stderr at the end,",
+          "and for DDL what changed (CREATED TABLE ks.t). An LWT prints its [applied] row.",
           "Statements come from the command line, else from --file F, else from stdin, one per",
           "line (empty lines and lines starting with -- or // are skipped).",
           "",
@@ -155,14 +238,24 @@ final class Usage {
           "                   terminal ($COLUMNS, else 120) print as --format vertical",
           "  --format vertical",
           "                   one 'column | value' block per row",
-          "  --format jsonl   one JSON object per row: {\"column\":value,...}",
+          "  --format jsonl   one JSON object per row: {\"column\":value,...}; bigint, varint,",
+          "                   float and double values are strings of their exact value",
+          "  --json-numbers   with jsonl: those are JSON numbers where a reader takes them",
+          "                   exactly (integers up to 2^53 in size, finite floating-point",
+          "                   values); larger integers, NaN and infinities stay strings",
           "  --format csv     a header line, then one line per row (RFC 4180)",
           "  --format arrow   an Arrow IPC file (needs --output), one record batch per page",
           "  --output FILE    write to FILE instead of stdout",
           "  --max-rows N     fetch at most N rows per statement",
           "  --streaming      hand large pages to the output row by row as they arrive (memory:",
           "                   one row, or one batch of 1024 rows for arrow), for huge vector pages",
-          "  --quiet          no progress line (shown on stderr when it is a terminal)",
+          "  --quiet          print nothing but results and errors: no progress line (else",
+          "                   shown on stderr when it is a terminal), no row counts, no schema",
+          "                   change lines",
+          "  --timing         after each statement, its time, pages, rows and rows/s on stderr",
+          "  --tracing        trace each statement (its first page) and print the trace on",
+          "                   stderr after its result: the events from system_traces and the",
+          "                   coordinator's duration, as cqlsh's TRACING ON",
           "  --timeout S      wait at most S seconds for the connection (TCP, TLS, handshake)",
           "                   and for each page (default 120; 0: no limit)",
           "  --ssl            speak TLS; the server's certificate is checked against the JDK's",
@@ -174,6 +267,11 @@ final class Usage {
           "  --ssl-server-name NAME",
           "                   check the certificate against NAME and send it as SNI, instead of",
           "                   --host (a server reached by address, or through an SNI proxy)",
+          "  --cqlshrc FILE   read host, port, timeout, credentials, keyspace and TLS settings",
+          "                   from this cqlsh configuration file instead of ~/.cassandra/cqlshrc",
+          "                   (options given here win; a password there is used only when no one",
+          "                   but the file's owner can read it)",
+          "  --no-cqlshrc     read no cqlsh configuration file",
           "",
           "Exit status: 0 done, 1 a server error (one line: its name and message), a failed",
           "connection or TLS handshake, or a lost one, 2 usage error, 130 interrupted (Ctrl-C",

@@ -497,7 +497,8 @@ class CqlRowsCliTest {
         }) {
       CliRun r = CliRun.of(args);
       assertEquals(2, r.status(), Arrays.toString(args));
-      assertTrue(r.err().contains("usage: cqlrows COMMAND"), r.err());
+      // the main usage, or the command's for a mistake in its options
+      assertTrue(r.err().contains("usage: cqlrows "), r.err());
     }
   }
 

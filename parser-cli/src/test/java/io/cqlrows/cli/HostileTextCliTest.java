@@ -193,7 +193,7 @@ class HostileTextCliTest {
   }
 
   private static CliRun query(FakeCqlServer server, String... args) {
-    String[] all = new String[args.length + 8];
+    String[] all = new String[args.length + 9];
     all[0] = "query";
     all[1] = "--port";
     all[2] = Integer.toString(server.port());
@@ -202,7 +202,8 @@ class HostileTextCliTest {
     all[5] = "4";
     all[6] = "--compression";
     all[7] = "none";
-    System.arraycopy(args, 0, all, 8, args.length);
+    all[8] = "--no-cqlshrc";
+    System.arraycopy(args, 0, all, 9, args.length);
     return CliRun.of(all);
   }
 

@@ -111,7 +111,9 @@ final class JarProcess {
 
   /**
    * Starts {@code java jvmOptions -jar cqlrows.jar args} with {@code env} added to this JVM's
-   * environment; stdout goes to {@code <dir>/run-N.out}, stderr to {@code <dir>/run-N.err}.
+   * environment; stdout goes to {@code <dir>/run-N.out}, stderr to {@code <dir>/run-N.err}. Its
+   * {@code HOME} is {@code dir} unless {@code env} names one, so that no cqlsh configuration file
+   * of the user running the tests is read.
    */
   static Started start(
       Path dir, List<String> jvmOptions, Map<String, String> env, List<String> args)
@@ -127,6 +129,7 @@ final class JarProcess {
     Path err = dir.resolve("run-" + n + ".err");
     ProcessBuilder builder =
         new ProcessBuilder(command).redirectOutput(out.toFile()).redirectError(err.toFile());
+    builder.environment().put("HOME", dir.toAbsolutePath().toString());
     builder.environment().putAll(env);
     Process process = builder.start();
     process.getOutputStream().close();

@@ -65,15 +65,17 @@ class QueryCommandTest {
       server = new FakeCqlServer(group, version, compression);
     }
     // the fake server speaks one version and one compression; Cassandra negotiates
+    // stderr is not a terminal here: no progress line, and each statement's row count; no cqlsh
+    // configuration file of the user running the tests
     String[] all = new String[args.length + 8];
     all[0] = "query";
     all[1] = "--port";
     all[2] = Integer.toString(server.port());
-    all[3] = "--quiet";
-    all[4] = "--protocol";
-    all[5] = Integer.toString(version);
-    all[6] = "--compression";
-    all[7] = compression.name().toLowerCase(java.util.Locale.ROOT);
+    all[3] = "--protocol";
+    all[4] = Integer.toString(version);
+    all[5] = "--compression";
+    all[6] = compression.name().toLowerCase(java.util.Locale.ROOT);
+    all[7] = "--no-cqlshrc";
     System.arraycopy(args, 0, all, 8, args.length);
     return CliRun.of(all);
   }
@@ -85,6 +87,54 @@ class QueryCommandTest {
     assertEquals(0, r.status(), r.err());
     assertEquals(List.of("{\"page\":1}", "{\"page\":2}"), r.lines());
     assertTrue(r.err().contains("2 rows in 2 pages"), r.err());
+  }
+
+  @Test
+  void quietPrintsNothingButTheResults() throws Exception {
+    CliRun r = query(4, Compression.NONE, "--quiet", "--format", "jsonl", "PAGE");
+    assertEquals(0, r.status(), r.err());
+    assertEquals(2, r.lines().size());
+    assertEquals("", r.err(), "no row count, no progress");
+  }
+
+  @Test
+  void timingPrintsEachStatementsTimePagesAndRows() throws Exception {
+    CliRun r = query(5, Compression.LZ4, "--timing", "--format", "jsonl", "PAGE", "SELECT x");
+    assertEquals(0, r.status(), r.err());
+    List<String> lines = r.err().lines().toList();
+    assertEquals(2, lines.size(), r.err());
+    java.util.regex.Pattern timing =
+        java.util.regex.Pattern.compile(
+            "cqlrows: (\\d+) rows? in (\\d+) pages?, (\\d+\\.\\d) ms, ([\\d,]+) rows/s");
+    java.util.regex.Matcher first = timing.matcher(lines.get(0));
+    assertTrue(first.matches(), lines.get(0));
+    assertEquals("2", first.group(1));
+    assertEquals("2", first.group(2));
+    assertTrue(Double.parseDouble(first.group(3)) > 0, lines.get(0));
+    java.util.regex.Matcher second = timing.matcher(lines.get(1));
+    assertTrue(second.matches(), lines.get(1));
+    assertEquals("1", second.group(1));
+  }
+
+  @Test
+  void timingAndSchemaChangeLinesAreWhatTheyReport() {
+    assertEquals("done in 1.5 ms", QueryCommand.timing(false, 0, 0, 1_500_000));
+    assertEquals(
+        "1,000 rows in 2 pages, 500.0 ms, 2,000 rows/s",
+        QueryCommand.timing(true, 1000, 2, 500_000_000));
+    assertEquals(
+        "CREATED TABLE ks.t",
+        QueryCommand.describe(
+            new io.cqlrows.core.SchemaChangeResult("CREATED", "TABLE", "ks", "t", List.of())));
+    assertEquals(
+        "DROPPED KEYSPACE ks",
+        QueryCommand.describe(
+            new io.cqlrows.core.SchemaChangeResult("DROPPED", "KEYSPACE", "ks", "", List.of())));
+    assertEquals(
+        "CREATED FUNCTION ks.f(int, text)",
+        QueryCommand.describe(
+            new io.cqlrows.core.SchemaChangeResult(
+                "CREATED", "FUNCTION", "ks", "f", List.of("int", "text"))));
   }
 
   @Test
@@ -107,12 +157,28 @@ class QueryCommandTest {
   void tableAndVerticalLayouts() throws Exception {
     CliRun table = query(4, Compression.NONE, "--format", "table", "SELECT x");
     assertEquals(0, table.status(), table.err());
-    assertEquals("stream  query", table.lines().get(1));
+    assertEquals("stream  query", table.lines().get(0), "the row count is on stderr");
     CliRun vertical = query(4, Compression.NONE, "--format", "vertical", "SELECT x");
     assertEquals(0, vertical.status(), vertical.err());
     List<String> lines = vertical.lines();
-    assertTrue(lines.get(1).startsWith("-[ RECORD 1 ]"), lines.toString());
-    assertTrue(lines.get(3).equals("query  | SELECT x"), lines.toString());
+    assertTrue(lines.get(0).startsWith("-[ RECORD 1 ]"), lines.toString());
+    assertTrue(lines.get(2).equals("query  | SELECT x"), lines.toString());
+  }
+
+  @Test
+  void thePagesOfAStatementAreOneTable() throws Exception {
+    CliRun table = query(5, Compression.NONE, "--format", "table", "PAGE", "PAGE");
+    assertEquals(0, table.status(), table.err());
+    assertEquals(
+        List.of("page", "----", "1", "2", "page", "----", "1", "2"),
+        table.lines(),
+        "one header per statement, its pages under it");
+    CliRun vertical = query(5, Compression.NONE, "--format", "vertical", "PAGE");
+    assertEquals(0, vertical.status(), vertical.err());
+    List<String> records =
+        vertical.lines().stream().filter(l -> l.startsWith("-[ RECORD ")).toList();
+    assertEquals(2, records.size(), vertical.out());
+    assertTrue(records.get(1).startsWith("-[ RECORD 2 ]"), "numbered across pages: " + records);
   }
 
   @Test

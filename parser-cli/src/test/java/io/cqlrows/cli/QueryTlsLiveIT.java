@@ -8,7 +8,11 @@ import io.cqlrows.client.live.DefaultSuperuser;
 import io.cqlrows.client.live.TestCertificates;
 import io.cqlrows.client.live.TlsCassandra;
 import io.cqlrows.testing.Corpus;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -57,15 +61,7 @@ class QueryTlsLiveIT {
       throws Exception {
     List<String> all =
         new ArrayList<>(
-            List.of(
-                "query",
-                "--host",
-                host,
-                "--port",
-                Integer.toString(port),
-                "--quiet",
-                "--timeout",
-                "20"));
+            List.of("query", "--host", host, "--port", Integer.toString(port), "--timeout", "20"));
     all.addAll(List.of(args));
     return JarProcess.run(
         dir, List.of(), password == null ? Map.of() : Map.of(PASSWORD_ENV, password), all);
@@ -150,6 +146,109 @@ class QueryTlsLiveIT {
             "--format",
             "csv",
             RELEASE);
+    assertEquals(0, r.status(), r.err());
+    assertEquals(List.of("release_version", "5.0.6"), r.lines());
+  }
+
+  /** A cqlshrc in a home folder of its own, {@code rw-------} unless {@code others} may read it. */
+  private static Path cqlshrc(String name, boolean others, String... lines) throws IOException {
+    Path home = Files.createDirectories(dir.resolve(name));
+    Path file = Files.createDirectories(home.resolve(".cassandra")).resolve("cqlshrc");
+    Files.writeString(file, String.join("\n", lines) + "\n", StandardCharsets.UTF_8);
+    Files.setPosixFilePermissions(
+        file, PosixFilePermissions.fromString(others ? "rw-r--r--" : "rw-------"));
+    return home;
+  }
+
+  private static JarProcess.Result fromHome(Path home, String... args)
+      throws IOException, InterruptedException {
+    List<String> all = new ArrayList<>(List.of("query"));
+    all.addAll(List.of(args));
+    return JarProcess.run(dir, List.of(), Map.of("HOME", home.toString()), all);
+  }
+
+  @Test
+  void aCqlshrcGivesTheHostPortTlsCredentialsAndKeyspace() throws Exception {
+    TlsCassandra server = TlsCassandra.password();
+    Path home =
+        cqlshrc(
+            "home-password",
+            false,
+            "[connection]",
+            "hostname = " + server.host(),
+            "port = " + server.port(),
+            "ssl = true",
+            "timeout = 20",
+            "[authentication]",
+            "username = " + DefaultSuperuser.USER,
+            "password = " + DefaultSuperuser.PASSWORD,
+            "keyspace = system_auth",
+            "[ssl]",
+            "certfile = " + certs.caPem(),
+            "validate = true");
+    JarProcess.Result r =
+        fromHome(
+            home,
+            "--format",
+            "jsonl",
+            "SELECT role, is_superuser FROM roles WHERE role = 'cassandra'");
+    assertEquals(0, r.status(), r.err());
+    assertEquals(
+        List.of(Corpus.json("{\"role\":\"cassandra\",\"is_superuser\":true}")),
+        r.lines().stream().map(Corpus::json).toList(),
+        "connected, logged in and in the keyspace, all from the file");
+    assertTrue(
+        !r.err().replace(DefaultSuperuser.USER, "").contains(DefaultSuperuser.PASSWORD),
+        "the password is never printed");
+
+    // the command line wins: another port refuses the connection
+    JarProcess.Result port = fromHome(home, "--port", "1", "--timeout", "5", ROLE);
+    assertOneLineError(port, "cannot connect");
+  }
+
+  @Test
+  void aPasswordInACqlshrcOthersCanReadIsNotUsed() throws Exception {
+    TlsCassandra server = TlsCassandra.password();
+    Path home =
+        cqlshrc(
+            "home-shared",
+            true,
+            "[connection]",
+            "hostname = " + server.host(),
+            "port = " + server.port(),
+            "ssl = true",
+            "[authentication]",
+            "username = " + DefaultSuperuser.USER,
+            "password = " + DefaultSuperuser.PASSWORD,
+            "[ssl]",
+            "certfile = " + certs.caPem());
+    JarProcess.Result r = fromHome(home, "--timeout", "20", ROLE);
+    assertEquals(2, r.status(), r.err());
+    assertTrue(r.err().contains("the password is ignored"), r.err());
+    assertTrue(
+        r.err().contains("no password for " + DefaultSuperuser.USER), "no terminal to ask on");
+    // the default superuser's password is its name: only the name may show
+    assertTrue(
+        !r.err().replace(DefaultSuperuser.USER, "").contains(DefaultSuperuser.PASSWORD),
+        "the password is never printed");
+  }
+
+  @Test
+  void aCqlshrcGivesTheClientCertificateForMutualTls() throws Exception {
+    TlsCassandra server = TlsCassandra.mutual();
+    Path home =
+        cqlshrc(
+            "home-mutual",
+            false,
+            "[connection]",
+            "hostname = " + server.host(),
+            "port = " + server.port(),
+            "ssl = true",
+            "[ssl]",
+            "certfile = " + certs.caPem(),
+            "usercert = " + certs.client().certificateChain(),
+            "userkey = " + certs.client().privateKey());
+    JarProcess.Result r = fromHome(home, "--timeout", "20", "--format", "csv", RELEASE);
     assertEquals(0, r.status(), r.err());
     assertEquals(List.of("release_version", "5.0.6"), r.lines());
   }
