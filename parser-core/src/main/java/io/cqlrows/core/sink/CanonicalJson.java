@@ -91,8 +91,8 @@ public final class CanonicalJson {
    *       from -2<sup>53</sup> to 2<sup>53</sup>, the integers a double holds exactly; beyond that
    *       range they stay strings of digits, as a reader would round them;
    *   <li>finite {@code Double}s, as {@code Double.toString} writes them, which read back as the
-   *       same double; finite {@code Float}s as the double of the same value (0.1f is written
-   *       {@code 0.10000000149011612}, which is exactly its value);
+   *       same double; finite {@code Float}s as the double of the same value, so that a reader of
+   *       doubles gets exactly the float's value (0.1f is written {@code 0.10000000149011612});
    *   <li>NaN and the infinities stay the strings {@code "NaN"}, {@code "Infinity"} and {@code
    *       "-Infinity"}, which JSON has no number for; {@code BigDecimal} stays a string.
    * </ul>
