@@ -49,7 +49,9 @@ import org.apache.arrow.vector.types.pojo.Schema;
  *       #withDecimal128}</td><td>{@code BigDecimal.toString()}: exact, any scale</td></tr>
  *   <tr><td>varint</td><td>Utf8 (default), or Binary with {@link #withVarintAsBinary}</td><td>
  *       decimal digits; or the wire's two's-complement big-endian bytes</td></tr>
- *   <tr><td>inet</td><td>Binary</td><td>the address bytes: 4 for IPv4, 16 for IPv6</td></tr>
+ *   <tr><td>inet</td><td>Binary (default), or Utf8 with {@link #withInetAsText}</td><td>the
+ *       address bytes: 4 for IPv4, 16 for IPv6; or the address as text ({@code
+ *       InetAddress.getHostAddress()}: {@code 10.0.0.1}, {@code 2001:db8:0:0:0:0:0:1})</td></tr>
  *   <tr><td>list&lt;T&gt;, set&lt;T&gt;</td><td>List&lt;T&gt;</td><td>wire order; child
  *       {@code item}</td></tr>
  *   <tr><td>map&lt;K, V&gt;</td><td>Map&lt;K, V&gt;</td><td>wire order (keys not sorted); a
@@ -94,21 +96,24 @@ public final class ArrowMapping {
   public static final int DECIMAL128_PRECISION = 38;
 
   private static final ArrowMapping DEFAULTS =
-      new ArrowMapping(-1, RoundingMode.UNNECESSARY, false);
+      new ArrowMapping(-1, RoundingMode.UNNECESSARY, false, false);
 
   /** The scale of decimal columns as Decimal128, or -1 for Utf8. */
   private final int decimalScale;
 
   private final RoundingMode decimalRounding;
   private final boolean varintAsBinary;
+  private final boolean inetAsText;
 
-  private ArrowMapping(int decimalScale, RoundingMode decimalRounding, boolean varintAsBinary) {
+  private ArrowMapping(
+      int decimalScale, RoundingMode decimalRounding, boolean varintAsBinary, boolean inetAsText) {
     this.decimalScale = decimalScale;
     this.decimalRounding = decimalRounding;
     this.varintAsBinary = varintAsBinary;
+    this.inetAsText = inetAsText;
   }
 
-  /** The mapping of the table above: decimal and varint as Utf8. */
+  /** The mapping of the table above: decimal and varint as Utf8, inet as Binary. */
   public static ArrowMapping defaults() {
     return DEFAULTS;
   }
@@ -127,7 +132,8 @@ public final class ArrowMapping {
     if (scale < 0 || scale > DECIMAL128_PRECISION) {
       throw new IllegalArgumentException("scale: " + scale + " (expected: 0 to 38)");
     }
-    return new ArrowMapping(scale, Objects.requireNonNull(rounding, "rounding"), varintAsBinary);
+    return new ArrowMapping(
+        scale, Objects.requireNonNull(rounding, "rounding"), varintAsBinary, inetAsText);
   }
 
   /**
@@ -136,7 +142,17 @@ public final class ArrowMapping {
    * @return a copy with this varint mapping
    */
   public ArrowMapping withVarintAsBinary() {
-    return new ArrowMapping(decimalScale, decimalRounding, true);
+    return new ArrowMapping(decimalScale, decimalRounding, true, inetAsText);
+  }
+
+  /**
+   * Inets as Utf8: the address as text, {@code InetAddress.getHostAddress()} (no host name is
+   * looked up), for tools that show or join on addresses as strings.
+   *
+   * @return a copy with this inet mapping
+   */
+  public ArrowMapping withInetAsText() {
+    return new ArrowMapping(decimalScale, decimalRounding, varintAsBinary, true);
   }
 
   /** The Decimal128 scale, or -1 when decimals are Utf8. */
@@ -152,6 +168,11 @@ public final class ArrowMapping {
   /** Whether varints are Binary (else Utf8). */
   public boolean varintAsBinary() {
     return varintAsBinary;
+  }
+
+  /** Whether inets are Utf8 (else Binary). */
+  public boolean inetAsText() {
+    return inetAsText;
   }
 
   /** The Arrow schema of these columns, in order. */
@@ -266,7 +287,7 @@ public final class ArrowMapping {
       case VARINT:
         return varintAsBinary ? ArrowType.Binary.INSTANCE : ArrowType.Utf8.INSTANCE;
       case INET:
-        return ArrowType.Binary.INSTANCE;
+        return inetAsText ? ArrowType.Utf8.INSTANCE : ArrowType.Binary.INSTANCE;
       default:
         return ArrowType.Utf8.INSTANCE; // its value's toString()
     }
@@ -277,12 +298,13 @@ public final class ArrowMapping {
     return o instanceof ArrowMapping m
         && m.decimalScale == decimalScale
         && m.decimalRounding == decimalRounding
-        && m.varintAsBinary == varintAsBinary;
+        && m.varintAsBinary == varintAsBinary
+        && m.inetAsText == inetAsText;
   }
 
   @Override
   public int hashCode() {
-    return Objects.hash(decimalScale, decimalRounding, varintAsBinary);
+    return Objects.hash(decimalScale, decimalRounding, varintAsBinary, inetAsText);
   }
 
   @Override
@@ -293,6 +315,8 @@ public final class ArrowMapping {
             : "decimal128(38, " + decimalScale + ", " + decimalRounding + ")")
         + ", varint="
         + (varintAsBinary ? "binary" : "utf8")
+        + ", inet="
+        + (inetAsText ? "utf8" : "binary")
         + "]";
   }
 }

@@ -273,7 +273,9 @@ final class ScalarWriters {
 
     @Override
     void write(int index, Object value) {
-      onString(index, value.toString()); // String, or BigDecimal / BigInteger as their digits
+      // a String, BigDecimal / BigInteger as their digits, an InetAddress as its address
+      onString(
+          index, value instanceof InetAddress a ? a.getHostAddress() : value.toString());
     }
 
     @Override

@@ -117,7 +117,9 @@ final class Writers {
             ? new ScalarWriters.Binary((VarBinaryVector) vector)
             : new ScalarWriters.Utf8((VarCharVector) vector);
       case INET:
-        return new ScalarWriters.Binary((VarBinaryVector) vector);
+        return mapping.inetAsText()
+            ? new ScalarWriters.Utf8((VarCharVector) vector)
+            : new ScalarWriters.Binary((VarBinaryVector) vector);
       default:
         return new ScalarWriters.Utf8((VarCharVector) vector); // its value's toString()
     }

@@ -29,6 +29,7 @@ import org.apache.arrow.vector.DecimalVector;
 import org.apache.arrow.vector.Float4Vector;
 import org.apache.arrow.vector.IntVector;
 import org.apache.arrow.vector.VarCharVector;
+import org.apache.arrow.vector.VarBinaryVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.complex.FixedSizeListVector;
 import org.apache.arrow.vector.ipc.ArrowFileReader;
@@ -153,6 +154,37 @@ class ArrowSinkTest {
       b.row(String.format("%08x", d.scale()) + unscaled);
     }
     return b.build();
+  }
+
+  @Test
+  void inetsAreTheirAddressBytesOrTheirText() {
+    ArrowMapping text = ArrowMapping.defaults().withInetAsText();
+    assertEquals(true, text.inetAsText());
+    assertEquals(false, ArrowMapping.defaults().inetAsText());
+    try (ArrowSink bytes = new ArrowSink(allocator);
+        ArrowSink strings = new ArrowSink(allocator, text)) {
+      read(inets(), bytes);
+      read(inets(), strings);
+      VarBinaryVector b = (VarBinaryVector) bytes.root().getVector(0);
+      assertEquals("0a000001", io.netty.buffer.ByteBufUtil.hexDump(b.get(0)));
+      VarCharVector t = (VarCharVector) strings.root().getVector(0);
+      assertEquals("10.0.0.1", t.getObject(0).toString());
+      assertEquals("2001:db8:0:0:0:0:0:1", t.getObject(1).toString());
+      assertEquals(true, t.isNull(2));
+      assertEquals(
+          org.apache.arrow.vector.types.pojo.ArrowType.Utf8.INSTANCE,
+          strings.root().getSchema().getFields().get(0).getType());
+    }
+  }
+
+  /** Rows of one inet column: 10.0.0.1, 2001:db8::1, NULL. */
+  private static ByteBuf inets() {
+    return rows()
+        .column("a", NativeType.INET.optionId())
+        .row("0a000001")
+        .row("20010db8000000000000000000000001")
+        .row((String) null)
+        .build();
   }
 
   @Test

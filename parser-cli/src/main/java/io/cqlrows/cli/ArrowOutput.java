@@ -1,6 +1,7 @@
 package io.cqlrows.cli;
 
 import io.cqlrows.arrow.ArrowIpcWriter;
+import io.cqlrows.arrow.ArrowMapping;
 import io.cqlrows.arrow.ArrowSink;
 import io.cqlrows.core.RowSink;
 import java.io.IOException;
@@ -14,6 +15,7 @@ import java.util.List;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.util.VectorSchemaRootAppender;
 
 /**
  * {@code --format arrow}: ROWS results as Arrow IPC files. Into a directory, one file per result,
@@ -23,6 +25,10 @@ import org.apache.arrow.vector.VectorSchemaRoot;
  * goes on in {@code FILE-2.arrow}, {@code FILE-3.arrow}, ...: one schema per file. A file is opened
  * when its first batch is complete, so a result that fails to parse leaves no file. Prints each
  * file written, with its rows, on {@code out}.
+ *
+ * <p>With a minimum of rows per batch, small results (the pages of a query) are gathered into one
+ * record batch until it holds that many rows (or the schema changes, or the output ends); memory
+ * then holds that batch and one result.
  */
 final class ArrowOutput implements AutoCloseable {
   /** The longest part of a file name taken from a query. */
@@ -40,25 +46,42 @@ final class ArrowOutput implements AutoCloseable {
   private ArrowIpcWriter writer;
   private int files;
 
+  /** The least rows per record batch written, or 0 to write each batch as it comes. */
+  private final int minBatchRows;
+
+  /** The rows gathered for the next batch, when {@link #minBatchRows} is set; else null. */
+  private VectorSchemaRoot gathered;
+
   ArrowOutput(Path output, boolean oneFile, List<String> columns, PrintStream out)
       throws IOException {
-    this(output, oneFile, columns, out, 0);
+    this(output, oneFile, columns, out, 0, 0, ArrowMapping.defaults());
   }
 
   /**
-   * @param maxBatchRows the most rows per record batch, or 0 for one batch per result
+   * @param maxBatchRows the most rows per record batch of a result, or 0 for one batch per result
+   * @param minBatchRows the least rows per record batch written (results are gathered until they
+   *     hold that many), or 0 to write each as it comes
+   * @param mapping how CQL types map to Arrow's
    */
-  ArrowOutput(Path output, boolean oneFile, List<String> columns, PrintStream out, int maxBatchRows)
+  ArrowOutput(
+      Path output,
+      boolean oneFile,
+      List<String> columns,
+      PrintStream out,
+      int maxBatchRows,
+      int minBatchRows,
+      ArrowMapping mapping)
       throws IOException {
     this.output = output;
     this.oneFile = oneFile;
     this.out = out;
+    this.minBatchRows = minBatchRows;
     if (oneFile) {
       path = output;
     } else {
       Files.createDirectories(output);
     }
-    this.sink = new ArrowSink(allocator).reuseVectors(true).onBatch(this::write);
+    this.sink = new ArrowSink(allocator, mapping).reuseVectors(true).onBatch(this::accept);
     if (maxBatchRows > 0) {
       sink.maxBatchRows(maxBatchRows);
     }
@@ -86,6 +109,41 @@ final class ArrowOutput implements AutoCloseable {
   void endResult() throws IOException {
     if (!oneFile) {
       finish();
+    }
+  }
+
+  /** A batch of the sink: written, or gathered until {@link #minBatchRows} rows are. */
+  private void accept(VectorSchemaRoot batch) {
+    if (minBatchRows == 0) {
+      write(batch);
+      return;
+    }
+    if (gathered != null && !gathered.getSchema().equals(batch.getSchema())) {
+      flushGathered();
+    }
+    if (gathered == null) {
+      gathered = VectorSchemaRoot.create(batch.getSchema(), allocator);
+      gathered.allocateNew();
+    }
+    VectorSchemaRootAppender.append(gathered, batch);
+    if (gathered.getRowCount() >= minBatchRows) {
+      flushGathered();
+    }
+  }
+
+  /** Writes the gathered rows, if any, as one batch. */
+  private void flushGathered() {
+    VectorSchemaRoot g = gathered;
+    if (g == null) {
+      return;
+    }
+    gathered = null; // before writing: a new schema's file finishes the old one, which flushes
+    try {
+      if (g.getRowCount() > 0) {
+        write(g);
+      }
+    } finally {
+      g.close();
     }
   }
 
@@ -118,6 +176,7 @@ final class ArrowOutput implements AutoCloseable {
   }
 
   private void finish() throws IOException {
+    flushGathered();
     if (writer != null) {
       ArrowIpcWriter w = writer;
       writer = null;
@@ -132,6 +191,10 @@ final class ArrowOutput implements AutoCloseable {
     try {
       finish();
     } finally {
+      if (gathered != null) {
+        gathered.close();
+        gathered = null;
+      }
       sink.close();
       allocator.close();
     }

@@ -710,7 +710,10 @@ final class QueryCommand {
     }
   }
 
-  /** {@code --format arrow}: one record batch per page; another schema opens FILE-2.arrow. */
+  /**
+   * {@code --format arrow}: one record batch per page, or pages gathered into batches of at least
+   * {@code --arrow-batch-rows}; another schema opens FILE-2.arrow.
+   */
   private static final class ArrowFile extends Output {
     private final ArrowOutput arrow;
     private final RowSink sink;
@@ -722,7 +725,14 @@ final class QueryCommand {
         file = file.resolveSibling(name + ".arrow");
       }
       this.arrow =
-          new ArrowOutput(file, true, null, err, options.streaming() ? STREAMING_BATCH_ROWS : 0);
+          new ArrowOutput(
+              file,
+              true,
+              null,
+              err,
+              options.streaming() ? STREAMING_BATCH_ROWS : 0,
+              options.arrow().batchRows(),
+              options.arrow().mapping());
       this.sink = arrow.sinkFor("query", 0, null);
     }
 

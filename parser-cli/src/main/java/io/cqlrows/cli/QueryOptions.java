@@ -1,7 +1,9 @@
 package io.cqlrows.cli;
 
+import io.cqlrows.arrow.ArrowMapping;
 import io.cqlrows.netty.frame.Compression;
 import io.cqlrows.netty.request.Consistency;
+import java.math.RoundingMode;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -32,6 +34,7 @@ import java.util.Map;
  * @param file the file of statements, one per line, or null
  * @param statements the statements of the command line (none: from {@code file} or stdin)
  * @param tls how to speak TLS, or null for a plaintext connection
+ * @param arrow how {@code --format arrow} writes
  * @param cqlshrc the cqlsh configuration file read ({@link Cqlshrc#NONE} for none), whose values
  *     are in the options above unless the command line gave its own; its password, if any, is used
  *     for its own username only
@@ -58,7 +61,30 @@ record QueryOptions(
     Path file,
     List<String> statements,
     Tls tls,
+    Arrow arrow,
     Cqlshrc cqlshrc) {
+
+  /**
+   * The options of {@code --format arrow}.
+   *
+   * @param batchRows the least rows per record batch (pages are gathered until they hold that
+   *     many), or 0 for one batch per page
+   * @param decimalScale the scale of decimals as Decimal128, or -1 for text
+   * @param inetAsText whether inets are their text form (else their address bytes)
+   */
+  record Arrow(int batchRows, int decimalScale, boolean inetAsText) {
+    /** One batch per page, decimals as text, inets as text. */
+    static final Arrow DEFAULTS = new Arrow(0, -1, true);
+
+    /** The mapping of these options; decimals rounded half-even to the scale. */
+    ArrowMapping mapping() {
+      ArrowMapping m = ArrowMapping.defaults();
+      if (decimalScale >= 0) {
+        m = m.withDecimal128(decimalScale, RoundingMode.HALF_EVEN);
+      }
+      return inetAsText ? m.withInetAsText() : m;
+    }
+  }
 
   /**
    * The TLS options of the command line: any of them turns TLS on.
@@ -107,6 +133,9 @@ record QueryOptions(
     boolean tracing = false;
     Long timeout = null;
     Path file = null;
+    int arrowBatchRows = 0;
+    int arrowDecimal = -1;
+    String arrowInet = null;
     List<String> statements = new ArrayList<>();
     boolean ssl = false;
     boolean sslInsecure = false;
@@ -165,6 +194,9 @@ record QueryOptions(
         case "--ssl-key" -> sslKey = Path.of(v);
         case "--ssl-server-name" -> sslServerName = v;
         case "--cqlshrc" -> cqlshrcFile = Path.of(v);
+        case "--arrow-batch-rows" -> arrowBatchRows = (int) number(a, v, 1, 1 << 24);
+        case "--arrow-decimal" -> arrowDecimal = (int) number(a, v, 0, 38);
+        case "--arrow-inet" -> arrowInet = inet(v);
         default -> throw new AssertionError(a);
       }
     }
@@ -217,6 +249,9 @@ record QueryOptions(
     if (format.equals("arrow") && output == null) {
       throw new Usage.Mistake("--format arrow needs --output FILE", Usage.QUERY);
     }
+    if ((arrowBatchRows > 0 || arrowDecimal >= 0 || arrowInet != null) && !format.equals("arrow")) {
+      throw new Usage.Mistake("the --arrow-* options are for --format arrow", Usage.QUERY);
+    }
     if (jsonNumbers && !format.equals("jsonl")) {
       throw new Usage.Mistake("--json-numbers is for --format jsonl", Usage.QUERY);
     }
@@ -249,6 +284,7 @@ record QueryOptions(
         file,
         List.copyOf(statements),
         tls,
+        new Arrow(arrowBatchRows, arrowDecimal, !"binary".equals(arrowInet)),
         rc);
   }
 
@@ -308,7 +344,10 @@ record QueryOptions(
           "--ssl-cert",
           "--ssl-key",
           "--ssl-server-name",
-          "--cqlshrc");
+          "--cqlshrc",
+          "--arrow-batch-rows",
+          "--arrow-decimal",
+          "--arrow-inet");
 
   /** Every option, for the suggestion after an unknown one. */
   private static List<String> known() {
@@ -339,6 +378,14 @@ record QueryOptions(
       throw new Usage.Mistake(
           "--consistency: " + v + " (expected one of " + names + ")", Usage.QUERY);
     }
+  }
+
+  private static String inet(String v) {
+    return switch (v) {
+      case "text", "binary" -> v;
+      default ->
+          throw new Usage.Mistake("--arrow-inet: " + v + " (expected: text or binary)", Usage.QUERY);
+    };
   }
 
   private static String format(String v) {

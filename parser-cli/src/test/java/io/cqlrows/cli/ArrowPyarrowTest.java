@@ -37,22 +37,7 @@ class ArrowPyarrowTest {
 
   @BeforeAll
   static void pyarrowIsThere() throws Exception {
-    String missing = null;
-    try {
-      Process p =
-          new ProcessBuilder("python3", "-c", "import pyarrow, numpy")
-              .redirectErrorStream(true)
-              .start();
-      String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-      if (!p.waitFor(120, TimeUnit.SECONDS) || p.exitValue() != 0) {
-        missing = "python3 cannot import pyarrow and numpy: " + out.strip();
-      }
-    } catch (IOException e) {
-      missing = "no python3: " + e.getMessage();
-    }
-    if (missing != null && System.getenv("CQLROWS_REQUIRE_PYARROW") != null) {
-      throw new AssertionError("CQLROWS_REQUIRE_PYARROW is set, but " + missing);
-    }
+    String missing = Pyarrow.missing();
     Assumptions.assumeTrue(missing == null, missing);
   }
 

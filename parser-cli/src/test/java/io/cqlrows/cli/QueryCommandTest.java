@@ -182,6 +182,63 @@ class QueryCommandTest {
   }
 
   @Test
+  void arrowBatchRowsGathersPagesIntoBatches() throws Exception {
+    Path file = dir.resolve("gathered.arrow");
+    CliRun r =
+        query(
+            5,
+            Compression.LZ4,
+            "--format",
+            "arrow",
+            "--output",
+            file.toString(),
+            "--page-size",
+            "2",
+            "--arrow-batch-rows",
+            "5",
+            "PAGES 13");
+    assertEquals(0, r.status(), r.err());
+    List<Integer> sizes = new ArrayList<>();
+    List<Integer> ids = new ArrayList<>();
+    try (RootAllocator allocator = new RootAllocator();
+        ArrowFileReader in = new ArrowFileReader(Files.newByteChannel(file), allocator)) {
+      VectorSchemaRoot root = in.getVectorSchemaRoot();
+      while (in.loadNextBatch()) {
+        sizes.add(root.getRowCount());
+        IntVector id = (IntVector) root.getVector("id");
+        for (int i = 0; i < root.getRowCount(); i++) {
+          ids.add(id.get(i));
+        }
+      }
+    }
+    assertEquals(List.of(6, 6, 1), sizes, "pages of 2 rows gathered to at least 5, then the rest");
+    for (int i = 0; i < 13; i++) {
+      assertEquals(i, ids.get(i), "every row once, in order");
+    }
+  }
+
+  @Test
+  void theArrowOptionsAreForArrowOutput() throws Exception {
+    CliRun r = query(5, Compression.LZ4, "--format", "jsonl", "--arrow-batch-rows", "5", "PAGE");
+    assertEquals(2, r.status(), r.err());
+    QueryOptions defaults =
+        QueryOptions.parse(
+            new String[] {"query", "--format", "arrow", "--output", "x.arrow", "SELECT 1"},
+            java.util.Map.of());
+    assertEquals(QueryOptions.Arrow.DEFAULTS, defaults.arrow());
+    assertTrue(defaults.arrow().mapping().inetAsText(), "inet as text by default");
+    QueryOptions chosen =
+        QueryOptions.parse(
+            new String[] {
+              "query", "--format", "arrow", "--output", "x.arrow", "--arrow-decimal", "4",
+              "--arrow-inet", "binary", "SELECT 1"
+            },
+            java.util.Map.of());
+    assertEquals(4, chosen.arrow().mapping().decimalScale());
+    assertTrue(!chosen.arrow().mapping().inetAsText());
+  }
+
+  @Test
   void arrowToAFile() throws Exception {
     Path file = dir.resolve("pages.arrow");
     CliRun r = query(5, Compression.LZ4, "--format", "arrow", "--output", file.toString(), "PAGE");

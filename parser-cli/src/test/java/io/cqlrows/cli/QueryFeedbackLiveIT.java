@@ -47,18 +47,22 @@ class QueryFeedbackLiveIT {
       session.execute(
           "CREATE TABLE IF NOT EXISTS "
               + KS
-              + ".words (id int PRIMARY KEY, word text, n bigint, x double, f float, big varint)");
+              + ".words (id int PRIMARY KEY, word text, n bigint, x double, f float, big varint,"
+              + " addr inet, price decimal)");
       String[][] words = {
-        {"1", "'plain'", "1", "0.5", "0.1", "7"},
-        {"2", "'日本語のテキスト'", "9007199254740992", "-1e300", "3.4028235e38", "9007199254740993"},
-        {"3", "'😀😀 emoji'", "-9007199254740993", "NaN", "-Infinity", "-42"},
-        {"4", "'한국어'", "42", "1.0E-7", "-0.0", "123456789012345678901234567890"}
+        {"1", "'plain'", "1", "0.5", "0.1", "7", "'10.0.0.1'", "1.5"},
+        {
+          "2", "'日本語のテキスト'", "9007199254740992", "-1e300", "3.4028235e38", "9007199254740993",
+          "'2001:db8::1'", "-12345678901234567890.25"
+        },
+        {"3", "'😀😀 emoji'", "-9007199254740993", "NaN", "-Infinity", "-42", "null", "null"},
+        {"4", "'한국어'", "42", "1.0E-7", "-0.0", "123456789012345678901234567890", "'::1'", "0.125"}
       };
       for (String[] w : words) {
         session.execute(
             "INSERT INTO "
                 + KS
-                + ".words (id, word, n, x, f, big) VALUES ("
+                + ".words (id, word, n, x, f, big, addr, price) VALUES ("
                 + String.join(", ", w)
                 + ")");
       }
@@ -232,6 +236,59 @@ class QueryFeedbackLiveIT {
     String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip();
     assertEquals(0, p.exitValue(), out);
     assertEquals("11", out, "the numbers a reader takes exactly: " + numbers.text());
+  }
+
+  @Test
+  void arrowBatchesGatheredFromPagesAreReadByPyarrow() throws Exception {
+    String missing = Pyarrow.missing();
+    org.junit.jupiter.api.Assumptions.assumeTrue(missing == null, missing);
+    Path file = dir.resolve("words.arrow");
+    JarProcess.Result r =
+        query(
+            Map.of(),
+            "--format",
+            "arrow",
+            "--output",
+            file.toString(),
+            "--page-size",
+            "1",
+            "--arrow-batch-rows",
+            "3",
+            "--arrow-decimal",
+            "2",
+            "SELECT id, addr, price FROM " + KS + ".words");
+    assertEquals(0, r.status(), r.err());
+    Path check = dir.resolve("words.py");
+    Files.writeString(
+        check,
+        String.join(
+            "\n",
+            "import sys, decimal",
+            "import pyarrow as pa, pyarrow.ipc as ipc",
+            "f = ipc.open_file(pa.memory_map(sys.argv[1]))",
+            "sizes = [f.get_batch(i).num_rows for i in range(f.num_record_batches)]",
+            "assert sizes == [3, 1], sizes",
+            "t = f.read_all()",
+            "assert t.schema.field('addr').type == pa.string(), t.schema",
+            "assert t.schema.field('price').type == pa.decimal128(38, 2), t.schema",
+            "rows = {r['id']: r for r in t.to_pylist()}",
+            "D = decimal.Decimal",
+            "assert rows[1]['addr'] == '10.0.0.1' and rows[1]['price'] == D('1.50'), rows[1]",
+            "assert rows[2]['addr'] == '2001:db8:0:0:0:0:0:1', rows[2]",
+            "assert rows[2]['price'] == D('-12345678901234567890.25'), rows[2]",
+            "assert rows[3]['addr'] is None and rows[3]['price'] is None, rows[3]",
+            "assert rows[4]['addr'] == '0:0:0:0:0:0:0:1' and rows[4]['price'] == D('0.12'), rows[4]",
+            "print(len(rows))",
+            ""),
+        StandardCharsets.UTF_8);
+    Process p =
+        new ProcessBuilder("python3", check.toString(), file.toString())
+            .redirectErrorStream(true)
+            .start();
+    assertTrue(p.waitFor(60, TimeUnit.SECONDS), "python3 ended");
+    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip();
+    assertEquals(0, p.exitValue(), out);
+    assertEquals("4", out);
   }
 
   @Test
