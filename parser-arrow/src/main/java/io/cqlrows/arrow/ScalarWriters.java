@@ -274,8 +274,7 @@ final class ScalarWriters {
     @Override
     void write(int index, Object value) {
       // a String, BigDecimal / BigInteger as their digits, an InetAddress as its address
-      onString(
-          index, value instanceof InetAddress a ? a.getHostAddress() : value.toString());
+      onString(index, value instanceof InetAddress a ? a.getHostAddress() : value.toString());
     }
 
     @Override

@@ -384,7 +384,8 @@ record QueryOptions(
     return switch (v) {
       case "text", "binary" -> v;
       default ->
-          throw new Usage.Mistake("--arrow-inet: " + v + " (expected: text or binary)", Usage.QUERY);
+          throw new Usage.Mistake(
+              "--arrow-inet: " + v + " (expected: text or binary)", Usage.QUERY);
     };
   }
 

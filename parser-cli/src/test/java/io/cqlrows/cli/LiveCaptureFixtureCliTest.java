@@ -24,12 +24,26 @@ class LiveCaptureFixtureCliTest {
 
   @TempDir Path dir;
 
-  /** The README's main job: {@code cqlrows replay --format table} on the fixture. */
+  /**
+   * The README's main job: {@code cqlrows replay --format table --columns ...} on the fixture,
+   * which prints every result as a table a newcomer can read (no result falls back to vertical
+   * blocks at the default width).
+   */
   @Test
   void theReplayCommandPrintsTheTables() throws IOException {
-    CliRun r = CliRun.of("replay", "--format", "table", fixture().toString());
+    CliRun r =
+        CliRun.of(
+            "replay",
+            "--format",
+            "table",
+            "--columns",
+            "id,c_int,c_double,c_text,v_float3,v_float1536",
+            fixture().toString());
     assertEquals(0, r.status(), r.err());
     assertEquals("", r.err());
+    assertTrue(!r.out().contains("-[ RECORD"), "tables, not vertical blocks: " + r.out());
+    assertTrue(r.out().contains("\nid  c_double"), "the scalars' header: " + r.out());
+    assertTrue(r.out().contains("\nid  v_float1536"), "the vectors' header: " + r.out());
     assertTrue(r.out().contains("SELECT * FROM " + KEYSPACE + ".scalars: 41 rows"), r.out());
     assertTrue(r.out().contains("SELECT * FROM " + KEYSPACE + ".vectors: 4 rows"), r.out());
     String executed = "SELECT * FROM " + KEYSPACE + ".vectors WHERE id = ?: 1 row";

@@ -230,8 +230,16 @@ class QueryCommandTest {
     QueryOptions chosen =
         QueryOptions.parse(
             new String[] {
-              "query", "--format", "arrow", "--output", "x.arrow", "--arrow-decimal", "4",
-              "--arrow-inet", "binary", "SELECT 1"
+              "query",
+              "--format",
+              "arrow",
+              "--output",
+              "x.arrow",
+              "--arrow-decimal",
+              "4",
+              "--arrow-inet",
+              "binary",
+              "SELECT 1"
             },
             java.util.Map.of());
     assertEquals(4, chosen.arrow().mapping().decimalScale());

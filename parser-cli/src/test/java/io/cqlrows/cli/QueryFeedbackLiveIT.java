@@ -52,8 +52,14 @@ class QueryFeedbackLiveIT {
       String[][] words = {
         {"1", "'plain'", "1", "0.5", "0.1", "7", "'10.0.0.1'", "1.5"},
         {
-          "2", "'日本語のテキスト'", "9007199254740992", "-1e300", "3.4028235e38", "9007199254740993",
-          "'2001:db8::1'", "-12345678901234567890.25"
+          "2",
+          "'日本語のテキスト'",
+          "9007199254740992",
+          "-1e300",
+          "3.4028235e38",
+          "9007199254740993",
+          "'2001:db8::1'",
+          "-12345678901234567890.25"
         },
         {"3", "'😀😀 emoji'", "-9007199254740993", "NaN", "-Infinity", "-42", "null", "null"},
         {"4", "'한국어'", "42", "1.0E-7", "-0.0", "123456789012345678901234567890", "'::1'", "0.125"}
@@ -195,7 +201,7 @@ class QueryFeedbackLiveIT {
     JarProcess.Result numbers = query(Map.of(), "--format", "jsonl", "--json-numbers", select);
     assertEquals(0, strings.status(), strings.err());
     assertEquals(0, numbers.status(), numbers.err());
-    Path check = dir.resolve("numbers.py");
+    Path check = dir.resolve("check_json_numbers.py");
     Files.writeString(
         check,
         String.join(
@@ -258,7 +264,7 @@ class QueryFeedbackLiveIT {
             "2",
             "SELECT id, addr, price FROM " + KS + ".words");
     assertEquals(0, r.status(), r.err());
-    Path check = dir.resolve("words.py");
+    Path check = dir.resolve("check_arrow_batches.py");
     Files.writeString(
         check,
         String.join(
