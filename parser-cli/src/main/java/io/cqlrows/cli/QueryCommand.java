@@ -670,15 +670,8 @@ final class QueryCommand {
           switch (format) {
             case "jsonl" -> RowLinesSink.jsonLines(out, jsonNumbers);
             case "csv" -> RowLinesSink.csv(out);
-            case "vertical" ->
-                new TableSink(out, null, TableSink.Layout.VERTICAL, TableSink.DEFAULT_WIDTH, true);
-            default ->
-                new TableSink(
-                    out,
-                    null,
-                    TableSink.Layout.AUTO,
-                    TableSink.terminalWidth(System.getenv("COLUMNS")),
-                    true);
+            case "vertical" -> TableSink.statementPages(out, true);
+            default -> TableSink.statementPages(out, false);
           };
     }
 

@@ -47,6 +47,9 @@ final class Shell {
   private final PrintStream err;
   private final StatementSplitter splitter = new StatementSplitter();
 
+  /** Set by EXIT or QUIT. */
+  private boolean exit;
+
   Shell(QueryCommand command, Terminal terminal, Path history, PrintStream out, PrintStream err) {
     this.command = command;
     this.terminal = terminal;
@@ -97,8 +100,6 @@ final class Shell {
       out.flush();
     }
   }
-
-  private boolean exit;
 
   /** The prompt: {@code cqlrows:KEYSPACE> }, or a continuation while a statement is open. */
   private String prompt() {

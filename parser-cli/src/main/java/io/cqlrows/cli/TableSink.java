@@ -86,6 +86,16 @@ final class TableSink extends RenderedRowsSink {
     this.pages = pages;
   }
 
+  /**
+   * The tables of a statement's pages for a terminal ({@link Layout#AUTO} at {@code $COLUMNS}), or
+   * with {@code vertical} its vertical blocks.
+   */
+  static TableSink statementPages(PrintStream out, boolean vertical) {
+    return vertical
+        ? new TableSink(out, null, Layout.VERTICAL, DEFAULT_WIDTH, true)
+        : new TableSink(out, null, Layout.AUTO, terminalWidth(System.getenv("COLUMNS")), true);
+  }
+
   /** The next result starts a new table (the pages of another statement). */
   void newStatement() {
     tableWidths = null;

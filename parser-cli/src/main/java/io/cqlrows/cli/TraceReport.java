@@ -73,13 +73,7 @@ final class TraceReport {
     }
     out.println();
     out.println("Tracing session: " + id);
-    TableSink events =
-        new TableSink(
-            out,
-            null,
-            TableSink.Layout.AUTO,
-            TableSink.terminalWidth(System.getenv("COLUMNS")),
-            true);
+    TableSink events = TableSink.statementPages(out, false);
     await.await(
         client.query(
             "SELECT activity, source, source_elapsed, thread FROM system_traces.events"
