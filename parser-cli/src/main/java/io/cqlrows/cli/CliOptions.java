@@ -5,7 +5,6 @@ import io.cqlrows.capture.pcap.TcpFlows;
 import io.cqlrows.core.ParseLimits;
 import io.cqlrows.core.ProtocolFeatures;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 
@@ -100,13 +99,6 @@ record CliOptions(
           "--top",
           "--svg");
 
-  /** Every option, for the suggestion after an unknown one. */
-  private static List<String> known() {
-    List<String> all = new ArrayList<>(WITH_VALUE);
-    all.addAll(FLAGS);
-    return all;
-  }
-
   private static String help(String command) {
     return switch (command) {
       case "replay" -> Usage.REPLAY;
@@ -149,7 +141,7 @@ record CliOptions(
         continue;
       }
       if (!WITH_VALUE.contains(a)) {
-        throw Usage.unknownOption(a, known(), help(command));
+        throw Usage.unknownOption(a, WITH_VALUE, FLAGS, help(command));
       }
       if (++i == args.length) {
         throw new Usage.Mistake(a + " needs a value", help(command));

@@ -163,7 +163,7 @@ record QueryOptions(
         case "--no-cqlshrc" -> noCqlshrc = true;
         default -> {
           if (!WITH_VALUE.contains(a)) {
-            throw Usage.unknownOption(a, known(), Usage.QUERY);
+            throw Usage.unknownOption(a, WITH_VALUE, FLAGS, Usage.QUERY);
           }
         }
       }
@@ -348,13 +348,6 @@ record QueryOptions(
           "--arrow-batch-rows",
           "--arrow-decimal",
           "--arrow-inet");
-
-  /** Every option, for the suggestion after an unknown one. */
-  private static List<String> known() {
-    List<String> all = new ArrayList<>(WITH_VALUE);
-    all.addAll(FLAGS);
-    return all;
-  }
 
   private static Compression compression(String v) {
     return switch (v) {

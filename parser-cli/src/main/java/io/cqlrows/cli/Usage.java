@@ -1,6 +1,8 @@
 package io.cqlrows.cli;
 
+import java.util.ArrayList;
 import java.util.Collection;
+import java.util.List;
 import java.util.Locale;
 
 /** The help texts. */
@@ -34,7 +36,10 @@ final class Usage {
    * The error for an option the command does not know: it says so and, when a known option is
    * within a few keystrokes of it, names that one.
    */
-  static Mistake unknownOption(String given, Collection<String> known, String help) {
+  static Mistake unknownOption(
+      String given, Collection<String> withValue, Collection<String> flags, String help) {
+    List<String> known = new ArrayList<>(withValue);
+    known.addAll(flags);
     String closest = closest(given, known);
     return new Mistake(
         "unknown option: " + given + (closest == null ? "" : " (did you mean " + closest + "?)"),

@@ -95,6 +95,17 @@ class QueryFeedbackLiveIT {
     return JarProcess.run(dir, List.of(), env, args(args));
   }
 
+  /** Runs {@code python3 script args}, which must exit 0; returns what it printed, trimmed. */
+  private static String python(Path script, String... args) throws Exception {
+    List<String> command = new ArrayList<>(List.of("python3", script.toString()));
+    command.addAll(List.of(args));
+    Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
+    assertTrue(p.waitFor(60, TimeUnit.SECONDS), "python3 ended");
+    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip();
+    assertEquals(0, p.exitValue(), out);
+    return out;
+  }
+
   @Test
   void schemaChangesLwtResultsAndTiming() throws Exception {
     String ks = KS + "_ddl";
@@ -233,14 +244,7 @@ class QueryFeedbackLiveIT {
             "print(count)",
             ""),
         StandardCharsets.UTF_8);
-    Process p =
-        new ProcessBuilder(
-                "python3", check.toString(), strings.out().toString(), numbers.out().toString())
-            .redirectErrorStream(true)
-            .start();
-    assertTrue(p.waitFor(60, TimeUnit.SECONDS), "python3 ended");
-    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip();
-    assertEquals(0, p.exitValue(), out);
+    String out = python(check, strings.out().toString(), numbers.out().toString());
     assertEquals("11", out, "the numbers a reader takes exactly: " + numbers.text());
   }
 
@@ -287,14 +291,7 @@ class QueryFeedbackLiveIT {
             "print(len(rows))",
             ""),
         StandardCharsets.UTF_8);
-    Process p =
-        new ProcessBuilder("python3", check.toString(), file.toString())
-            .redirectErrorStream(true)
-            .start();
-    assertTrue(p.waitFor(60, TimeUnit.SECONDS), "python3 ended");
-    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip();
-    assertEquals(0, p.exitValue(), out);
-    assertEquals("4", out);
+    assertEquals("4", python(check, file.toString()));
   }
 
   @Test
